@@ -1,0 +1,11 @@
+//! Runtime of cargo-autodebug. A crate that uses contracts or `#[autodebug]` depends on this
+//! crate alone: it re-exports the macros, and holds the hooks the instrumented code calls,
+//! the trace recorder and the plan interpreter.
+
+pub use autodebug_macros::*;
+
+pub mod protocol;
+
+#[doc(hidden)]
+#[path = "rt.rs"]
+pub mod __rt;

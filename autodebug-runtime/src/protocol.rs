@@ -1,0 +1,241 @@
+//! The data that crosses the process boundary between `cargo autodebug` and an instrumented
+//! test process: environment variable names, trace records and plans. Plain serde types,
+//! versioned; add fields freely (with `#[serde(default)]`), never rename.
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the trace record stream ([`Record`]).
+pub const TRACE_VERSION: u32 = 1;
+/// Version of the plan format ([`Plan`]).
+pub const PLAN_VERSION: u32 = 1;
+
+/// Read by the macros at expansion time: when set to `1`, `#[autodebug]` and every
+/// contract-annotated function are instrumented. Unset, the macros emit contract checks only.
+pub const ENV_INSTRUMENT: &str = "AUTODEBUG_INSTRUMENT";
+/// Path of the raw trace file (JSON lines of [`Record`]) an instrumented process writes.
+pub const ENV_TRACE: &str = "AUTODEBUG_TRACE";
+/// What goes into the trace: `events` (default: everything) or `coverage` (the sites reached).
+pub const ENV_TRACE_MODE: &str = "AUTODEBUG_TRACE_MODE";
+/// Path of a [`Plan`] (JSON) the process obeys: branch flips, value overrides, fuel.
+pub const ENV_PLAN: &str = "AUTODEBUG_PLAN";
+/// Cap on the number of event records in one trace; past it a [`Record::Truncated`] marker is
+/// written once and events stop (plans still apply).
+pub const ENV_MAX_EVENTS: &str = "AUTODEBUG_MAX_EVENTS";
+/// Default for [`ENV_MAX_EVENTS`].
+pub const DEFAULT_MAX_EVENTS: u64 = 1_000_000;
+/// Exit status of a process whose plan's fuel ran out (a runaway loop under a flip).
+pub const FUEL_EXIT_CODE: i32 = 86;
+/// Sequences (slices, `Vec`s, arrays) are recorded up to this many elements.
+pub const MAX_SEQ_LEN: usize = 64;
+/// Strings are recorded up to this many characters.
+pub const MAX_STR_LEN: usize = 256;
+
+/// What a site is. The identity of a site is (file, line, column, kind).
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum SiteKind {
+    /// Function entry (the span is the function's name).
+    Fn,
+    /// Condition of an `if` / `else if`.
+    If,
+    /// Condition of a `while`.
+    While,
+    /// Guard of a `match` arm.
+    Guard,
+    /// Operand of `&&` / `||` inside a condition.
+    Operand,
+    /// Right-hand side of a `let`.
+    Let,
+    /// Right-hand side of an assignment `place = rhs`.
+    Assign,
+    /// Right-hand side of a compound assignment `place op= rhs`.
+    Compound,
+    /// A returned value: `return e` or the tail expression of a function body.
+    Return,
+    /// A loop (`for`, `while`, `loop`): one event per iteration.
+    Loop,
+    /// The end bound of a `for` loop over a range (`n` in `0..n`).
+    Bound,
+    /// A `#[requires]` condition.
+    Requires,
+    /// An `#[ensures]` condition.
+    Ensures,
+    /// An `#[invariant]` condition.
+    Invariant,
+}
+
+impl SiteKind {
+    /// Branch sites: their events carry an outcome that a plan can flip.
+    pub fn is_branch(self) -> bool {
+        matches!(self, SiteKind::If | SiteKind::While | SiteKind::Guard | SiteKind::Operand)
+    }
+
+    /// Component sites: their events carry a value that a plan can override.
+    pub fn is_component(self) -> bool {
+        matches!(
+            self,
+            SiteKind::Let | SiteKind::Assign | SiteKind::Compound | SiteKind::Return | SiteKind::Bound
+        )
+    }
+}
+
+/// The identity of a site, as plans name it.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct SiteKey {
+    /// Path as the compiler saw it (`file!()`).
+    pub file: String,
+    /// 1-based line of the start of the site's span.
+    pub line: u32,
+    /// 1-based column (in characters) of the start of the site's span.
+    pub column: u32,
+    /// What the site is.
+    pub kind: SiteKind,
+}
+
+/// A site as described in a trace.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Eq, Debug)]
+pub struct SiteInfo {
+    /// Path as the compiler saw it (`file!()`).
+    pub file: String,
+    /// 1-based line of the start of the span.
+    pub line: u32,
+    /// 1-based column (in characters) of the start of the span.
+    pub column: u32,
+    /// 1-based line of the end of the span.
+    pub end_line: u32,
+    /// 1-based column (in characters) just past the end of the span.
+    pub end_column: u32,
+    /// What the site is.
+    pub kind: SiteKind,
+    /// Source text of the span.
+    pub code: String,
+    /// Path of the enclosing function (`module::path::name`).
+    pub function: String,
+}
+
+impl SiteInfo {
+    /// The identity of this site.
+    pub fn key(&self) -> SiteKey {
+        SiteKey { file: self.file.clone(), line: self.line, column: self.column, kind: self.kind }
+    }
+}
+
+/// A runtime value as recorded (and as a plan overrides it).
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+#[serde(rename_all = "snake_case")]
+pub enum Value {
+    /// An integer of any width; `ty` is its Rust type (`i32`, `usize`, …).
+    Int { ty: String, v: i128 },
+    /// A float; `v` is its `Display` text (round-trips, and spells `NaN` and `inf`).
+    Float { ty: String, v: String },
+    /// A `bool`.
+    Bool(bool),
+    /// A `char`.
+    Char(char),
+    /// A string (`&str`, `String`), cut at [`MAX_STR_LEN`] characters.
+    Str { v: String, truncated: bool },
+    /// A slice, array or `Vec`, cut at [`MAX_SEQ_LEN`] elements; `len` is the real length.
+    Seq { items: Vec<Value>, len: usize },
+    /// `()`.
+    Unit,
+    /// A value the runtime cannot represent; `ty` is its type name.
+    Opaque { ty: String },
+}
+
+/// A named value: a variable in scope or an argument.
+pub type Binding = (String, Value);
+
+/// One line of a raw trace file (JSON lines). The stream starts with a [`Record::Header`];
+/// a [`Record::Site`] precedes the first event of its site.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+#[serde(tag = "r", rename_all = "snake_case")]
+pub enum Record {
+    /// First line of every trace.
+    Header {
+        version: u32,
+        /// `events` or `coverage`.
+        mode: String,
+        pid: u32,
+    },
+    /// Declares site `id` (ids are small integers local to this trace).
+    Site { id: u32, site: SiteInfo },
+    /// A call of an instrumented function, with its argument values.
+    Enter { site: u32, args: Vec<Binding> },
+    /// Return (or unwind, when `panicking`) from the innermost instrumented call.
+    Exit { site: u32, panicking: bool },
+    /// Instance `instance` (0-based, per site) of a branch site.
+    Branch {
+        site: u32,
+        instance: u32,
+        /// The outcome the program went on with (after any flip).
+        outcome: bool,
+        /// Whether the plan flipped the computed outcome.
+        flipped: bool,
+        /// Values of the operands of a comparison, when they could be read without side effects.
+        operands: Vec<Value>,
+    },
+    /// Instance `instance` of a component site, with the values of the variables in scope.
+    Component {
+        site: u32,
+        instance: u32,
+        /// The value the program went on with (after any override).
+        value: Value,
+        /// Whether the plan replaced the computed value.
+        overridden: bool,
+        scope: Vec<Binding>,
+    },
+    /// Iteration `instance` of a loop site.
+    Iteration { site: u32, instance: u32 },
+    /// Check of a contract condition.
+    Contract { site: u32, instance: u32, ok: bool },
+    /// A panic, with the message and location the panic hook saw.
+    Panic {
+        message: String,
+        file: String,
+        line: u32,
+        column: u32,
+        thread: String,
+    },
+    /// The plan asked for something that could not be done (e.g. an override whose value
+    /// does not fit the site's type).
+    PlanError { site: u32, instance: u32, message: String },
+    /// The plan's fuel ran out; the process exits with [`FUEL_EXIT_CODE`].
+    FuelExhausted { fuel: u64 },
+    /// The trace reached its event cap; no more events follow.
+    Truncated { events: u64 },
+    /// Last line of a trace whose process exited normally.
+    End { events: u64 },
+}
+
+/// Which instances of a site a plan acts on.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+pub struct Target {
+    pub site: SiteKey,
+    /// 0-based instance; `None` means every instance.
+    #[serde(default)]
+    pub instance: Option<u32>,
+}
+
+/// Replace the value of a component instance.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+pub struct Override {
+    #[serde(flatten)]
+    pub target: Target,
+    pub value: Value,
+}
+
+/// What an instrumented process is asked to do differently.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+pub struct Plan {
+    pub version: u32,
+    /// Branch instances whose outcome is negated.
+    #[serde(default)]
+    pub flips: Vec<Target>,
+    /// Component instances whose value is replaced.
+    #[serde(default)]
+    pub overrides: Vec<Override>,
+    /// Budget of hook calls (branches, iterations, components); when it runs out the process
+    /// records [`Record::FuelExhausted`] and exits with [`FUEL_EXIT_CODE`].
+    #[serde(default)]
+    pub fuel: Option<u64>,
+}
