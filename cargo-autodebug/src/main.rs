@@ -1,1 +1,266 @@
-fn main() {}
+//! `cargo autodebug`: finds the failing tests of a workspace, records what they did, and
+//! reports. The pipeline runs one way, one module per stage:
+//! workspace → build → run (baseline) → trace → report.
+
+mod baseline;
+mod build;
+mod console;
+mod exit_code;
+mod options;
+mod outcome;
+mod report;
+mod run;
+mod trace;
+mod workspace;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use autodebug_runtime::protocol::{self, Plan};
+
+use crate::build::BuildOutcome;
+use crate::console::Console;
+use crate::exit_code::ExitCode;
+use crate::options::{MessageFormat, Options};
+use crate::outcome::Outcome;
+use crate::report::{FailingTest, Report};
+use crate::trace::{Recorder, Role};
+use crate::workspace::Workspace;
+
+fn main() {
+    let options = Options::from_env();
+    let console = Console::new(options.verbose);
+    let code = match debug(&options, &console) {
+        Ok(code) => code,
+        Err(failure) => {
+            console.error(&format!("{:#}", failure.error));
+            failure.code
+        }
+    };
+    std::process::exit(code.code());
+}
+
+/// An error that ends the run, with the exit code it deserves.
+struct Failure {
+    error: anyhow::Error,
+    code: ExitCode,
+}
+
+trait OrExit<T> {
+    fn or_exit(self, code: ExitCode) -> Result<T, Failure>;
+}
+
+impl<T> OrExit<T> for Result<T> {
+    fn or_exit(self, code: ExitCode) -> Result<T, Failure> {
+        self.map_err(|error| Failure { error, code })
+    }
+}
+
+/// The whole pipeline.
+fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
+    let start = Instant::now();
+    let workspace = Workspace::discover(options).or_exit(ExitCode::Usage)?;
+    let output_dir = output_dir(&workspace, options).or_exit(ExitCode::Software)?;
+    let shown_output = display_path(&output_dir);
+    let scratch = tempfile::Builder::new()
+        .prefix("autodebug-")
+        .tempdir()
+        .context("could not create a scratch directory")
+        .or_exit(ExitCode::Software)?;
+    let mut report = Report::new(&workspace.root);
+    let mut base_env: Vec<(String, String)> = Vec::new();
+    if let Some(plan_path) = &options.plan {
+        let plan_path = read_plan(plan_path).or_exit(ExitCode::Usage)?;
+        base_env.push((protocol::ENV_PLAN.into(), plan_path.display().to_string()));
+        report.plan = Some(plan_path.display().to_string());
+    }
+
+    let names: Vec<&str> = workspace.packages.iter().map(|p| p.name.as_str()).collect();
+    console.status("Building", &format!("{} (instrumented)", names.join(", ")));
+    let phase = Instant::now();
+    let built = build::build(&workspace, options, &output_dir.join("log")).or_exit(ExitCode::Software)?;
+    report.timing.build_s = phase.elapsed().as_secs_f64();
+    let binaries = match built {
+        BuildOutcome::Built(binaries) => binaries,
+        BuildOutcome::Failed { errors, stderr } => {
+            if errors.is_empty() {
+                eprintln!("{}", stderr.trim_end());
+            }
+            for error in &errors {
+                eprint!("{error}");
+            }
+            console.error(&format!(
+                "the crate does not compile (instrumented build); cargo's output is in {shown_output}/log/build.log"
+            ));
+            report.build_errors = errors;
+            return finish(report, ExitCode::BuildFailed, start, &output_dir, options);
+        }
+    };
+
+    let mut tests = Vec::new();
+    for binary in &binaries {
+        tests.extend(run::list_tests(binary).or_exit(ExitCode::Software)?);
+    }
+    if let Some(filter) = &options.test_name {
+        tests.retain(|t| t.name.contains(filter.as_str()));
+    }
+    report.tests.total = tests.len();
+    if tests.is_empty() {
+        let what = match &options.test_name {
+            Some(filter) => format!("no test name contains `{filter}`"),
+            None => "the selected targets have no tests".to_string(),
+        };
+        console.error(&format!("{what} ({} test binaries built)", binaries.len()));
+        return finish(report, ExitCode::NoTests, start, &output_dir, options);
+    }
+
+    let phase = Instant::now();
+    let baseline = baseline::run(
+        &tests,
+        &base_env,
+        options.test_timeout(),
+        options.reruns,
+        options.jobs(),
+        scratch.path(),
+        console,
+    )
+    .or_exit(ExitCode::Software)?;
+    report.timing.baseline_s = phase.elapsed().as_secs_f64();
+
+    let mut code = ExitCode::Clean;
+    let mut failing_coverage = BTreeSet::new();
+    let mut to_record = Vec::new();
+    for result in &baseline {
+        match &result.first.outcome {
+            Outcome::Passed => report.tests.passed += 1,
+            Outcome::NotRun => report.tests.not_run += 1,
+            outcome => {
+                report.tests.failed += 1;
+                let mut failing =
+                    FailingTest::new(&result.test, outcome, &result.reruns, result.first.duration.as_secs_f64());
+                failing.log = write_log(&output_dir, result).ok();
+                if result.flaky() {
+                    report.tests.flaky += 1;
+                    code = code.max(ExitCode::Flaky);
+                } else {
+                    code = code.max(match outcome {
+                        Outcome::Timeout { .. } => ExitCode::Timeout,
+                        Outcome::Crashed { .. } => ExitCode::Crashed,
+                        Outcome::FuelExhausted => ExitCode::FuelExhausted,
+                        _ => ExitCode::TestsFailed,
+                    });
+                }
+                if result.deterministic_failure() {
+                    failing_coverage.extend(result.coverage.iter().cloned());
+                    to_record.push((result.test.clone(), Role::Failing));
+                }
+                report.failing_tests.push(failing);
+            }
+        }
+    }
+
+    if !to_record.is_empty() {
+        let passing = baseline.iter().filter(|r| r.first.outcome.passed()).map(|r| (&r.test, &r.coverage));
+        for test in trace::passing_tests_to_record(&failing_coverage, passing, options.passing_traces) {
+            to_record.push((test, Role::Passing));
+        }
+        if failing_coverage.is_empty() {
+            console.warn("the failing tests reach no instrumented code: annotate the code under test with #[autodebug] or a contract");
+        }
+        let phase = Instant::now();
+        let recorder = Recorder {
+            workspace_root: &workspace.root,
+            output_dir: &output_dir,
+            scratch: scratch.path(),
+            base_env: &base_env,
+            timeout: options.test_timeout(),
+            max_events: options.max_events,
+            jobs: options.jobs(),
+        };
+        report.traces = recorder.record(&to_record, console).or_exit(ExitCode::Software)?;
+        report.timing.record_s = phase.elapsed().as_secs_f64();
+        for failing in &mut report.failing_tests {
+            let id = format!("{}::{}", failing.target, failing.name);
+            failing.trace = report
+                .traces
+                .iter()
+                .find(|t| t.role == Role::Failing && t.test == id)
+                .map(|t| t.path.clone());
+        }
+    }
+
+    if options.apply {
+        console.warn("--apply: no validated fix to apply");
+    }
+    finish(report, code, start, &output_dir, options)
+}
+
+/// Writes the report and prints the summary (or the JSON report).
+fn finish(
+    mut report: Report,
+    code: ExitCode,
+    start: Instant,
+    output_dir: &Path,
+    options: &Options,
+) -> Result<ExitCode, Failure> {
+    report.set_exit(code);
+    report.timing.total_s = start.elapsed().as_secs_f64();
+    report.write(output_dir).or_exit(ExitCode::Software)?;
+    match options.message_format {
+        MessageFormat::Human => print!("{}", report.summary(&display_path(output_dir))),
+        MessageFormat::Json => {
+            let json = serde_json::to_string(&report).context("could not serialize the report").or_exit(ExitCode::Software)?;
+            println!("{json}");
+        }
+    }
+    Ok(code)
+}
+
+/// Creates the output directory, moving a previous one aside to `<dir>.old`.
+fn output_dir(workspace: &Workspace, options: &Options) -> Result<PathBuf> {
+    let dir = match &options.output {
+        Some(dir) => std::path::absolute(dir).context("bad --output path")?,
+        None => workspace.root.join("autodebug.out"),
+    };
+    if dir.exists() {
+        let mut old = dir.clone().into_os_string();
+        old.push(".old");
+        let old = PathBuf::from(old);
+        if old.exists() {
+            std::fs::remove_dir_all(&old).with_context(|| format!("could not remove {}", old.display()))?;
+        }
+        std::fs::rename(&dir, &old).with_context(|| format!("could not move {} aside", dir.display()))?;
+    }
+    std::fs::create_dir_all(dir.join("log")).with_context(|| format!("could not create {}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Checks the plan file parses, and returns its absolute path.
+fn read_plan(path: &Path) -> Result<PathBuf> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("could not read plan {}", path.display()))?;
+    let plan: Plan = serde_json::from_str(&text).with_context(|| format!("plan {} is not valid", path.display()))?;
+    if plan.version != protocol::PLAN_VERSION {
+        anyhow::bail!("plan {} has version {}, this tool reads version {}", path.display(), plan.version, protocol::PLAN_VERSION);
+    }
+    std::path::absolute(path).context("bad plan path")
+}
+
+/// Saves a failing test's output under `log/`, returning its path relative to the output dir.
+fn write_log(output_dir: &Path, result: &baseline::BaselineResult) -> Result<String> {
+    let name = format!("log/{}.txt", result.test.file_stem());
+    let text = format!("--- stdout ---\n{}\n--- stderr ---\n{}\n", result.first.stdout, result.first.stderr);
+    std::fs::write(output_dir.join(&name), text)?;
+    Ok(name)
+}
+
+/// A path as people want to read it: relative to the current directory when inside it.
+fn display_path(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
+        .display()
+        .to_string()
+}

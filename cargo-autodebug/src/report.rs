@@ -1,0 +1,207 @@
+//! The report: `autodebug.out/report.json` (versioned: fields are added, never renamed) and
+//! the summary a person reads on the terminal.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::exit_code::ExitCode;
+use crate::outcome::{Location, Outcome};
+use crate::trace::{Role, TraceSummary};
+
+/// Version of `report.json`.
+pub const REPORT_VERSION: u32 = 1;
+
+/// The whole report.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub version: u32,
+    pub tool: Tool,
+    /// One word for the result (`clean`, `tests-failed`, `build-failed`, …).
+    pub status: &'static str,
+    pub exit_code: i32,
+    pub workspace_root: String,
+    pub tests: TestCounts,
+    pub failing_tests: Vec<FailingTest>,
+    pub traces: Vec<TraceSummary>,
+    /// Ranked suspect sites.
+    pub suspects: Vec<serde_json::Value>,
+    /// Validated fixes.
+    pub fixes: Vec<serde_json::Value>,
+    pub timing: Timing,
+    /// The compiler's errors, when the build failed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub build_errors: Vec<String>,
+    /// The plan every test ran under (`--plan`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
+}
+
+/// Name and version of the tool that wrote the report.
+#[derive(Debug, Serialize)]
+pub struct Tool {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+impl Default for Tool {
+    fn default() -> Tool {
+        Tool { name: env!("CARGO_PKG_NAME"), version: env!("CARGO_PKG_VERSION") }
+    }
+}
+
+/// How many tests did what.
+#[derive(Debug, Default, Serialize)]
+pub struct TestCounts {
+    pub total: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub flaky: usize,
+    pub not_run: usize,
+}
+
+/// A test that did not pass.
+#[derive(Debug, Serialize)]
+pub struct FailingTest {
+    pub package: String,
+    pub target: String,
+    pub name: String,
+    /// The panic message (or what else happened: timeout, crash).
+    pub message: String,
+    /// `failed`, `timeout`, `crashed`, `fuel-exhausted`.
+    pub outcome: &'static str,
+    /// Where it panicked, as the panic message says.
+    pub location: Option<Location>,
+    /// Failed on every rerun the same way.
+    pub deterministic: bool,
+    /// Passed on some rerun.
+    pub flaky: bool,
+    /// Outcomes of the reruns.
+    pub reruns: Vec<&'static str>,
+    /// The stored trace of this test, relative to the output directory.
+    pub trace: Option<String>,
+    /// Its output, relative to the output directory.
+    pub log: Option<String>,
+    pub duration_s: f64,
+}
+
+impl FailingTest {
+    /// The failing-test entry of a test that did not pass.
+    pub fn new(test: &crate::run::TestId, outcome: &Outcome, reruns: &[Outcome], duration_s: f64) -> FailingTest {
+        let (message, location) = match outcome {
+            Outcome::Failed { message, location } => (message.clone(), location.clone()),
+            other => (other.describe(), None),
+        };
+        FailingTest {
+            package: test.package.clone(),
+            target: test.target.clone(),
+            name: test.name.clone(),
+            message,
+            outcome: outcome.label(),
+            location,
+            deterministic: reruns.iter().all(|o| o.same_kind(outcome)),
+            flaky: reruns.iter().any(Outcome::passed),
+            reruns: reruns.iter().map(Outcome::label).collect(),
+            trace: None,
+            log: None,
+            duration_s,
+        }
+    }
+}
+
+/// Seconds spent in each phase.
+#[derive(Debug, Default, Serialize)]
+pub struct Timing {
+    pub build_s: f64,
+    pub baseline_s: f64,
+    pub record_s: f64,
+    pub localize_s: f64,
+    pub repair_s: f64,
+    pub total_s: f64,
+}
+
+impl Report {
+    /// An empty report for `workspace_root`.
+    pub fn new(workspace_root: &Path) -> Report {
+        Report {
+            version: REPORT_VERSION,
+            tool: Tool::default(),
+            status: "clean",
+            exit_code: 0,
+            workspace_root: workspace_root.display().to_string(),
+            tests: TestCounts::default(),
+            failing_tests: Vec::new(),
+            traces: Vec::new(),
+            suspects: Vec::new(),
+            fixes: Vec::new(),
+            timing: Timing::default(),
+            build_errors: Vec::new(),
+            plan: None,
+        }
+    }
+
+    /// Sets the exit code and the status word that goes with it.
+    pub fn set_exit(&mut self, code: ExitCode) {
+        self.exit_code = code.code();
+        self.status = match code {
+            ExitCode::Clean => "clean",
+            ExitCode::Software => "tool-error",
+            ExitCode::Usage => "usage-error",
+            ExitCode::BuildFailed => "build-failed",
+            ExitCode::NoTests => "no-tests",
+            ExitCode::TestsFailed => "tests-failed",
+            ExitCode::Timeout => "timeout",
+            ExitCode::Crashed => "crashed",
+            ExitCode::Flaky => "flaky",
+            ExitCode::FuelExhausted => "fuel-exhausted",
+        };
+    }
+
+    /// Writes `report.json` into `dir`.
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let path = dir.join("report.json");
+        let json = serde_json::to_string_pretty(self).context("could not serialize the report")?;
+        std::fs::write(&path, json + "\n").with_context(|| format!("could not write {}", path.display()))
+    }
+
+    /// The summary for people.
+    pub fn summary(&self, output_dir: &str) -> String {
+        let mut out = String::new();
+        let t = &self.tests;
+        match self.status {
+            "clean" => out.push_str(&format!("All {} tests passed: nothing to debug.\n", t.total)),
+            "build-failed" => out.push_str("The instrumented build failed: the crate does not compile.\n"),
+            "no-tests" => out.push_str("No tests to run.\n"),
+            _ => {
+                out.push_str(&format!(
+                    "{} of {} tests failed ({} deterministic, {} flaky).\n",
+                    self.failing_tests.len(),
+                    t.total,
+                    self.failing_tests.iter().filter(|f| f.deterministic && !f.flaky).count(),
+                    t.flaky
+                ));
+                for failing in &self.failing_tests {
+                    let kind = if failing.flaky { "flaky" } else { failing.outcome };
+                    out.push_str(&format!("\n  {} {}::{}\n", kind.to_uppercase(), failing.target, failing.name));
+                    for line in failing.message.lines().take(4) {
+                        out.push_str(&format!("      {line}\n"));
+                    }
+                    if let Some(location) = &failing.location {
+                        out.push_str(&format!("      at {}:{}:{}\n", location.file, location.line, location.column));
+                    }
+                    if let Some(trace) = &failing.trace {
+                        out.push_str(&format!("      trace: {output_dir}/{trace}\n"));
+                    }
+                }
+                let passing = self.traces.iter().filter(|t| t.role == Role::Passing).count();
+                let failing = self.traces.len() - passing;
+                out.push_str(&format!(
+                    "\nTraces: {failing} of failing tests, {passing} of passing tests that reach the same code.\n"
+                ));
+            }
+        }
+        out.push_str(&format!("Report: {output_dir}/report.json ({:.1}s)\n", self.timing.total_s));
+        out
+    }
+}

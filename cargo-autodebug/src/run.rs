@@ -1,0 +1,270 @@
+//! Running tests: listing a binary's tests, running one test in its own process with a
+//! timeout and an environment (trace, plan), and running many at once.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use crate::build::TestBinary;
+use crate::outcome::{self, Outcome};
+
+/// One test: a name inside a test binary.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestId {
+    /// Package of the test target.
+    pub package: String,
+    /// Test target (`mylib` for unit tests, the file name for integration tests).
+    pub target: String,
+    /// Kind of the target (`lib`, `test`, `bin`).
+    pub kind: String,
+    /// The test's full libtest name (`tests::sum_of_three`).
+    pub name: String,
+    #[serde(skip)]
+    pub binary: PathBuf,
+    #[serde(skip)]
+    pub package_root: PathBuf,
+}
+
+impl TestId {
+    /// `package/target::name`, for people.
+    pub fn display(&self) -> String {
+        format!("{}::{}", self.target, self.name)
+    }
+
+    /// A file-name-safe form of the id; a hash of the whole id keeps names that differ
+    /// only in replaced characters apart.
+    pub fn file_stem(&self) -> String {
+        use std::hash::{Hash, Hasher};
+        let raw = format!("{}.{}.{}", self.package, self.target, self.name);
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        raw.hash(&mut hasher);
+        let safe: String = raw
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' { c } else { '_' })
+            .collect();
+        format!("{safe}-{:08x}", hasher.finish() as u32)
+    }
+}
+
+/// Lists the (non-ignored) tests of a test binary.
+pub fn list_tests(binary: &TestBinary) -> Result<Vec<TestId>> {
+    let list = |ignored: bool| -> Result<Vec<String>> {
+        let mut command = Command::new(&binary.executable);
+        command.args(["--list", "--format", "terse"]).current_dir(&binary.package_root);
+        if ignored {
+            command.arg("--ignored");
+        }
+        let output = command
+            .stdin(Stdio::null())
+            .output()
+            .with_context(|| format!("could not run {}", binary.executable.display()))?;
+        if !output.status.success() {
+            bail!(
+                "listing the tests of {} failed: {}",
+                binary.executable.display(),
+                String::from_utf8_lossy(&output.stderr).trim()
+            );
+        }
+        Ok(String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| line.strip_suffix(": test"))
+            .map(str::to_string)
+            .collect())
+    };
+    let ignored = list(true)?;
+    Ok(list(false)?
+        .into_iter()
+        .filter(|name| !ignored.contains(name))
+        .map(|name| TestId {
+            package: binary.package.clone(),
+            target: binary.target.clone(),
+            kind: binary.kind.clone(),
+            name,
+            binary: binary.executable.clone(),
+            package_root: binary.package_root.clone(),
+        })
+        .collect())
+}
+
+/// How to run a test: timeout and extra environment.
+#[derive(Debug, Clone, Default)]
+pub struct RunConfig {
+    pub timeout: Duration,
+    pub env: Vec<(String, String)>,
+}
+
+/// What one run of one test produced.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub outcome: Outcome,
+    pub stdout: String,
+    pub stderr: String,
+    pub duration: Duration,
+}
+
+/// Keep at most this much of a test's output (the head and the tail).
+const MAX_OUTPUT: usize = 256 * 1024;
+
+/// Runs one test alone in its own process (as `cargo test` would: in the package
+/// directory, with `CARGO_MANIFEST_DIR` set), killing it at the timeout.
+pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
+    let mut command = Command::new(&test.binary);
+    command
+        .args(["--exact", &test.name, "--test-threads=1", "--nocapture", "--color=never"])
+        .current_dir(&test.package_root)
+        .env("CARGO_MANIFEST_DIR", &test.package_root)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (key, value) in &config.env {
+        command.env(key, value);
+    }
+    // Its own process group, so a timeout kills whatever the test spawned too.
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let start = Instant::now();
+    let mut child = command.spawn().with_context(|| format!("could not run {}", test.binary.display()))?;
+    let stdout = read_in_background(child.stdout.take());
+    let stderr = read_in_background(child.stderr.take());
+    let status = wait_with_timeout(&mut child, config.timeout)?;
+    let duration = start.elapsed();
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    let outcome = match status {
+        None => Outcome::Timeout { seconds: config.timeout.as_secs_f64() },
+        Some(status) => {
+            use std::os::unix::process::ExitStatusExt;
+            outcome::classify(status.code(), status.signal(), &stdout, &stderr)
+        }
+    };
+    Ok(RunResult { outcome, stdout, stderr, duration })
+}
+
+fn read_in_background<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let Some(mut pipe) = pipe else { return String::new() };
+        let mut kept = Vec::new();
+        let mut buffer = [0u8; 16 * 1024];
+        let mut dropped = 0usize;
+        loop {
+            match pipe.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    kept.extend_from_slice(&buffer[..n]);
+                    if kept.len() > MAX_OUTPUT {
+                        // Keep the head (where the harness starts) and the tail (where the
+                        // failure is reported); drop the middle.
+                        let excess = kept.len() - MAX_OUTPUT;
+                        let middle = MAX_OUTPUT / 2;
+                        kept.drain(middle..middle + excess);
+                        dropped += excess;
+                    }
+                }
+            }
+        }
+        let mut text = String::from_utf8_lossy(&kept).into_owned();
+        if dropped > 0 {
+            text.insert_str(text.len().min(MAX_OUTPUT / 2), &format!("\n[… {dropped} bytes of output dropped …]\n"));
+        }
+        text
+    })
+}
+
+/// Waits for the child; at the timeout kills its process group and returns `None`.
+fn wait_with_timeout(child: &mut Child, timeout: Duration) -> Result<Option<std::process::ExitStatus>> {
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if Instant::now() >= deadline {
+            kill_group(child);
+            let _ = child.wait();
+            return Ok(None);
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+fn kill_group(child: &mut Child) {
+    unsafe extern "C" {
+        fn kill(pid: i32, sig: i32) -> i32;
+    }
+    const SIGKILL: i32 = 9;
+    let pid = child.id() as i32;
+    // SAFETY: kill(2) with a negative pid signals the process group we created for the child.
+    unsafe {
+        kill(-pid, SIGKILL);
+    }
+    let _ = child.kill();
+}
+
+/// Runs `job` on every item with `jobs` threads, calling `done` (under a lock) as each
+/// finishes. Results come back in input order.
+pub fn run_parallel<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    job: impl Fn(&T) -> R + Sync,
+    done: impl Fn(&T, &R) + Send,
+) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    let done = Mutex::new(done);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(items.len()).max(1) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(index) else { break };
+                    let result = job(item);
+                    (done.lock().unwrap())(item, &result);
+                    results.lock().unwrap()[index] = Some(result);
+                }
+            });
+        }
+    });
+    results.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect()
+}
+
+/// A scratch path for a per-run file (trace, plan).
+pub fn scratch_file(dir: &Path, test: &TestId, suffix: &str) -> PathBuf {
+    dir.join(format!("{}.{suffix}", test.file_stem()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_results_keep_input_order() {
+        let items: Vec<u64> = (0..50).collect();
+        let seen = Mutex::new(0);
+        let results = run_parallel(&items, 4, |x| x * 2, |_, _| *seen.lock().unwrap() += 1);
+        assert_eq!(results, (0..50).map(|x| x * 2).collect::<Vec<_>>());
+        assert_eq!(*seen.lock().unwrap(), 50);
+    }
+
+    #[test]
+    fn file_stem_is_safe() {
+        let test = TestId {
+            package: "p".into(),
+            target: "t".into(),
+            kind: "lib".into(),
+            name: "tests::a b/c".into(),
+            binary: PathBuf::new(),
+            package_root: PathBuf::new(),
+        };
+        let stem = test.file_stem();
+        assert!(stem.starts_with("p.t.tests__a_b_c-"), "{stem}");
+        let other = TestId { name: "tests::a_b_c".into(), ..test.clone() };
+        assert_ne!(other.file_stem(), stem);
+    }
+}

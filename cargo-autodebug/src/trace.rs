@@ -1,0 +1,288 @@
+//! Traces: reading the raw JSON-lines stream an instrumented test process writes, and
+//! recording the traces of failing tests (and of passing tests that reach the same code)
+//! into `autodebug.out/traces/`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use autodebug_runtime::protocol::{self, Record, SiteInfo, SiteKey};
+use serde::Serialize;
+
+use crate::console::Console;
+use crate::outcome::Outcome;
+use crate::run::{self, RunConfig, TestId};
+
+/// The sites a coverage-mode trace says its test reached (empty if the file is missing:
+/// the test reached no instrumented code).
+pub fn read_coverage(path: &Path) -> BTreeSet<SiteKey> {
+    let Ok(file) = std::fs::File::open(path) else { return BTreeSet::new() };
+    BufReader::new(file)
+        .lines()
+        .map_while(Result::ok)
+        .filter_map(|line| match serde_json::from_str::<Record>(&line) {
+            Ok(Record::Site { site, .. }) => Some(site.key()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A raw trace as read back from its file.
+#[derive(Debug, Default)]
+pub struct RawTrace {
+    /// Sites by id.
+    pub sites: BTreeMap<u32, SiteInfo>,
+    /// Every record but headers and site declarations, in order.
+    pub events: Vec<Record>,
+    /// The event cap was reached.
+    pub truncated: bool,
+    /// The `End` record is there: the process exited normally.
+    pub complete: bool,
+    /// Lines that could not be read (a process killed mid-write leaves at most one).
+    pub unreadable_lines: usize,
+}
+
+impl RawTrace {
+    /// Reads a raw trace file.
+    pub fn read(path: &Path) -> Result<RawTrace> {
+        let file = std::fs::File::open(path).with_context(|| format!("could not open trace {}", path.display()))?;
+        let mut trace = RawTrace::default();
+        for line in BufReader::new(file).lines() {
+            let line = line.with_context(|| format!("could not read trace {}", path.display()))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Record>(&line) {
+                Ok(Record::Header { .. }) => {}
+                Ok(Record::Site { id, site }) => {
+                    trace.sites.insert(id, site);
+                }
+                Ok(record) => {
+                    match record {
+                        Record::Truncated { .. } => trace.truncated = true,
+                        Record::End { .. } => trace.complete = true,
+                        _ => {}
+                    }
+                    trace.events.push(record);
+                }
+                Err(_) => trace.unreadable_lines += 1,
+            }
+        }
+        Ok(trace)
+    }
+}
+
+/// Why a trace was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// The trace of a failing test.
+    Failing,
+    /// The trace of a passing test that reaches sites the failing tests reach.
+    Passing,
+}
+
+/// A site in a stored trace: the runtime's description plus its path relative to the
+/// workspace root (`file` stays as the compiler saw it, since plans name sites by it).
+#[derive(Debug, Serialize)]
+pub struct StoredSite {
+    pub id: u32,
+    pub path: String,
+    #[serde(flatten)]
+    pub site: SiteInfo,
+}
+
+/// A trace as written to `autodebug.out/traces/`: the site table, then the events.
+#[derive(Debug, Serialize)]
+pub struct StoredTrace<'a> {
+    pub version: u32,
+    pub test: &'a TestId,
+    pub role: Role,
+    pub outcome: &'a Outcome,
+    pub complete: bool,
+    pub truncated: bool,
+    pub sites: Vec<StoredSite>,
+    pub events: &'a [Record],
+}
+
+/// What the report says of a recorded trace.
+#[derive(Debug, Clone, Serialize)]
+pub struct TraceSummary {
+    pub test: String,
+    pub role: Role,
+    /// Path of the stored trace, relative to the output directory.
+    pub path: String,
+    pub outcome: String,
+    pub sites: usize,
+    pub events: usize,
+    pub truncated: bool,
+    pub complete: bool,
+}
+
+/// Everything the recording phase needs to know.
+pub struct Recorder<'a> {
+    pub workspace_root: &'a Path,
+    pub output_dir: &'a Path,
+    pub scratch: &'a Path,
+    pub base_env: &'a [(String, String)],
+    pub timeout: Duration,
+    pub max_events: u64,
+    pub jobs: usize,
+}
+
+impl Recorder<'_> {
+    /// Records the traces of `tests` (each with its role), writing them under `traces/`.
+    pub fn record(&self, tests: &[(TestId, Role)], console: &Console) -> Result<Vec<TraceSummary>> {
+        let traces_dir = self.output_dir.join("traces");
+        std::fs::create_dir_all(&traces_dir)
+            .with_context(|| format!("could not create {}", traces_dir.display()))?;
+        let progress = console.progress("Recording", "traces", tests.len());
+        let results = run::run_parallel(
+            tests,
+            self.jobs,
+            |(test, role)| self.record_one(test, *role, &traces_dir),
+            |(test, _), result| {
+                let label = result.as_ref().map_or("error", |s| s.outcome.as_str());
+                progress.tick(&format!("{} {label}", test.display()));
+            },
+        );
+        progress.finish();
+        results.into_iter().collect()
+    }
+
+    fn record_one(&self, test: &TestId, role: Role, traces_dir: &Path) -> Result<TraceSummary> {
+        let raw_path = run::scratch_file(self.scratch, test, "trace.jsonl");
+        let mut env = self.base_env.to_vec();
+        env.push((protocol::ENV_TRACE.into(), raw_path.display().to_string()));
+        env.push((protocol::ENV_TRACE_MODE.into(), "events".into()));
+        env.push((protocol::ENV_MAX_EVENTS.into(), self.max_events.to_string()));
+        let result = run::run_test(test, &RunConfig { timeout: self.timeout, env })?;
+        let raw = if raw_path.exists() { RawTrace::read(&raw_path)? } else { RawTrace::default() };
+        std::fs::remove_file(&raw_path).ok();
+        let sites = raw
+            .sites
+            .iter()
+            .map(|(&id, site)| StoredSite { id, path: self.workspace_path(&site.file), site: site.clone() })
+            .collect::<Vec<_>>();
+        let stored = StoredTrace {
+            version: protocol::TRACE_VERSION,
+            test,
+            role,
+            outcome: &result.outcome,
+            complete: raw.complete,
+            truncated: raw.truncated,
+            sites,
+            events: &raw.events,
+        };
+        let file_name = format!("{}.json", test.file_stem());
+        let path = traces_dir.join(&file_name);
+        let json = serde_json::to_vec(&stored).context("could not serialize a trace")?;
+        std::fs::write(&path, json).with_context(|| format!("could not write {}", path.display()))?;
+        Ok(TraceSummary {
+            test: test.display(),
+            role,
+            path: format!("traces/{file_name}"),
+            outcome: result.outcome.label().to_string(),
+            sites: stored.sites.len(),
+            events: raw.events.len(),
+            truncated: raw.truncated,
+            complete: raw.complete,
+        })
+    }
+
+    /// A site's file (as the compiler saw it: relative to the workspace root, or absolute
+    /// for crates outside it) relative to the workspace root.
+    fn workspace_path(&self, file: &str) -> String {
+        let path = PathBuf::from(file);
+        let absolute = if path.is_absolute() { path } else { self.workspace_root.join(path) };
+        absolute.strip_prefix(self.workspace_root).unwrap_or(&absolute).display().to_string()
+    }
+}
+
+/// Chooses the passing tests whose traces are worth recording: those reaching sites the
+/// failing tests reach, most shared sites first, at most `limit`.
+pub fn passing_tests_to_record<'a>(
+    failing_coverage: &BTreeSet<SiteKey>,
+    passing: impl Iterator<Item = (&'a TestId, &'a BTreeSet<SiteKey>)>,
+    limit: usize,
+) -> Vec<TestId> {
+    let mut shared: Vec<(usize, &TestId)> = passing
+        .map(|(test, coverage)| (coverage.intersection(failing_coverage).count(), test))
+        .filter(|(n, _)| *n > 0)
+        .collect();
+    shared.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    shared.into_iter().take(limit).map(|(_, t)| t.clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use autodebug_runtime::protocol::SiteKind;
+
+    fn key(line: u32) -> SiteKey {
+        SiteKey { file: "src/lib.rs".into(), line, column: 5, kind: SiteKind::If }
+    }
+
+    fn test(name: &str) -> TestId {
+        TestId {
+            package: "p".into(),
+            target: "p".into(),
+            kind: "lib".into(),
+            name: name.into(),
+            binary: PathBuf::new(),
+            package_root: PathBuf::new(),
+        }
+    }
+
+    #[test]
+    fn passing_tests_ranked_by_shared_sites() {
+        let failing: BTreeSet<SiteKey> = [key(1), key(2), key(3)].into();
+        let (a, b, c) = (test("a"), test("b"), test("c"));
+        let cov_a: BTreeSet<SiteKey> = [key(1)].into();
+        let cov_b: BTreeSet<SiteKey> = [key(1), key(2), key(9)].into();
+        let cov_c: BTreeSet<SiteKey> = [key(9)].into();
+        let chosen = passing_tests_to_record(&failing, [(&a, &cov_a), (&b, &cov_b), (&c, &cov_c)].into_iter(), 5);
+        let names: Vec<&str> = chosen.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["b", "a"]);
+        let chosen = passing_tests_to_record(&failing, [(&a, &cov_a), (&b, &cov_b)].into_iter(), 1);
+        assert_eq!(chosen.len(), 1);
+    }
+
+    #[test]
+    fn raw_trace_survives_a_torn_last_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let site = SiteInfo {
+            file: "src/lib.rs".into(),
+            line: 3,
+            column: 8,
+            end_line: 3,
+            end_column: 13,
+            kind: SiteKind::If,
+            code: "a < b".into(),
+            function: "m::f".into(),
+        };
+        let lines = [
+            serde_json::to_string(&Record::Header { version: 1, mode: "events".into(), pid: 1 }).unwrap(),
+            serde_json::to_string(&Record::Site { id: 1, site }).unwrap(),
+            serde_json::to_string(&Record::Branch {
+                site: 1,
+                instance: 0,
+                outcome: true,
+                flipped: false,
+                operands: vec![],
+            })
+            .unwrap(),
+            "{\"r\":\"branch\",\"si".to_string(),
+        ];
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let trace = RawTrace::read(&path).unwrap();
+        assert_eq!(trace.sites.len(), 1);
+        assert_eq!(trace.events.len(), 1);
+        assert_eq!(trace.unreadable_lines, 1);
+        assert!(!trace.complete);
+        assert_eq!(read_coverage(&path), [key(3).clone()].into_iter().map(|k| SiteKey { column: 8, ..k }).collect());
+    }
+}

@@ -1,0 +1,109 @@
+//! The workspace as cargo sees it: root, target directory and the packages selected by
+//! `--manifest-path` / `-p`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use cargo_metadata::{Metadata, MetadataCommand, Package};
+
+use crate::options::Options;
+
+/// The workspace under debug.
+#[derive(Debug)]
+pub struct Workspace {
+    /// Root directory of the workspace.
+    pub root: PathBuf,
+    /// The workspace's own target directory (the instrumented build goes beside it).
+    pub target_dir: PathBuf,
+    /// Packages selected for debugging.
+    pub packages: Vec<SelectedPackage>,
+    metadata: Metadata,
+}
+
+/// A package whose tests are run.
+#[derive(Debug, Clone)]
+pub struct SelectedPackage {
+    /// The package's name.
+    pub name: String,
+}
+
+impl Workspace {
+    /// Reads `cargo metadata` for the manifest the options name (or the one cargo finds from
+    /// the current directory) and selects the packages.
+    pub fn discover(options: &Options) -> Result<Workspace> {
+        let mut command = MetadataCommand::new();
+        command.no_deps();
+        if let Some(path) = &options.manifest_path {
+            if !path.exists() {
+                bail!("manifest `{}` does not exist", path.display());
+            }
+            command.manifest_path(path);
+        }
+        let metadata = command.exec().map_err(|e| match e {
+            cargo_metadata::Error::CargoMetadata { stderr } => {
+                anyhow::anyhow!("`cargo metadata` failed:\n{}", stderr.trim_end())
+            }
+            other => anyhow::Error::new(other).context("could not run `cargo metadata`"),
+        })?;
+        let packages = select_packages(&metadata, options)?;
+        Ok(Workspace {
+            root: metadata.workspace_root.clone().into_std_path_buf(),
+            target_dir: metadata.target_directory.clone().into_std_path_buf(),
+            packages,
+            metadata,
+        })
+    }
+
+    /// The package with this id, if it is one of the workspace's.
+    pub fn package_by_id(&self, id: &cargo_metadata::PackageId) -> Option<&Package> {
+        self.metadata.packages.iter().find(|p| &p.id == id)
+    }
+}
+
+/// The package whose manifest was named, or whose directory holds the current directory.
+fn current_package<'a>(members: &[&'a Package], options: &Options) -> Option<&'a Package> {
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    if let Some(manifest) = &options.manifest_path {
+        let manifest = canonical(manifest);
+        return members.iter().copied().find(|p| canonical(p.manifest_path.as_std_path()) == manifest);
+    }
+    let cwd = canonical(&std::env::current_dir().ok()?);
+    members
+        .iter()
+        .copied()
+        .filter_map(|p| {
+            let dir = canonical(p.manifest_path.parent()?.as_std_path());
+            cwd.starts_with(&dir).then_some((dir.components().count(), p))
+        })
+        .max_by_key(|(depth, _)| *depth)
+        .map(|(_, p)| p)
+}
+
+fn select_packages(metadata: &Metadata, options: &Options) -> Result<Vec<SelectedPackage>> {
+    let members: Vec<&Package> = metadata.workspace_packages();
+    let chosen: Vec<&Package> = if !options.packages.is_empty() {
+        let mut chosen = Vec::new();
+        for spec in &options.packages {
+            let found = members.iter().find(|p| p.name.as_str() == spec.as_str()).with_context(|| {
+                let names: Vec<&str> = members.iter().map(|p| p.name.as_str()).collect();
+                format!(
+                    "package `{spec}` is not a member of the workspace at {}\nhint: members are: {}",
+                    metadata.workspace_root,
+                    names.join(", ")
+                )
+            })?;
+            chosen.push(*found);
+        }
+        chosen
+    } else if let Some(current) = current_package(&members, options) {
+        // As `cargo test`: in a package directory (or with its manifest), that package.
+        vec![current]
+    } else {
+        let defaults: Vec<&Package> = metadata.workspace_default_packages();
+        if defaults.is_empty() { members } else { defaults }
+    };
+    Ok(chosen
+        .into_iter()
+        .map(|p| SelectedPackage { name: p.name.to_string() })
+        .collect())
+}
