@@ -1,0 +1,85 @@
+//! Helpers of the end-to-end tests: copy a crate to a temp dir (pointing its runtime
+//! dependency back at this repository), run the real `cargo autodebug` on it, read the report.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// One target dir for every crate the tests build, so shared dependencies compile once.
+/// (Each copy has its own path, so cargo keeps their artifacts apart.)
+pub fn shared_target_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e-target")
+}
+
+/// Copies the crate at `src` into a new temp dir, skipping `target/` and `autodebug.out*`,
+/// and rewrites its `autodebug-runtime` path dependency to this repository's runtime.
+pub fn copy_crate(src: &Path) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new().prefix("autodebug-e2e-").tempdir().unwrap();
+    for entry in walkdir::WalkDir::new(src).into_iter().filter_entry(|e| {
+        let name = e.file_name().to_string_lossy();
+        !(e.depth() > 0 && (name == "target" || name.starts_with("autodebug.out")))
+    }) {
+        let entry = entry.unwrap();
+        let relative = entry.path().strip_prefix(src).unwrap();
+        let to = dir.path().join(relative);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    let manifest = dir.path().join("Cargo.toml");
+    let runtime = repo_root().join("autodebug-runtime");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let rewritten: Vec<String> = text
+        .lines()
+        .map(|line| {
+            if line.trim_start().starts_with("autodebug-runtime") && line.contains("path") {
+                format!("autodebug-runtime = {{ path = {:?} }}", runtime.display().to_string())
+            } else {
+                line.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(&manifest, rewritten.join("\n") + "\n").unwrap();
+    dir
+}
+
+/// Runs `cargo autodebug ARGS` in `dir` with the shared target dir.
+pub fn autodebug(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-autodebug"))
+        .arg("autodebug")
+        .args(args)
+        .arg("--target-dir")
+        .arg(shared_target_dir())
+        .current_dir(dir)
+        .env_remove("AUTODEBUG_INSTRUMENT")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("cargo-autodebug runs")
+}
+
+/// The report the last run wrote in `dir`.
+pub fn report(dir: &Path) -> Value {
+    let path = dir.join("autodebug.out/report.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("no report at {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The run's output, for failure messages.
+pub fn describe(output: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
