@@ -151,3 +151,12 @@ fn missing_manifest_is_a_usage_error() {
     assert_eq!(output.status.code(), Some(2), "{}", common::describe(&output));
     assert!(String::from_utf8_lossy(&output.stderr).contains("does not exist"));
 }
+
+#[test]
+fn json_message_format_prints_the_report() {
+    let dir = fixture("all-pass");
+    let output = common::autodebug(dir.path(), &["--message-format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", common::describe(&output));
+    let printed: Value = serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
+    assert_eq!(printed, common::report(dir.path()));
+}

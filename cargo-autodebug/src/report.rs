@@ -205,3 +205,95 @@ impl Report {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::TestId;
+
+    fn failing_report() -> Report {
+        let mut report = Report::new(Path::new("/w"));
+        report.tests = TestCounts { total: 6, passed: 4, failed: 2, flaky: 1, not_run: 0 };
+        let test = |name: &str| TestId {
+            package: "sum".into(),
+            target: "sum".into(),
+            kind: "lib".into(),
+            name: name.into(),
+            binary: Default::default(),
+            package_root: Default::default(),
+        };
+        let failed = Outcome::Failed {
+            message: "assertion `left == right` failed\n  left: 7\n right: 6".into(),
+            location: Some(Location { file: "src/lib.rs".into(), line: 40, column: 9 }),
+        };
+        let mut first = FailingTest::new(&test("tests::sum_of_three"), &failed, &[failed.clone(), failed.clone()], 0.01);
+        first.trace = Some("traces/sum.sum.tests__sum_of_three-0.json".into());
+        report.failing_tests.push(first);
+        report.failing_tests.push(FailingTest::new(
+            &test("tests::sometimes"),
+            &Outcome::Timeout { seconds: 2.0 },
+            &[Outcome::Passed],
+            2.0,
+        ));
+        report.traces.push(TraceSummary {
+            test: "sum::tests::sum_of_three".into(),
+            role: Role::Failing,
+            path: "traces/sum.sum.tests__sum_of_three-0.json".into(),
+            outcome: "failed".into(),
+            sites: 5,
+            events: 40,
+            truncated: false,
+            complete: true,
+        });
+        report.set_exit(ExitCode::TestsFailed);
+        report.timing.total_s = 3.25;
+        report
+    }
+
+    /// The console summary, as a snapshot: a change of wording is a reviewed diff.
+    #[test]
+    fn summary_of_failing_tests() {
+        let expected = "\
+2 of 6 tests failed (1 deterministic, 1 flaky).
+
+  FAILED sum::tests::sum_of_three
+      assertion `left == right` failed
+        left: 7
+       right: 6
+      at src/lib.rs:40:9
+      trace: autodebug.out/traces/sum.sum.tests__sum_of_three-0.json
+
+  FLAKY sum::tests::sometimes
+      did not finish within 2.0s (hangs?)
+
+Traces: 1 of failing tests, 0 of passing tests that reach the same code.
+Report: autodebug.out/report.json (3.2s)
+";
+        assert_eq!(failing_report().summary("autodebug.out"), expected);
+    }
+
+    #[test]
+    fn summary_when_clean() {
+        let mut report = Report::new(Path::new("/w"));
+        report.tests.total = 3;
+        report.set_exit(ExitCode::Clean);
+        assert_eq!(report.summary("out"), "All 3 tests passed: nothing to debug.\nReport: out/report.json (0.0s)\n");
+    }
+
+    #[test]
+    fn report_json_has_the_documented_fields() {
+        let json = serde_json::to_value(failing_report()).unwrap();
+        for field in ["version", "failing_tests", "suspects", "fixes", "timing", "tests", "traces", "status", "exit_code"] {
+            assert!(json.get(field).is_some(), "missing {field}");
+        }
+        for field in ["build_s", "baseline_s", "localize_s", "repair_s", "total_s"] {
+            assert!(json["timing"].get(field).is_some(), "missing timing.{field}");
+        }
+        let failing = &json["failing_tests"][0];
+        for field in ["package", "target", "name", "message"] {
+            assert!(failing.get(field).is_some(), "missing failing_tests[].{field}");
+        }
+        assert_eq!(json["version"], 1);
+        assert_eq!(json["exit_code"], 5);
+    }
+}
