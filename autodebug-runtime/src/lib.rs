@@ -6,6 +6,10 @@ pub use autodebug_macros::*;
 
 pub mod protocol;
 
+mod plan;
+mod recorder;
+mod value;
+
 #[doc(hidden)]
 #[path = "rt.rs"]
 pub mod __rt;

@@ -125,7 +125,11 @@ impl SiteInfo {
 #[serde(rename_all = "snake_case")]
 pub enum Value {
     /// An integer of any width; `ty` is its Rust type (`i32`, `usize`, …).
-    Int { ty: String, v: i128 },
+    Int {
+        ty: String,
+        #[serde(with = "wide_int")]
+        v: i128,
+    },
     /// A float; `v` is its `Display` text (round-trips, and spells `NaN` and `inf`).
     Float { ty: String, v: String },
     /// A `bool`.
@@ -238,4 +242,49 @@ pub struct Plan {
     /// records [`Record::FuelExhausted`] and exits with [`FUEL_EXIT_CODE`].
     #[serde(default)]
     pub fuel: Option<u64>,
+}
+
+/// `i128` through serde's buffered paths (the internally tagged [`Record`], the flattened
+/// [`Override`]), which reject 128-bit integers: written as a JSON number when it fits in
+/// `i64` or `u64` (every value of a 64-bit type), as a decimal string otherwise; read back
+/// from either.
+mod wide_int {
+    use serde::{Deserializer, Serializer, de};
+    use std::fmt;
+
+    pub fn serialize<S: Serializer>(v: &i128, s: S) -> Result<S::Ok, S::Error> {
+        if let Ok(x) = i64::try_from(*v) {
+            s.serialize_i64(x)
+        } else if let Ok(x) = u64::try_from(*v) {
+            s.serialize_u64(x)
+        } else {
+            s.serialize_str(&v.to_string())
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i128, D::Error> {
+        struct Wide;
+        impl de::Visitor<'_> for Wide {
+            type Value = i128;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an integer or a decimal string")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<i128, E> {
+                Ok(v.into())
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<i128, E> {
+                Ok(v.into())
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<i128, E> {
+                Ok(v)
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<i128, E> {
+                i128::try_from(v).map_err(E::custom)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<i128, E> {
+                v.parse().map_err(E::custom)
+            }
+        }
+        d.deserialize_any(Wide)
+    }
 }

@@ -1,20 +1,38 @@
 //! Hooks called by the code the macros generate. Not a public API: the macros and this
-//! module change together. Every hook is a few instructions when no trace or plan is active.
+//! module change together. When neither a trace nor a plan is asked for, every hook is one
+//! relaxed atomic load and a compare, then the original value: no allocation, no lock, and
+//! the closures that describe values are never called. The active path is in `recorder`.
 
 pub use crate::protocol::{SiteKind, Value};
+use crate::recorder;
+pub use crate::value::val;
 use std::sync::atomic::AtomicU32;
+
+/// Exit status of a process whose autodebug configuration is unusable: a malformed or
+/// unreadable plan file, a trace file that cannot be created, a bad `AUTODEBUG_TRACE_MODE`
+/// or `AUTODEBUG_MAX_EVENTS`. The message on stderr names the file and the error.
+pub const CONFIG_EXIT_CODE: i32 = 87;
 
 /// A site, as a `static` in the instrumented code. `id` is assigned on first use.
 #[derive(Debug)]
 pub struct Site {
+    /// Path as the compiler saw it (`file!()`).
     pub file: &'static str,
+    /// 1-based line of the start of the span.
     pub line: u32,
+    /// 1-based column (in characters) of the start of the span.
     pub column: u32,
+    /// 1-based line of the end of the span.
     pub end_line: u32,
+    /// 1-based column (in characters) just past the end of the span.
     pub end_column: u32,
+    /// What the site is.
     pub kind: SiteKind,
+    /// Source text of the span.
     pub code: &'static str,
+    /// Path of the enclosing function.
     pub function: &'static str,
+    /// Id of the site in this process's trace; 0 until the recorder first reaches it.
     pub id: AtomicU32,
 }
 
@@ -31,49 +49,80 @@ impl Site {
         code: &'static str,
         function: &'static str,
     ) -> Site {
-        Site { file, line, column, end_line, end_column, kind, code, function, id: AtomicU32::new(0) }
+        Site {
+            file,
+            line,
+            column,
+            end_line,
+            end_column,
+            kind,
+            code,
+            function,
+            id: AtomicU32::new(0),
+        }
     }
 }
 
 /// Returned by [`enter`]; records the exit of the call when dropped.
 pub struct CallGuard {
-    _site: &'static Site,
+    site: &'static Site,
+    /// Whether the entry was recorded, so an `Exit` is due.
+    recorded: bool,
 }
 
 impl Drop for CallGuard {
-    fn drop(&mut self) {}
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.recorded {
+            recorder::exit(self.site);
+        }
+    }
 }
 
 /// Entry of an instrumented function; `args` yields the argument values (called only when
 /// recording).
 #[inline(always)]
-pub fn enter(site: &'static Site, _args: impl FnOnce() -> Vec<(&'static str, Value)>) -> CallGuard {
-    CallGuard { _site: site }
+pub fn enter(site: &'static Site, args: impl FnOnce() -> Vec<(&'static str, Value)>) -> CallGuard {
+    let recorded = !recorder::idle() && recorder::enter(site, args);
+    CallGuard { site, recorded }
 }
 
 /// A branch instance: returns the outcome the program goes on with (flipped by a plan).
 #[inline(always)]
-pub fn branch(_site: &'static Site, outcome: bool, _operands: impl FnOnce() -> Vec<Value>) -> bool {
-    outcome
+pub fn branch(site: &'static Site, outcome: bool, operands: impl FnOnce() -> Vec<Value>) -> bool {
+    if recorder::idle() {
+        return outcome;
+    }
+    recorder::branch(site, outcome, operands)
 }
 
 /// A component instance: returns the value the program goes on with (overridden by a plan).
 #[inline(always)]
-pub fn component<T>(_site: &'static Site, value: T, _scope: impl FnOnce() -> Vec<(&'static str, Value)>) -> T {
-    value
+pub fn component<T>(
+    site: &'static Site,
+    value: T,
+    scope: impl FnOnce() -> Vec<(&'static str, Value)>,
+) -> T {
+    if recorder::idle() {
+        return value;
+    }
+    recorder::component(site, value, scope)
 }
 
 /// One iteration of a loop.
 #[inline(always)]
-pub fn iter(_site: &'static Site) {}
+pub fn iter(site: &'static Site) {
+    if recorder::idle() {
+        return;
+    }
+    recorder::iter(site)
+}
 
 /// A contract check: returns `ok`.
 #[inline(always)]
-pub fn contract(_site: &'static Site, ok: bool) -> bool {
-    ok
-}
-
-/// The recorded value of any variable (by its type's name; never fails to compile).
-pub fn val<T: ?Sized>(_x: &T) -> Value {
-    Value::Opaque { ty: std::any::type_name::<T>().to_string() }
+pub fn contract(site: &'static Site, ok: bool) -> bool {
+    if recorder::idle() {
+        return ok;
+    }
+    recorder::contract(site, ok)
 }

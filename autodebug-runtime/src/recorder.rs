@@ -1,0 +1,590 @@
+//! The active side of the hooks: reading the environment once, writing the trace, and
+//! obeying the plan. Everything here runs only when `AUTODEBUG_TRACE` or `AUTODEBUG_PLAN` is
+//! set; the hooks in `rt.rs` reach it through [`idle`], one relaxed load.
+//!
+//! One global mutex serializes the active path, so traces of multi-threaded tests are whole
+//! lines in a single order. Closures that build argument and scope values run outside the
+//! lock (they run user code). The trace must survive a failing test: the panic hook flushes
+//! it, and a C `atexit` handler writes the `End` record, whichever way the process exits.
+
+use crate::__rt::{CONFIG_EXIT_CODE, Site};
+use crate::plan::{PlanIndex, SitePlan};
+use crate::protocol::{
+    DEFAULT_MAX_EVENTS, ENV_MAX_EVENTS, ENV_PLAN, ENV_TRACE, ENV_TRACE_MODE, FUEL_EXIT_CODE,
+    Record, SiteInfo, TRACE_VERSION, Value,
+};
+use crate::value::{from_value, val};
+use std::cell::Cell;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Mutex, MutexGuard, Once, OnceLock};
+
+const UNINIT: u8 = 0;
+const IDLE: u8 = 1;
+const ACTIVE: u8 = 2;
+
+/// `UNINIT` until the first hook call reads the environment, then `IDLE` or `ACTIVE` for good.
+static STATE: AtomicU8 = AtomicU8::new(UNINIT);
+static INIT: Once = Once::new();
+static RECORDER: OnceLock<Mutex<Recorder>> = OnceLock::new();
+/// Whether event records are being written (a trace in `events` mode, under the cap). The
+/// closures that compute values are only worth running then.
+static RECORDING: AtomicBool = AtomicBool::new(false);
+/// Set when the trace is closed (`End` or `FuelExhausted` written): nothing follows it.
+static FINISHED: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// Whether this thread holds the recorder's lock: the panic hook and the exit handler
+    /// must not wait for a lock their own thread holds.
+    static IN_RUNTIME: Cell<bool> = const { Cell::new(false) };
+}
+
+unsafe extern "C" {
+    fn atexit(cb: extern "C" fn()) -> i32;
+}
+
+/// Whether the runtime is known to be idle: the whole cost of a hook when nothing is asked.
+#[inline(always)]
+pub(crate) fn idle() -> bool {
+    STATE.load(Ordering::Relaxed) == IDLE
+}
+
+/// Whether the runtime is active, reading the environment on the first call.
+#[inline]
+fn active() -> bool {
+    match STATE.load(Ordering::Acquire) {
+        ACTIVE => true,
+        IDLE => false,
+        _ => initialize(),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn initialize() -> bool {
+    INIT.call_once(|| {
+        let state = activate();
+        STATE.store(state, Ordering::Release);
+    });
+    STATE.load(Ordering::Acquire) == ACTIVE
+}
+
+fn recording() -> bool {
+    RECORDING.load(Ordering::Relaxed)
+}
+
+/// Prints `message` and exits with [`CONFIG_EXIT_CODE`]: a run the tool cannot trust.
+fn config_error(message: &str) -> ! {
+    eprintln!("autodebug: {message}");
+    std::process::exit(CONFIG_EXIT_CODE)
+}
+
+fn env_nonempty(name: &str) -> Option<OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+fn env_text(name: &str) -> Option<String> {
+    let v = env_nonempty(name)?;
+    Some(v.into_string().unwrap_or_else(|v| {
+        config_error(&format!("{name} is not valid UTF-8: {v:?}"));
+    }))
+}
+
+/// Reads the environment and, when a trace or plan is asked for, sets up the recorder.
+fn activate() -> u8 {
+    let trace_path = env_nonempty(ENV_TRACE).map(PathBuf::from);
+    let plan_path = env_nonempty(ENV_PLAN).map(PathBuf::from);
+    if trace_path.is_none() && plan_path.is_none() {
+        return IDLE;
+    }
+    let plan = match &plan_path {
+        Some(path) => PlanIndex::load(path).unwrap_or_else(|e| config_error(&e)),
+        None => PlanIndex::default(),
+    };
+    let trace = trace_path.map(|path| {
+        let coverage = match env_text(ENV_TRACE_MODE).as_deref() {
+            None | Some("events") => false,
+            Some("coverage") => true,
+            Some(other) => config_error(&format!(
+                "{ENV_TRACE_MODE} must be `events` or `coverage`, not `{other}`"
+            )),
+        };
+        let max_events = env_text(ENV_MAX_EVENTS).map_or(DEFAULT_MAX_EVENTS, |v| {
+            v.parse()
+                .unwrap_or_else(|e| config_error(&format!("{ENV_MAX_EVENTS}={v}: {e}")))
+        });
+        let file = File::create(&path).unwrap_or_else(|e| {
+            config_error(&format!(
+                "cannot create the trace file {}: {e}",
+                path.display()
+            ))
+        });
+        let mut trace = Trace {
+            out: BufWriter::new(file),
+            path,
+            coverage,
+            max_events,
+            events: 0,
+            truncated: false,
+            failed: false,
+        };
+        let mode = if coverage { "coverage" } else { "events" };
+        trace.write(&Record::Header {
+            version: TRACE_VERSION,
+            mode: mode.to_string(),
+            pid: std::process::id(),
+        });
+        trace.flush();
+        trace
+    });
+    let tracing = trace.is_some();
+    RECORDING.store(
+        trace.as_ref().is_some_and(|t| !t.coverage),
+        Ordering::Relaxed,
+    );
+    let fuel = plan.fuel.map(|initial| Fuel {
+        initial,
+        left: initial,
+    });
+    let recorder = Recorder {
+        trace,
+        plan,
+        sites: Vec::new(),
+        fuel,
+    };
+    // `INIT` runs this once per process, so the cell is empty.
+    let _ = RECORDER.set(Mutex::new(recorder));
+    if tracing {
+        install_panic_hook();
+        // SAFETY: `atexit` is the C library's, given an `extern "C" fn()` that lives for
+        // the whole process.
+        if unsafe { atexit(at_exit) } != 0 {
+            eprintln!("autodebug: atexit failed; the trace will have no End record");
+        }
+    }
+    ACTIVE
+}
+
+fn install_panic_hook() {
+    // `set_hook` panics on a panicking thread (a first hook call inside a `Drop` while
+    // unwinding); that rare run goes without Panic records rather than abort.
+    if std::thread::panicking() {
+        return;
+    }
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        record_panic(info);
+        previous(info);
+    }));
+}
+
+fn record_panic(info: &std::panic::PanicHookInfo<'_>) {
+    let Some(mut rec) = lock() else { return };
+    let payload = info.payload();
+    let message = match (
+        payload.downcast_ref::<&str>(),
+        payload.downcast_ref::<String>(),
+    ) {
+        (Some(s), _) => s.to_string(),
+        (_, Some(s)) => s.clone(),
+        _ => "Box<dyn Any>".to_string(),
+    };
+    let (file, line, column) = info.location().map_or((String::new(), 0, 0), |l| {
+        (l.file().to_string(), l.line(), l.column())
+    });
+    let thread = std::thread::current()
+        .name()
+        .unwrap_or("<unnamed>")
+        .to_string();
+    if let Some(trace) = rec.trace.as_mut() {
+        trace.write(&Record::Panic {
+            message,
+            file,
+            line,
+            column,
+            thread,
+        });
+        trace.flush();
+    }
+}
+
+extern "C" fn at_exit() {
+    if let Some(mut rec) = lock() {
+        if let Some(trace) = rec.trace.as_mut() {
+            let events = trace.events;
+            trace.write(&Record::End { events });
+            trace.flush();
+        }
+        FINISHED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Exits because the plan's fuel ran out (the record is already written).
+#[cold]
+fn fuel_exit(fuel: u64) -> ! {
+    eprintln!("autodebug: fuel exhausted ({fuel} hook calls); exiting with {FUEL_EXIT_CODE}");
+    std::process::exit(FUEL_EXIT_CODE)
+}
+
+/// The recorder, locked by this thread.
+struct Held(MutexGuard<'static, Recorder>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let _ = IN_RUNTIME.try_with(|f| f.set(false));
+    }
+}
+
+impl std::ops::Deref for Held {
+    type Target = Recorder;
+    fn deref(&self) -> &Recorder {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Held {
+    fn deref_mut(&mut self) -> &mut Recorder {
+        &mut self.0
+    }
+}
+
+/// Locks the recorder, unless this thread already holds it (a panic inside the runtime) or
+/// the trace is closed.
+fn lock() -> Option<Held> {
+    let reentered = IN_RUNTIME.try_with(|f| f.replace(true)).unwrap_or(false);
+    if reentered {
+        return None;
+    }
+    let release = || {
+        let _ = IN_RUNTIME.try_with(|f| f.set(false));
+    };
+    let Some(mutex) = RECORDER.get() else {
+        release();
+        return None;
+    };
+    // A poisoned lock only means a user panic unwound through a hook; the data is whole
+    // because the runtime does not panic while holding it.
+    let held = Held(mutex.lock().unwrap_or_else(|e| e.into_inner()));
+    if FINISHED.load(Ordering::Relaxed) {
+        return None; // dropping `held` releases the flag
+    }
+    Some(held)
+}
+
+struct Fuel {
+    initial: u64,
+    left: u64,
+}
+
+struct SiteState {
+    instances: u32,
+    plan: SitePlan,
+}
+
+impl SiteState {
+    fn next_instance(&mut self) -> u32 {
+        let i = self.instances;
+        self.instances = i.saturating_add(1);
+        i
+    }
+}
+
+struct Trace {
+    out: BufWriter<File>,
+    path: PathBuf,
+    coverage: bool,
+    max_events: u64,
+    /// Event records written.
+    events: u64,
+    truncated: bool,
+    /// A write failed: reported once, nothing more is written.
+    failed: bool,
+}
+
+impl Trace {
+    fn write(&mut self, record: &Record) {
+        if self.failed {
+            return;
+        }
+        let result = serde_json::to_writer(&mut self.out, record)
+            .map_err(std::io::Error::from)
+            .and_then(|()| self.out.write_all(b"\n"));
+        if let Err(e) = result {
+            self.fail(e);
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.failed
+            && let Err(e) = self.out.flush()
+        {
+            self.fail(e);
+        }
+    }
+
+    fn fail(&mut self, e: std::io::Error) {
+        eprintln!(
+            "autodebug: cannot write the trace file {}: {e}",
+            self.path.display()
+        );
+        self.failed = true;
+    }
+}
+
+struct Recorder {
+    trace: Option<Trace>,
+    plan: PlanIndex,
+    /// Indexed by site id - 1.
+    sites: Vec<SiteState>,
+    fuel: Option<Fuel>,
+}
+
+impl Recorder {
+    /// The id of `site`, declaring it (a `Site` record, flushed: it is the coverage) and
+    /// looking up its plan the first time it is reached.
+    fn site(&mut self, site: &'static Site) -> u32 {
+        // Ids are assigned under the lock only, so a relaxed load sees this thread's or an
+        // earlier holder's store.
+        let id = site.id.load(Ordering::Relaxed);
+        if id != 0 {
+            return id;
+        }
+        let info = SiteInfo {
+            file: site.file.to_string(),
+            line: site.line,
+            column: site.column,
+            end_line: site.end_line,
+            end_column: site.end_column,
+            kind: site.kind,
+            code: site.code.to_string(),
+            function: site.function.to_string(),
+        };
+        let plan = self.plan.for_site(&info.key());
+        self.sites.push(SiteState { instances: 0, plan });
+        let id = u32::try_from(self.sites.len()).unwrap_or(u32::MAX);
+        site.id.store(id, Ordering::Relaxed);
+        if let Some(trace) = self.trace.as_mut() {
+            trace.write(&Record::Site { id, site: info });
+            trace.flush();
+        }
+        id
+    }
+
+    fn state(&mut self, id: u32) -> &mut SiteState {
+        &mut self.sites[id as usize - 1]
+    }
+
+    /// Consumes one unit of fuel; `Err(initial fuel)` when there was none left, after
+    /// writing `FuelExhausted` and closing the trace.
+    fn tick(&mut self) -> Result<(), u64> {
+        let Some(fuel) = self.fuel.as_mut() else {
+            return Ok(());
+        };
+        if fuel.left > 0 {
+            fuel.left -= 1;
+            return Ok(());
+        }
+        let initial = fuel.initial;
+        if let Some(trace) = self.trace.as_mut() {
+            trace.write(&Record::FuelExhausted { fuel: initial });
+            trace.flush();
+        }
+        FINISHED.store(true, Ordering::Relaxed);
+        Err(initial)
+    }
+
+    /// Whether event records are written now (cheaper than building one to drop it).
+    fn recording(&self) -> bool {
+        self.trace
+            .as_ref()
+            .is_some_and(|t| !t.coverage && !t.truncated)
+    }
+
+    /// Writes an event record, or the `Truncated` marker when the cap is reached.
+    fn event(&mut self, record: Record) {
+        let Some(trace) = self.trace.as_mut() else {
+            return;
+        };
+        if trace.coverage || trace.truncated {
+            return;
+        }
+        if trace.events >= trace.max_events {
+            trace.truncated = true;
+            RECORDING.store(false, Ordering::Relaxed);
+            trace.write(&Record::Truncated {
+                events: trace.events,
+            });
+            trace.flush();
+            return;
+        }
+        trace.events += 1;
+        trace.write(&record);
+    }
+}
+
+fn bindings(values: Vec<(&'static str, Value)>) -> Vec<(String, Value)> {
+    values
+        .into_iter()
+        .map(|(name, v)| (name.to_string(), v))
+        .collect()
+}
+
+/// Active [`crate::__rt::enter`]: whether the `Enter` record was written (and so an `Exit`
+/// is due).
+#[cold]
+#[inline(never)]
+pub(crate) fn enter<F: FnOnce() -> Vec<(&'static str, Value)>>(
+    site: &'static Site,
+    args: F,
+) -> bool {
+    if !active() {
+        return false;
+    }
+    let args = if recording() {
+        bindings(args())
+    } else {
+        Vec::new()
+    };
+    let Some(mut rec) = lock() else { return false };
+    let id = rec.site(site);
+    if !rec.recording() {
+        return false;
+    }
+    rec.event(Record::Enter { site: id, args });
+    true
+}
+
+/// Active [`crate::__rt::CallGuard`] drop.
+#[cold]
+#[inline(never)]
+pub(crate) fn exit(site: &'static Site) {
+    let panicking = std::thread::panicking();
+    let Some(mut rec) = lock() else { return };
+    let id = rec.site(site);
+    rec.event(Record::Exit {
+        site: id,
+        panicking,
+    });
+}
+
+/// Active [`crate::__rt::branch`].
+#[cold]
+#[inline(never)]
+pub(crate) fn branch<F: FnOnce() -> Vec<Value>>(
+    site: &'static Site,
+    outcome: bool,
+    operands: F,
+) -> bool {
+    if !active() {
+        return outcome;
+    }
+    let operands = if recording() { operands() } else { Vec::new() };
+    let Some(mut rec) = lock() else {
+        return outcome;
+    };
+    let id = rec.site(site);
+    if let Err(fuel) = rec.tick() {
+        drop(rec);
+        fuel_exit(fuel);
+    }
+    let state = rec.state(id);
+    let instance = state.next_instance();
+    let flipped = state.plan.flips(instance);
+    let outcome = outcome != flipped;
+    rec.event(Record::Branch {
+        site: id,
+        instance,
+        outcome,
+        flipped,
+        operands,
+    });
+    outcome
+}
+
+/// Active [`crate::__rt::component`].
+#[cold]
+#[inline(never)]
+pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
+    site: &'static Site,
+    value: T,
+    scope: F,
+) -> T {
+    if !active() {
+        return value;
+    }
+    let scope = if recording() {
+        bindings(scope())
+    } else {
+        Vec::new()
+    };
+    let Some(mut rec) = lock() else { return value };
+    let id = rec.site(site);
+    if let Err(fuel) = rec.tick() {
+        drop(rec);
+        fuel_exit(fuel);
+    }
+    let state = rec.state(id);
+    let instance = state.next_instance();
+    let planned = state.plan.override_for(instance).cloned();
+    let (value, overridden) = match planned.map(|v| from_value::<T>(&v)) {
+        None => (value, false),
+        Some(Ok(new)) => (new, true),
+        Some(Err(message)) => {
+            rec.event(Record::PlanError {
+                site: id,
+                instance,
+                message,
+            });
+            (value, false)
+        }
+    };
+    if rec.recording() {
+        let recorded = val(&value);
+        rec.event(Record::Component {
+            site: id,
+            instance,
+            value: recorded,
+            overridden,
+            scope,
+        });
+    }
+    value
+}
+
+/// Active [`crate::__rt::iter`].
+#[cold]
+#[inline(never)]
+pub(crate) fn iter(site: &'static Site) {
+    if !active() {
+        return;
+    }
+    let Some(mut rec) = lock() else { return };
+    let id = rec.site(site);
+    if let Err(fuel) = rec.tick() {
+        drop(rec);
+        fuel_exit(fuel);
+    }
+    let instance = rec.state(id).next_instance();
+    rec.event(Record::Iteration { site: id, instance });
+}
+
+/// Active [`crate::__rt::contract`].
+#[cold]
+#[inline(never)]
+pub(crate) fn contract(site: &'static Site, ok: bool) -> bool {
+    if !active() {
+        return ok;
+    }
+    let Some(mut rec) = lock() else { return ok };
+    let id = rec.site(site);
+    let instance = rec.state(id).next_instance();
+    rec.event(Record::Contract {
+        site: id,
+        instance,
+        ok,
+    });
+    ok
+}

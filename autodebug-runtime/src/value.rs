@@ -1,0 +1,677 @@
+//! Values of variables whose type the generated code cannot name. The macros see tokens, not
+//! types (`let mut s = 0;` is `{integer}` where the hook call is written), so [`val`] and
+//! [`from_value`] take any `T` without a trait bound and decide by the monomorphized type.
+//!
+//! Why the pointer casts here are sound: a value is reinterpreted as type `P` only when
+//! `std::any::type_name::<T>()` is exactly the name of `P` *and* the size of the value is the
+//! size of `P`. The names compared against are those of primitives (`i32`, `bool`, `()`…)
+//! and of std types printed with their full path (`alloc::string::String`,
+//! `alloc::vec::Vec<i32>`), in the exact form `type_name` prints them (`&str`, `&mut [u8]`,
+//! `[i32; 3]`). A user type is always printed with its crate path (`my_crate::m::u8`), so it
+//! cannot produce one of these strings, and the size check guards against a compiler whose
+//! spelling would differ. Nested types (the elements of a `Vec`, the pointee of a `&`) are
+//! then known exactly from the name. Everything unknown is `Value::Opaque`, never read.
+
+use crate::protocol::{MAX_SEQ_LEN, MAX_STR_LEN, Value};
+use std::any::type_name;
+use std::mem::{ManuallyDrop, size_of, size_of_val};
+
+/// Runs `$mac!(types…)` with every type a sequence may hold: the primitives, `String`, `&str`.
+macro_rules! with_elements {
+    ($mac:ident) => {
+        $mac!(
+            i8,
+            i16,
+            i32,
+            i64,
+            i128,
+            isize,
+            u8,
+            u16,
+            u32,
+            u64,
+            u128,
+            usize,
+            f32,
+            f64,
+            bool,
+            char,
+            (),
+            String,
+            &'static str
+        )
+    };
+}
+
+/// Runs `$mac!(types…)` with every primitive (a [`Prim`]).
+macro_rules! with_prims {
+    ($mac:ident) => {
+        $mac!(
+            i8,
+            i16,
+            i32,
+            i64,
+            i128,
+            isize,
+            u8,
+            u16,
+            u32,
+            u64,
+            u128,
+            usize,
+            f32,
+            f64,
+            bool,
+            char,
+            ()
+        )
+    };
+}
+
+/// The recorded value of `x`: decoded when its type is a primitive, a string, a sequence of
+/// primitives or strings, or a reference to one of these; `Value::Opaque` otherwise.
+pub fn val<T: ?Sized>(x: &T) -> Value {
+    let name = type_name::<T>();
+    let decoded = if size_of::<&T>() == size_of::<&u8>() {
+        // `T` is sized: `x` points at a value of the type `name`.
+        if size_of_named(name) == Some(size_of_val(x)) {
+            // SAFETY: `name` is a type `decode` knows and the size agrees (see the module doc).
+            unsafe { decode(name, (x as *const T).cast::<u8>()) }
+        } else {
+            None
+        }
+    } else {
+        // `T` is unsized (`str`, `[E]`): `&x` is a place holding a fat `&T`.
+        let place = (&x as *const &T).cast::<u8>();
+        if unsized_ref_size(name) == Some(size_of::<&T>()) {
+            // SAFETY: as above, for the reference type `&{name}`.
+            unsafe { decode_unsized_pointee(name, place) }
+        } else {
+            None
+        }
+    };
+    decoded.unwrap_or_else(|| Value::Opaque {
+        ty: name.to_string(),
+    })
+}
+
+/// A value of type `T` made from `v`, for a plan's override: integers (when `v` fits),
+/// floats, `bool`, `char`, `()` and `String`. Anything else is an error message.
+pub fn from_value<T>(v: &Value) -> Result<T, String> {
+    let name = type_name::<T>();
+    macro_rules! prim_arms {
+        ($($t:ty),*) => {$(
+            if name == type_name::<$t>() && size_of::<T>() == size_of::<$t>() {
+                let x = <$t as Prim>::from_value(v)?;
+                // SAFETY: `T` is `$t` (same name, same size).
+                return Ok(unsafe { cast::<$t, T>(x) });
+            }
+        )*};
+    }
+    with_prims!(prim_arms);
+    if name == type_name::<String>() && size_of::<T>() == size_of::<String>() {
+        return match v {
+            // SAFETY: `T` is `String` (same name, same size).
+            Value::Str {
+                v,
+                truncated: false,
+            } => Ok(unsafe { cast::<String, T>(v.clone()) }),
+            other => Err(mismatch(other, name)),
+        };
+    }
+    Err(format!("cannot override a value of type `{name}`"))
+}
+
+/// Moves `s` into a `T`.
+///
+/// # Safety
+/// `S` and `T` must be the same type.
+unsafe fn cast<S, T>(s: S) -> T {
+    let s = ManuallyDrop::new(s);
+    // SAFETY: the caller guarantees `S == T`; `s` is not dropped, so ownership moves.
+    unsafe { std::mem::transmute_copy::<S, T>(&*s) }
+}
+
+/// A primitive type: how it is recorded and how an override produces it.
+trait Prim: Copy {
+    fn value(self) -> Value;
+    fn from_value(v: &Value) -> Result<Self, String>;
+}
+
+fn mismatch(v: &Value, ty: &str) -> String {
+    format!("the value {v:?} does not fit the type `{ty}`")
+}
+
+macro_rules! int_prims {
+    ($($t:ty),*) => {$(
+        impl Prim for $t {
+            fn value(self) -> Value {
+                let ty = type_name::<$t>();
+                match i128::try_from(self) {
+                    Ok(v) => Value::Int { ty: ty.to_string(), v },
+                    // Only a `u128` above `i128::MAX`: `Value::Int` cannot hold it.
+                    Err(_) => Value::Opaque { ty: ty.to_string() },
+                }
+            }
+            fn from_value(v: &Value) -> Result<Self, String> {
+                match v {
+                    Value::Int { v: i, .. } => <$t>::try_from(*i).map_err(|_| mismatch(v, type_name::<$t>())),
+                    other => Err(mismatch(other, type_name::<$t>())),
+                }
+            }
+        }
+    )*};
+}
+int_prims!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
+
+macro_rules! float_prims {
+    ($($t:ty: $exact:expr),*) => {$(
+        impl Prim for $t {
+            fn value(self) -> Value {
+                // `Display` of a float is the shortest text that parses back to it.
+                Value::Float { ty: type_name::<$t>().to_string(), v: self.to_string() }
+            }
+            fn from_value(v: &Value) -> Result<Self, String> {
+                match v {
+                    Value::Float { v: text, .. } => text.parse::<$t>().map_err(|_| mismatch(v, type_name::<$t>())),
+                    // An integer the float represents exactly (plans may spell `2.0` as `2`).
+                    Value::Int { v: i, .. } if i.unsigned_abs() <= $exact => Ok(*i as $t),
+                    other => Err(mismatch(other, type_name::<$t>())),
+                }
+            }
+        }
+    )*};
+}
+float_prims!(f32: 1 << 24, f64: 1 << 53);
+
+impl Prim for bool {
+    fn value(self) -> Value {
+        Value::Bool(self)
+    }
+    fn from_value(v: &Value) -> Result<Self, String> {
+        match v {
+            Value::Bool(b) => Ok(*b),
+            other => Err(mismatch(other, "bool")),
+        }
+    }
+}
+
+impl Prim for char {
+    fn value(self) -> Value {
+        Value::Char(self)
+    }
+    fn from_value(v: &Value) -> Result<Self, String> {
+        match v {
+            Value::Char(c) => Ok(*c),
+            other => Err(mismatch(other, "char")),
+        }
+    }
+}
+
+impl Prim for () {
+    fn value(self) -> Value {
+        Value::Unit
+    }
+    fn from_value(v: &Value) -> Result<Self, String> {
+        match v {
+            Value::Unit => Ok(()),
+            other => Err(mismatch(other, "()")),
+        }
+    }
+}
+
+fn str_value(s: &str) -> Value {
+    let mut chars = s.chars();
+    let v: String = chars.by_ref().take(MAX_STR_LEN).collect();
+    Value::Str {
+        v,
+        truncated: chars.next().is_some(),
+    }
+}
+
+/// Whether `name` is a type a sequence element may have (see [`with_elements`]).
+fn is_element(name: &str) -> bool {
+    macro_rules! arms {
+        ($($t:ty),*) => { $(name == type_name::<$t>())||* };
+    }
+    with_elements!(arms)
+}
+
+/// `E` of `alloc::vec::Vec<E>`.
+fn vec_element(name: &str) -> Option<&str> {
+    name.strip_prefix("alloc::vec::Vec<")?
+        .strip_suffix('>')
+        .filter(|e| is_element(e))
+}
+
+/// `E` of `[E]`.
+fn slice_element(name: &str) -> Option<&str> {
+    name.strip_prefix('[')?
+        .strip_suffix(']')
+        .filter(|e| is_element(e))
+}
+
+/// `E` and `N` of `[E; N]`.
+fn array_parts(name: &str) -> Option<(&str, usize)> {
+    let (elem, n) = name
+        .strip_prefix('[')?
+        .strip_suffix(']')?
+        .rsplit_once("; ")?;
+    Some((elem, n.parse().ok()?)).filter(|(e, _)| is_element(e))
+}
+
+/// `U` of `&U` or `&mut U`.
+fn pointee(name: &str) -> Option<&str> {
+    name.strip_prefix("&mut ")
+        .or_else(|| name.strip_prefix('&'))
+}
+
+/// Size of the sized type `name` when [`decode`] can read it.
+fn size_of_named(name: &str) -> Option<usize> {
+    macro_rules! prim_sizes {
+        ($($t:ty),*) => {$( if name == type_name::<$t>() { return Some(size_of::<$t>()); } )*};
+    }
+    with_prims!(prim_sizes);
+    if name == type_name::<String>() {
+        return Some(size_of::<String>());
+    }
+    if let Some(elem) = vec_element(name) {
+        macro_rules! vec_sizes {
+            ($($t:ty),*) => {$( if elem == type_name::<$t>() { return Some(size_of::<Vec<$t>>()); } )*};
+        }
+        with_elements!(vec_sizes);
+    }
+    if let Some((elem, n)) = array_parts(name) {
+        return size_of_named(elem)?.checked_mul(n);
+    }
+    let pointee = pointee(name)?;
+    unsized_ref_size(pointee).or_else(|| size_of_named(pointee).map(|_| size_of::<&u8>()))
+}
+
+/// Size of `&U` for an unsized `U` that [`decode_unsized_pointee`] can read.
+fn unsized_ref_size(pointee: &str) -> Option<usize> {
+    if pointee == "str" {
+        Some(size_of::<&str>())
+    } else {
+        slice_element(pointee).map(|_| size_of::<&[u8]>())
+    }
+}
+
+/// Decodes the value at `p`.
+///
+/// # Safety
+/// `p` points at a live value whose type's `type_name` is `name`, and `size_of_named(name)`
+/// is `Some` (checked by the caller against the real size).
+unsafe fn decode(name: &str, p: *const u8) -> Option<Value> {
+    macro_rules! prim_arms {
+        ($($t:ty),*) => {$(
+            if name == type_name::<$t>() {
+                // SAFETY: the value at `p` is a `$t`.
+                return Some(unsafe { *p.cast::<$t>() }.value());
+            }
+        )*};
+    }
+    with_prims!(prim_arms);
+    if name == type_name::<String>() {
+        // SAFETY: the value at `p` is a `String`.
+        return Some(str_value(unsafe { &*p.cast::<String>() }));
+    }
+    if let Some(elem) = vec_element(name) {
+        macro_rules! vec_arms {
+            ($($t:ty),*) => {$(
+                if elem == type_name::<$t>() {
+                    // SAFETY: the value at `p` is a `Vec<$t>`.
+                    let v = unsafe { &*p.cast::<Vec<$t>>() };
+                    // SAFETY: `v`'s buffer holds `v.len()` values of type `elem`.
+                    return unsafe { sequence(elem, v.as_ptr().cast(), v.len()) };
+                }
+            )*};
+        }
+        with_elements!(vec_arms);
+        return None;
+    }
+    if let Some((elem, n)) = array_parts(name) {
+        // SAFETY: an array is `n` contiguous values of type `elem`.
+        return unsafe { sequence(elem, p, n) };
+    }
+    let pointee = pointee(name)?;
+    if unsized_ref_size(pointee).is_some() {
+        // SAFETY: the value at `p` is a `&{pointee}`.
+        return unsafe { decode_unsized_pointee(pointee, p) };
+    }
+    size_of_named(pointee)?;
+    // SAFETY: the value at `p` is a thin reference (same layout as `*const u8`) to a live
+    // `pointee`; `&mut U` is read as a pointer only, never as a second `&mut`.
+    unsafe { decode(pointee, *p.cast::<*const u8>()) }
+}
+
+/// Decodes the `str` or `[E]` that the fat reference at `place` points to.
+///
+/// # Safety
+/// `place` points at a live `&{pointee}` (or `&mut`, same layout), with `unsized_ref_size`
+/// of `pointee` being `Some`.
+unsafe fn decode_unsized_pointee(pointee: &str, place: *const u8) -> Option<Value> {
+    if pointee == "str" {
+        // SAFETY: the value at `place` is a `&str`.
+        return Some(str_value(unsafe { *place.cast::<&str>() }));
+    }
+    let elem = slice_element(pointee)?;
+    macro_rules! slice_arms {
+        ($($t:ty),*) => {$(
+            if elem == type_name::<$t>() {
+                // SAFETY: the value at `place` is a `&[$t]`.
+                let s = unsafe { *place.cast::<&[$t]>() };
+                // SAFETY: the slice holds `s.len()` values of type `elem`.
+                return unsafe { sequence(elem, s.as_ptr().cast(), s.len()) };
+            }
+        )*};
+    }
+    with_elements!(slice_arms);
+    None
+}
+
+/// Decodes the first [`MAX_SEQ_LEN`] of `len` contiguous values of type `elem` at `p`.
+///
+/// # Safety
+/// `p` points at `len` live values whose type is named `elem`, an element type.
+unsafe fn sequence(elem: &str, p: *const u8, len: usize) -> Option<Value> {
+    let size = size_of_named(elem)?;
+    let items = (0..len.min(MAX_SEQ_LEN))
+        // SAFETY: element `i < len` lies `i * size` bytes into the sequence.
+        .map(|i| unsafe { decode(elem, p.add(i * size)) })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Value::Seq { items, len })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(ty: &str, v: i128) -> Value {
+        Value::Int {
+            ty: ty.to_string(),
+            v,
+        }
+    }
+
+    fn opaque(ty: &str) -> Value {
+        Value::Opaque { ty: ty.to_string() }
+    }
+
+    fn s(v: &str) -> Value {
+        Value::Str {
+            v: v.to_string(),
+            truncated: false,
+        }
+    }
+
+    fn seq(items: Vec<Value>) -> Value {
+        let len = items.len();
+        Value::Seq { items, len }
+    }
+
+    #[test]
+    fn integers() {
+        assert_eq!(val(&-5i8), int("i8", -5));
+        assert_eq!(val(&-300i16), int("i16", -300));
+        assert_eq!(val(&i32::MIN), int("i32", i32::MIN as i128));
+        assert_eq!(val(&i64::MAX), int("i64", i64::MAX as i128));
+        assert_eq!(val(&i128::MIN), int("i128", i128::MIN));
+        assert_eq!(val(&-7isize), int("isize", -7));
+        assert_eq!(val(&255u8), int("u8", 255));
+        assert_eq!(val(&65535u16), int("u16", 65535));
+        assert_eq!(val(&u32::MAX), int("u32", u32::MAX as i128));
+        assert_eq!(val(&u64::MAX), int("u64", u64::MAX as i128));
+        assert_eq!(val(&(i128::MAX as u128)), int("u128", i128::MAX));
+        assert_eq!(val(&u128::MAX), opaque("u128"));
+        assert_eq!(val(&usize::MAX), int("usize", usize::MAX as i128));
+        // An unsuffixed literal is whatever inference made it, here the default `i32`.
+        let mut acc = 0;
+        acc += 2;
+        assert_eq!(val(&acc), int("i32", 2));
+    }
+
+    #[test]
+    fn floats_bools_chars_unit() {
+        assert_eq!(
+            val(&0.1f64),
+            Value::Float {
+                ty: "f64".into(),
+                v: "0.1".into()
+            }
+        );
+        assert_eq!(
+            val(&1.5f32),
+            Value::Float {
+                ty: "f32".into(),
+                v: "1.5".into()
+            }
+        );
+        assert_eq!(
+            val(&f64::NAN),
+            Value::Float {
+                ty: "f64".into(),
+                v: "NaN".into()
+            }
+        );
+        assert_eq!(
+            val(&f32::NEG_INFINITY),
+            Value::Float {
+                ty: "f32".into(),
+                v: "-inf".into()
+            }
+        );
+        assert_eq!(val(&true), Value::Bool(true));
+        assert_eq!(val(&'é'), Value::Char('é'));
+        assert_eq!(val(&()), Value::Unit);
+    }
+
+    #[test]
+    fn strings() {
+        assert_eq!(val("abc"), s("abc"));
+        assert_eq!(val(&"abc"), s("abc"));
+        assert_eq!(val(&String::from("xyz")), s("xyz"));
+        let mut owned = String::from("mut");
+        assert_eq!(val(&owned.as_mut_str()), s("mut"));
+        assert_eq!(val(&&&"deep"), s("deep"));
+        let long = "é".repeat(MAX_STR_LEN + 3);
+        assert_eq!(
+            val(&long),
+            Value::Str {
+                v: "é".repeat(MAX_STR_LEN),
+                truncated: true
+            }
+        );
+        let exact = "a".repeat(MAX_STR_LEN);
+        assert_eq!(
+            val(&exact),
+            Value::Str {
+                v: exact.clone(),
+                truncated: false
+            }
+        );
+    }
+
+    #[test]
+    fn sequences() {
+        let v = vec![1i32, -2, 3];
+        let expected = seq(vec![int("i32", 1), int("i32", -2), int("i32", 3)]);
+        assert_eq!(val(&v), expected);
+        assert_eq!(val(&&v), expected);
+        assert_eq!(val(&v[..]), expected);
+        assert_eq!(val(&&v[..]), expected);
+        assert_eq!(val(&[1i32, -2, 3]), expected);
+        assert_eq!(val(&&[1i32, -2, 3]), expected);
+        let mut m = [1i32, -2, 3];
+        assert_eq!(val(&&mut m[..]), expected);
+        assert_eq!(val(&&mut m), expected);
+        assert_eq!(val(&Vec::<u64>::new()), seq(vec![]));
+        assert_eq!(val(&[(); 2]), seq(vec![Value::Unit, Value::Unit]));
+        assert_eq!(
+            val(&vec![true, false]),
+            seq(vec![Value::Bool(true), Value::Bool(false)])
+        );
+        assert_eq!(val(&vec!["a", "b"]), seq(vec![s("a"), s("b")]));
+        assert_eq!(val(&[String::from("c")]), seq(vec![s("c")]));
+        assert_eq!(
+            val(&vec![0.5f64]),
+            seq(vec![Value::Float {
+                ty: "f64".into(),
+                v: "0.5".into()
+            }])
+        );
+        let big: Vec<u8> = (0..200).collect();
+        match val(&big) {
+            Value::Seq { items, len } => {
+                assert_eq!(len, 200);
+                assert_eq!(items.len(), MAX_SEQ_LEN);
+                assert_eq!(items[MAX_SEQ_LEN - 1], int("u8", MAX_SEQ_LEN as i128 - 1));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn references_to_primitives() {
+        let mut x = 41u16;
+        assert_eq!(val(&&x), int("u16", 41));
+        assert_eq!(val(&&&x), int("u16", 41));
+        assert_eq!(val(&&mut x), int("u16", 41));
+        x += 1;
+        assert_eq!(val(&&mut &x), int("u16", 42));
+    }
+
+    #[test]
+    fn everything_else_is_opaque() {
+        assert_eq!(val(&Some(1)), opaque("core::option::Option<i32>"));
+        assert_eq!(val(&(1, 2)), opaque("(i32, i32)"));
+        assert_eq!(val(&Box::new(1)), opaque("alloc::boxed::Box<i32>"));
+        assert_eq!(
+            val(&vec![vec![1u8]]),
+            opaque("alloc::vec::Vec<alloc::vec::Vec<u8>>")
+        );
+        assert_eq!(val(&[[1u8; 2]; 2]), opaque("[[u8; 2]; 2]"));
+        let d: &dyn std::fmt::Debug = &1;
+        assert_eq!(val(&d), opaque("&dyn core::fmt::Debug"));
+        assert_eq!(val(d), opaque("dyn core::fmt::Debug"));
+    }
+
+    /// User types named like primitives are printed with their path and never reinterpreted.
+    mod lookalikes {
+        #![allow(non_camel_case_types, dead_code)]
+        pub struct u8;
+        pub struct i32(pub [u8; 4]);
+        pub struct str;
+        pub struct String(pub std::string::String);
+        pub struct Vec<T>(pub std::vec::Vec<T>);
+    }
+
+    #[test]
+    fn lookalike_user_types_are_opaque() {
+        let name = |v: Value| match v {
+            Value::Opaque { ty } => ty,
+            other => panic!("decoded a user type: {other:?}"),
+        };
+        assert!(name(val(&lookalikes::u8)).ends_with("::lookalikes::u8"));
+        let fake = lookalikes::i32([
+            lookalikes::u8,
+            lookalikes::u8,
+            lookalikes::u8,
+            lookalikes::u8,
+        ]);
+        assert!(name(val(&fake)).ends_with("::lookalikes::i32"));
+        assert!(name(val(&lookalikes::str)).ends_with("::lookalikes::str"));
+        assert!(name(val(&&lookalikes::str)).ends_with("::lookalikes::str"));
+        let fake = lookalikes::String("x".into());
+        assert!(name(val(&fake)).ends_with("::lookalikes::String"));
+        let fake = lookalikes::Vec(vec![1i32]);
+        assert!(name(val(&fake)).ends_with("::lookalikes::Vec<i32>"));
+        let fakes = vec![lookalikes::u8];
+        assert!(name(val(&fakes)).ends_with("::lookalikes::u8>"));
+        assert!(name(val(&[lookalikes::u8][..])).ends_with("::lookalikes::u8]"));
+        assert!(from_value::<lookalikes::u8>(&int("u8", 1)).is_err());
+        assert!(from_value::<lookalikes::str>(&s("x")).is_err());
+    }
+
+    #[test]
+    fn overrides_of_integers_check_the_range() {
+        assert_eq!(from_value::<i32>(&int("i64", -5)), Ok(-5));
+        assert_eq!(from_value::<u8>(&int("i32", 255)), Ok(255));
+        assert!(from_value::<u8>(&int("i32", 256)).is_err());
+        assert!(from_value::<u32>(&int("i32", -1)).is_err());
+        assert_eq!(from_value::<i128>(&int("i128", i128::MIN)), Ok(i128::MIN));
+        assert_eq!(from_value::<usize>(&int("usize", 7)), Ok(7));
+        assert_eq!(from_value::<isize>(&int("isize", -7)), Ok(-7));
+        assert!(from_value::<i8>(&Value::Bool(true)).is_err());
+        assert!(
+            from_value::<i8>(&Value::Float {
+                ty: "f64".into(),
+                v: "1".into()
+            })
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn overrides_of_other_primitives() {
+        assert_eq!(
+            from_value::<f64>(&Value::Float {
+                ty: "f64".into(),
+                v: "0.1".into()
+            }),
+            Ok(0.1)
+        );
+        assert_eq!(
+            from_value::<f32>(&Value::Float {
+                ty: "f32".into(),
+                v: "-inf".into()
+            }),
+            Ok(f32::NEG_INFINITY)
+        );
+        assert!(
+            from_value::<f64>(&Value::Float {
+                ty: "f64".into(),
+                v: "NaN".into()
+            })
+            .unwrap()
+            .is_nan()
+        );
+        assert_eq!(from_value::<f64>(&int("i32", 3)), Ok(3.0));
+        assert!(from_value::<f32>(&int("i64", (1 << 24) + 1)).is_err());
+        assert!(
+            from_value::<f64>(&Value::Float {
+                ty: "f64".into(),
+                v: "x".into()
+            })
+            .is_err()
+        );
+        assert_eq!(from_value::<bool>(&Value::Bool(true)), Ok(true));
+        assert!(from_value::<bool>(&int("i32", 1)).is_err());
+        assert_eq!(from_value::<char>(&Value::Char('z')), Ok('z'));
+        assert!(from_value::<char>(&s("z")).is_err());
+        assert_eq!(from_value::<()>(&Value::Unit), Ok(()));
+        assert_eq!(from_value::<String>(&s("new")), Ok(String::from("new")));
+        assert!(
+            from_value::<String>(&Value::Str {
+                v: "cut".into(),
+                truncated: true
+            })
+            .is_err()
+        );
+        assert!(from_value::<&str>(&s("x")).is_err());
+        assert!(from_value::<Vec<i32>>(&seq(vec![])).is_err());
+        assert!(from_value::<Option<i32>>(&int("i32", 1)).is_err());
+    }
+
+    #[test]
+    fn values_round_trip_through_overrides() {
+        let x = -123_456_789i64;
+        assert_eq!(from_value::<i64>(&val(&x)), Ok(x));
+        let f = std::f64::consts::PI;
+        assert_eq!(from_value::<f64>(&val(&f)), Ok(f));
+        let g = 1.0e-40f32;
+        assert_eq!(from_value::<f32>(&val(&g)), Ok(g));
+    }
+}
