@@ -43,6 +43,9 @@ pub(crate) fn expand(
     item: TokenStream,
     instrument_env: bool,
 ) -> TokenStream {
+    if is_marker_args(&args) {
+        return item;
+    }
     let first = RawAttr {
         ours: first,
         args,
@@ -69,7 +72,7 @@ pub(crate) fn expand(
     match result {
         Ok(()) => item.into_token_stream(),
         Err(err) => {
-            strip_ours(&mut item);
+            mark_ours(&mut item);
             let mut out = err.to_compile_error();
             item.to_tokens(&mut out);
             out
@@ -99,15 +102,22 @@ fn not_a_fn(ours: Ours, item: &Item) -> syn::Error {
     syn::Error::new_spanned(head, message)
 }
 
-/// Removes our attributes from an item and its methods.
-fn strip_ours(item: &mut Item) {
+/// Marks our attributes on an item and its methods as gathered (see [`take_ours`]).
+fn mark_ours(item: &mut Item) {
+    let mark_all = |attrs: &mut Vec<Attribute>| {
+        for attr in attrs.iter_mut() {
+            if Ours::of_attr(attr).is_some() {
+                mark_gathered(attr);
+            }
+        }
+    };
     match item {
-        Item::Fn(func) => func.attrs.retain(|a| Ours::of_attr(a).is_none()),
+        Item::Fn(func) => mark_all(&mut func.attrs),
         Item::Impl(imp) => {
-            imp.attrs.retain(|a| Ours::of_attr(a).is_none());
+            mark_all(&mut imp.attrs);
             for item in &mut imp.items {
                 if let ImplItem::Fn(m) = item {
-                    m.attrs.retain(|a| Ours::of_attr(a).is_none());
+                    mark_all(&mut m.attrs);
                 }
             }
         }
@@ -115,20 +125,45 @@ fn strip_ours(item: &mut Item) {
     }
 }
 
-/// Takes our attributes off `attrs`, in order.
-fn take_ours(attrs: &mut Vec<Attribute>) -> syn::Result<Vec<RawAttr>> {
+/// The argument a gathered attribute is left with.
+const GATHERED: &str = "__autodebug_gathered";
+
+/// Whether attribute arguments are the gathered marker.
+fn is_marker_args(args: &TokenStream) -> bool {
+    let mut iter = args.clone().into_iter();
+    matches!((iter.next(), iter.next()), (Some(TokenTree::Ident(i)), None) if i == GATHERED)
+}
+
+/// Leaves a gathered attribute in place with the marker as its only argument. It then
+/// expands to the item unchanged; removing it instead would leave the user's
+/// `use autodebug_runtime::ensures;` unused, a new warning in their crate.
+fn mark_gathered(attr: &mut Attribute) {
+    let path = attr.path().clone();
+    let marker = Ident::new(GATHERED, Span::call_site());
+    attr.meta = syn::Meta::List(syn::MetaList {
+        path,
+        delimiter: syn::MacroDelimiter::Paren(Default::default()),
+        tokens: quote!(#marker),
+    });
+}
+
+/// Takes the arguments of our attributes on `attrs`, in order, and marks them gathered.
+fn take_ours(attrs: &mut [Attribute]) -> syn::Result<Vec<RawAttr>> {
     let mut taken = Vec::new();
     let mut errors = Errors::default();
-    attrs.retain(|attr| match Ours::of_attr(attr) {
-        Some(ours) => {
-            match RawAttr::from_attr(ours, attr) {
-                Ok(raw) => taken.push(raw),
-                Err(e) => errors.push(e),
-            }
-            false
+    for attr in attrs.iter_mut() {
+        let Some(ours) = Ours::of_attr(attr) else {
+            continue;
+        };
+        if matches!(&attr.meta, syn::Meta::List(list) if is_marker_args(&list.tokens)) {
+            continue;
         }
-        None => true,
-    });
+        match RawAttr::from_attr(ours, attr) {
+            Ok(raw) => taken.push(raw),
+            Err(e) => errors.push(e),
+        }
+        mark_gathered(attr);
+    }
     errors.finish()?;
     Ok(taken)
 }
@@ -352,12 +387,18 @@ fn wrap(sig: &Signature, mut block: Block, spec: &FnSpec) -> syn::Result<Block> 
             "contracts are not supported on const fn",
         ));
     }
-    // After the body, `self` can be looked at again only if the body borrowed it.
+    // After the body, `self` can be looked at again only if the body borrowed it, and if the
+    // return value does not hold on to that borrow (`fn get_mut(&mut self) -> &mut T`).
     let self_survives = match sig.receiver() {
         None => false,
         Some(r) => match &r.kind {
-            ReceiverKind::Reference(..) => true,
-            ReceiverKind::Typed(_, ty) => matches!(**ty, Type::Reference(_)),
+            ReceiverKind::Reference(_, _, None) => true,
+            ReceiverKind::Reference(_, _, Some(_)) => !returns_borrow(&sig.output),
+            ReceiverKind::Typed(_, ty) => match &**ty {
+                Type::Reference(r) if r.mutability.is_none() => true,
+                Type::Reference(_) => !returns_borrow(&sig.output),
+                _ => false,
+            },
             _ => false,
         },
     };
@@ -405,6 +446,23 @@ fn wrap(sig: &Signature, mut block: Block, spec: &FnSpec) -> syn::Result<Block> 
         })
     };
     syn::parse2(body)
+}
+
+/// Whether a return type may borrow from the arguments: it holds a reference or a lifetime.
+/// (A type with a hidden elided lifetime, `IterMut<T>`, is not seen.)
+fn returns_borrow(output: &ReturnType) -> bool {
+    struct FindBorrow(bool);
+    impl Visit<'_> for FindBorrow {
+        fn visit_type_reference(&mut self, _: &syn::TypeReference) {
+            self.0 = true;
+        }
+        fn visit_lifetime(&mut self, _: &syn::Lifetime) {
+            self.0 = true;
+        }
+    }
+    let mut find = FindBorrow(false);
+    find.visit_return_type(output);
+    find.0
 }
 
 /// Whether a return type can be written in a `let` (not `impl Trait`, not `!`).
@@ -585,7 +643,7 @@ fn check(contract: &Contract, cond: &Cond, spec: &FnSpec, olds: &mut Vec<Old>) -
 }
 
 /// The boolean expression of a condition.
-fn cond_expr(tree: &CondTree) -> TokenStream {
+pub(crate) fn cond_expr(tree: &CondTree) -> TokenStream {
     match tree {
         CondTree::Expr(e) => quote!((#e)),
         CondTree::Implies(premise, conclusion) => {
@@ -669,8 +727,16 @@ mod tests {
             out.contains("\"Post-condition of inc violated: grows: ret > x\""),
             "{out}"
         );
-        // One wrapper: the gathered `ensures` is gone from the attributes.
-        assert!(!out.contains("# [ensures"), "{out}");
+        // One wrapper: the gathered `ensures` is left as an inert marker.
+        assert!(out.contains("# [ensures (__autodebug_gathered)]"), "{out}");
+        assert_eq!(out.matches("Post-condition").count(), 1, "{out}");
+        let again = expand(
+            Ours::Contract(Kind::Ensures, Gate::Always),
+            ts("__autodebug_gathered"),
+            ts(&out),
+            false,
+        );
+        assert_eq!(again.to_string(), out);
         // The early return leaves the labeled block, not the function.
         assert!(out.contains("break '__autodebug_body x + 2"), "{out}");
         assert!(!out.contains("return"), "{out}");
@@ -697,7 +763,7 @@ mod tests {
         assert!(!out.contains("SiteKind"), "{out}");
         // `#[autodebug]` (without `always`) follows the build's switch.
         let out = expand_str("requires", "x > 0", "#[autodebug] fn f(x: i32) {}", false);
-        assert!(!out.contains("autodebug"), "{out}");
+        assert!(!out.contains("autodebug_runtime"), "{out}");
     }
 
     #[test]
@@ -708,6 +774,7 @@ mod tests {
             fn new() -> S { S { n: 1 } }
             #[requires(k > 0)]
             fn add(&mut self, k: u32) { self.n += k; }
+            fn get_mut(&mut self) -> &mut u32 { &mut self.n }
         }";
         let out = expand_str("invariant", "self.n > 0", item, false);
         let file: syn::File = syn::parse_str(&out).unwrap();
@@ -834,7 +901,7 @@ mod tests {
         );
         assert!(out.contains("compile_error"), "{out}");
         assert!(out.contains("fn f"), "{out}");
-        assert!(!out.contains("ensures"), "{out}");
+        assert!(out.contains("# [ensures (__autodebug_gathered)]"), "{out}");
         let out = expand_str("requires", "x > 0", "const fn f(x: u8) -> u8 { x }", false);
         assert!(
             out.contains("contracts are not supported on const fn"),

