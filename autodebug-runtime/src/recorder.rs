@@ -6,6 +6,9 @@
 //! lines in a single order. Closures that build argument and scope values run outside the
 //! lock (they run user code). The trace must survive a failing test: the panic hook flushes
 //! it, and a C `atexit` handler writes the `End` record, whichever way the process exits.
+//! A trace therefore ends with `End` (the process exited), `FuelExhausted` (the plan's fuel
+//! ran out; written in `coverage` mode too) or nothing (the process was killed: the `Site`
+//! records, flushed as they are written, still tell which sites were reached).
 
 use crate::__rt::{CONFIG_EXIT_CODE, Site};
 use crate::plan::{PlanIndex, SitePlan};
