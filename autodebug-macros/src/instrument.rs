@@ -1,6 +1,906 @@
 //! The instrumentation of a function body: branch conditions, components, returns, loop
-//! iterations and the call entry become calls of the runtime's hooks.
+//! iterations and the call entry become calls of the runtime's hooks
+//! (`::autodebug_runtime::__rt::{enter, branch, component, iter, val}`).
+//!
+//! The rewrite must keep every function compiling exactly as before, so it is deliberately
+//! conservative: closures, async blocks, const blocks, nested items and macro calls are left
+//! untouched; `let` expressions are never wrapped; and the scope values a component reports
+//! are limited to variables that are certainly `Copy` and never mutably borrowed (see
+//! [`scope`] and [`borrows`]).
+
+mod borrows;
+mod scope;
+
+use crate::site::site_ref;
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
+use scope::{Kind, Scopes, simple_binding, type_kind};
+use syn::visit_mut::{self, VisitMut};
+use syn::{BinOp, Block, Expr, FnArg, Pat, ReturnType, Stmt, Type};
 
 /// Rewrites `block` (the body of a function with signature `sig`) so that it reports its
 /// sites to the runtime. `function` is the name shown for the function (`max`, `Stack::push`).
-pub(crate) fn instrument_body(_sig: &syn::Signature, _block: &mut syn::Block, _function: &str) {}
+/// `const fn` bodies are left unchanged (they cannot call the hooks).
+pub(crate) fn instrument_body(sig: &syn::Signature, block: &mut syn::Block, function: &str) {
+    if sig.constness.is_some() {
+        return;
+    }
+    let mut walker = Instrumenter {
+        function: function.to_string(),
+        scopes: Scopes::new(borrows::excluded_names(block)),
+        returns: returns_value(&sig.output),
+    };
+    let entry = walker.declare_params(sig);
+    walker.scopes.push();
+    walker.visit_block_stmts(block, walker.returns);
+    walker.scopes.pop();
+    if let Some(stmt) = parse_stmt(entry) {
+        block.stmts.insert(0, stmt);
+    }
+}
+
+/// Whether `return e` and the tail expression are component sites: not when the function
+/// returns `()` (there is no value to report) or `!` (the tail never produces one).
+fn returns_value(output: &ReturnType) -> bool {
+    match output {
+        ReturnType::Default => false,
+        ReturnType::Type(_, ty) => {
+            !matches!(strip_type(ty), Type::Never(_))
+                && !matches!(strip_type(ty), Type::Tuple(t) if t.elems.is_empty())
+        }
+    }
+}
+
+fn strip_type(ty: &Type) -> &Type {
+    match ty {
+        Type::Paren(p) => strip_type(&p.elem),
+        Type::Group(g) => strip_type(&g.elem),
+        other => other,
+    }
+}
+
+/// The walk. It keeps the lexical scopes of the body so that every component knows which
+/// variables it may report.
+struct Instrumenter {
+    function: String,
+    scopes: Scopes,
+    /// Whether return values are component sites (see [`returns_value`]).
+    returns: bool,
+}
+
+impl Instrumenter {
+    fn site(&self, tokens: &TokenStream, kind: &str) -> TokenStream {
+        site_ref(tokens, kind, &self.function)
+    }
+
+    /// Declares the parameters in the outermost scope and returns the entry statement
+    /// `let __autodebug_call = enter(SITE, || vec![("a", val(&a)), …]);`.
+    fn declare_params(&mut self, sig: &syn::Signature) -> TokenStream {
+        let mut args = Vec::new();
+        for input in &sig.inputs {
+            match input {
+                FnArg::Receiver(receiver) => {
+                    let token = receiver.self_token;
+                    args.push(quote!(("self", ::autodebug_runtime::__rt::val(&#token))));
+                    let by_ref = matches!(receiver.kind, syn::ReceiverKind::Reference(..));
+                    let shared = matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, None));
+                    self.scopes.self_by_reference = by_ref;
+                    let kind = shared.then_some(Kind::Copy);
+                    self.scopes
+                        .declare("self".to_string(), token.to_token_stream(), kind);
+                }
+                FnArg::Typed(typed) => match simple_binding(&typed.pat) {
+                    Some((ident, _)) => {
+                        let name = ident.to_string();
+                        let shown = name.trim_start_matches("r#");
+                        args.push(quote!((#shown, ::autodebug_runtime::__rt::val(&#ident))));
+                        self.scopes
+                            .declare(name, ident.to_token_stream(), type_kind(&typed.ty));
+                    }
+                    None => self.scopes.declare_pattern(&typed.pat),
+                },
+            }
+        }
+        let site = self.site(&sig.ident.to_token_stream(), "Fn");
+        quote! {
+            let __autodebug_call = ::autodebug_runtime::__rt::enter(#site, || ::std::vec![#(#args),*]);
+        }
+    }
+
+    /// `|| vec![("x", val(&x)), …]` over the capturable variables in scope.
+    fn scope_closure(&self) -> TokenStream {
+        let entries = self
+            .scopes
+            .captures()
+            .into_iter()
+            .map(|(name, tokens)| quote!((#name, ::autodebug_runtime::__rt::val(&#tokens))));
+        quote!(|| ::std::vec![#(#entries),*])
+    }
+
+    /// Replaces `expr` by `component(SITE, expr, || scope)`, the site covering `original`.
+    /// `expr` must already be instrumented inside.
+    fn wrap_component(&self, expr: &mut Expr, original: &TokenStream, kind: &str) {
+        if diverges(expr) {
+            // `component(SITE, panic!(), …)` would warn about unreachable code.
+            return;
+        }
+        let site = self.site(original, kind);
+        let scope = self.scope_closure();
+        *expr = Expr::Verbatim(quote! {
+            ::autodebug_runtime::__rt::component(#site, #expr, #scope)
+        });
+    }
+
+    /// Visits the statements of `block` in a scope of their own. With `tail`, the block's
+    /// value is the function's return value and its tail expression is a `Return` site.
+    fn visit_block_tail(&mut self, block: &mut Block, tail: bool) {
+        self.scopes.push();
+        self.visit_block_stmts(block, tail);
+        self.scopes.pop();
+    }
+
+    fn visit_block_stmts(&mut self, block: &mut Block, tail: bool) {
+        let count = block.stmts.len();
+        for (i, stmt) in block.stmts.iter_mut().enumerate() {
+            match stmt {
+                Stmt::Expr(expr, None) if tail && i + 1 == count => self.visit_tail(expr),
+                other => self.visit_stmt_mut(other),
+            }
+        }
+    }
+
+    /// An expression whose value is returned from the function: descend through `if`,
+    /// `match` and blocks to the expressions that produce the value, and wrap those.
+    fn visit_tail(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::If(e) => self.visit_if(e, true),
+            Expr::Match(e) => self.visit_match(e, true),
+            Expr::Block(b) if b.label.is_none() => self.visit_block_tail(&mut b.block, true),
+            Expr::Unsafe(u) => self.visit_block_tail(&mut u.block, true),
+            Expr::Group(g) => self.visit_tail(&mut g.expr),
+            Expr::Return(_)
+            | Expr::Break(_)
+            | Expr::Continue(_)
+            | Expr::Loop(_)
+            | Expr::While(_)
+            | Expr::ForLoop(_) => self.visit_expr_mut(expr),
+            _ => {
+                let original = expr.to_token_stream();
+                self.visit_expr_mut(expr);
+                self.wrap_component(expr, &original, "Return");
+            }
+        }
+    }
+
+    fn visit_if(&mut self, e: &mut syn::ExprIf, tail: bool) {
+        // Bindings of `if let` are visible in the condition's later operands and in the
+        // `then` block only.
+        self.scopes.push();
+        self.visit_condition(&mut e.cond, "If");
+        if tail {
+            self.visit_block_tail(&mut e.then_branch, true);
+        } else {
+            self.visit_block_mut(&mut e.then_branch);
+        }
+        self.scopes.pop();
+        if let Some((_, else_branch)) = &mut e.else_branch {
+            match &mut **else_branch {
+                Expr::If(nested) => self.visit_if(nested, tail),
+                Expr::Block(b) if tail => self.visit_block_tail(&mut b.block, true),
+                other => self.visit_expr_mut(other),
+            }
+        }
+    }
+
+    fn visit_match(&mut self, e: &mut syn::ExprMatch, tail: bool) {
+        self.visit_expr_mut(&mut e.expr);
+        for arm in &mut e.arms {
+            self.scopes.push();
+            self.scopes.declare_pattern(&arm.pat);
+            if let Pat::Guard(guard) = &mut arm.pat {
+                self.visit_condition(&mut guard.guard, "Guard");
+            }
+            if tail {
+                self.visit_tail(&mut arm.body);
+            } else {
+                self.visit_expr_mut(&mut arm.body);
+            }
+            self.scopes.pop();
+        }
+    }
+
+    /// A branch condition of kind `kind` (`If`, `While`, `Guard`). A condition without
+    /// `let` becomes `branch(SITE, cond, || operands)`, and each operand of a top-level
+    /// `&&`/`||` chain an `Operand` branch; in a chain with `let`, only the non-`let`
+    /// operands are wrapped. Bindings of `let`s are declared in the current scope.
+    fn visit_condition(&mut self, cond: &mut Expr, kind: &str) {
+        if contains_let(cond) {
+            self.visit_chain(cond);
+            return;
+        }
+        let original = cond.to_token_stream();
+        let operands = self.operands(cond);
+        if is_chain(cond) {
+            self.visit_chain(cond);
+        } else {
+            self.visit_expr_mut(cond);
+        }
+        let site = self.site(&original, kind);
+        *cond = Expr::Verbatim(quote! {
+            ::autodebug_runtime::__rt::branch(#site, #cond, #operands)
+        });
+    }
+
+    /// Walks a `&&`/`||` chain left to right, wrapping each non-`let` operand.
+    fn visit_chain(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
+                self.visit_chain(&mut b.left);
+                self.visit_chain(&mut b.right);
+            }
+            Expr::Paren(p) if is_chain(&p.expr) => self.visit_chain(&mut p.expr),
+            Expr::Group(g) if is_chain(&g.expr) || contains_let(&g.expr) => {
+                self.visit_chain(&mut g.expr)
+            }
+            Expr::Let(l) => {
+                self.visit_expr_mut(&mut l.expr);
+                self.scopes.declare_pattern(&l.pat);
+            }
+            operand => {
+                let original = operand.to_token_stream();
+                let operands = self.operands(operand);
+                self.visit_expr_mut(operand);
+                let site = self.site(&original, "Operand");
+                *operand = Expr::Verbatim(quote! {
+                    ::autodebug_runtime::__rt::branch(#site, #operand, #operands)
+                });
+            }
+        }
+    }
+
+    /// `|| vec![val(&(a)), val(&(b))]` when `expr` is a comparison `a OP b` of operands that
+    /// can be evaluated again without effects, `|| vec![]` otherwise.
+    fn operands(&self, expr: &Expr) -> TokenStream {
+        if let Expr::Binary(b) = strip(expr)
+            && matches!(
+                b.op,
+                BinOp::Eq(_)
+                    | BinOp::Ne(_)
+                    | BinOp::Lt(_)
+                    | BinOp::Le(_)
+                    | BinOp::Gt(_)
+                    | BinOp::Ge(_)
+            )
+            && self.scopes.is_pure(&b.left, false)
+            && self.scopes.is_pure(&b.right, false)
+        {
+            let (left, right) = (&b.left, &b.right);
+            return quote! {
+                || ::std::vec![
+                    ::autodebug_runtime::__rt::val(&(#left)),
+                    ::autodebug_runtime::__rt::val(&(#right)),
+                ]
+            };
+        }
+        quote!(|| ::std::vec![])
+    }
+
+    /// `iter(SITE)` as the first statement of a loop body; `header` is the loop's
+    /// keyword and header (`for x in xs`, `while c`, `loop`).
+    fn insert_iteration(&self, body: &mut Block, header: &TokenStream) {
+        let site = self.site(header, "Loop");
+        if let Some(stmt) = parse_stmt(quote!(::autodebug_runtime::__rt::iter(#site);)) {
+            body.stmts.insert(0, stmt);
+        }
+    }
+
+    fn visit_local(&mut self, local: &mut syn::Local) {
+        let binding = simple_binding(&local.pat).map(|(ident, ty)| {
+            let kind = match (&local.init, ty) {
+                // Without an initializer the variable may be unassigned at a component.
+                (None, _) => None,
+                (Some(_), Some(ty)) => type_kind(ty),
+                (Some(init), None) => self.scopes.expr_kind(&init.expr),
+            };
+            (ident.clone(), kind)
+        });
+        // Passing the initializer through `component` turns it into a value: a place
+        // (`let (a, _) = pair`, `let ref mut r = x`, `let _ = s`) would be moved or copied
+        // instead of bound in part or by reference, and a borrowed temporary (`let v =
+        // &f()`) would lose its lifetime extension. Such `let`s are not sites.
+        let by_value = simple_binding(&local.pat).is_some();
+        let wrap = local.init.as_ref().is_some_and(|init| {
+            !extends_temporary(&init.expr) && (by_value || !is_place(&init.expr))
+        });
+        if let Some(init) = &mut local.init {
+            let original = init.expr.to_token_stream();
+            self.visit_expr_mut(&mut init.expr);
+            if wrap {
+                self.wrap_component(&mut init.expr, &original, "Let");
+            }
+            if let Some((_, diverge)) = &mut init.diverge {
+                self.visit_expr_mut(diverge);
+            }
+        }
+        match binding {
+            Some((ident, kind)) => {
+                self.scopes
+                    .declare(ident.to_string(), ident.to_token_stream(), kind)
+            }
+            None => self.scopes.declare_pattern(&local.pat),
+        }
+    }
+
+    fn visit_for(&mut self, e: &mut syn::ExprForLoop) {
+        let (for_token, pat, in_token, iterated) = (&e.for_token, &e.pat, &e.in_token, &e.expr);
+        let header = quote!(#for_token #pat #in_token #iterated);
+        let over_range = match range_mut(&mut e.expr) {
+            Some(range) => {
+                if let Some(start) = &mut range.start {
+                    self.visit_expr_mut(start);
+                }
+                if let Some(end) = &mut range.end {
+                    let original = end.to_token_stream();
+                    self.visit_expr_mut(end);
+                    self.wrap_component(end, &original, "Bound");
+                }
+                true
+            }
+            None => {
+                self.visit_expr_mut(&mut e.expr);
+                false
+            }
+        };
+        self.scopes.push();
+        match simple_binding(&e.pat) {
+            // Ranges iterate `Step` types, which are all `Copy` scalars.
+            Some((ident, None)) if over_range => self.scopes.declare(
+                ident.to_string(),
+                ident.to_token_stream(),
+                Some(Kind::Scalar),
+            ),
+            _ => self.scopes.declare_pattern(&e.pat),
+        }
+        self.visit_block_mut(&mut e.body);
+        self.scopes.pop();
+        self.insert_iteration(&mut e.body, &header);
+    }
+
+    fn visit_while(&mut self, e: &mut syn::ExprWhile) {
+        let (while_token, cond) = (&e.while_token, &e.cond);
+        let header = quote!(#while_token #cond);
+        self.scopes.push();
+        self.visit_condition(&mut e.cond, "While");
+        self.visit_block_mut(&mut e.body);
+        self.scopes.pop();
+        self.insert_iteration(&mut e.body, &header);
+    }
+}
+
+impl VisitMut for Instrumenter {
+    fn visit_block_mut(&mut self, block: &mut Block) {
+        self.visit_block_tail(block, false);
+    }
+
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        match stmt {
+            Stmt::Local(local) => self.visit_local(local),
+            Stmt::Expr(expr, _) => self.visit_expr_mut(expr),
+            // Nested items are other functions; macros are left as written.
+            Stmt::Item(_) | Stmt::Macro(_) => {}
+        }
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            // Their bodies run elsewhere (or at compile time): `return` and the scope there
+            // are not the function's.
+            Expr::Closure(_)
+            | Expr::Async(_)
+            | Expr::Const(_)
+            | Expr::Macro(_)
+            | Expr::Verbatim(_) => {}
+            Expr::If(e) => self.visit_if(e, false),
+            Expr::Match(e) => self.visit_match(e, false),
+            Expr::While(e) => self.visit_while(e),
+            Expr::ForLoop(e) => self.visit_for(e),
+            Expr::Loop(e) => {
+                let header = e.loop_token.to_token_stream();
+                self.visit_block_mut(&mut e.body);
+                self.insert_iteration(&mut e.body, &header);
+            }
+            Expr::Assign(e) => {
+                // A destructuring assignment from a place (`(a, _) = pair`, `_ = s`) moves
+                // only what its pattern names; through `component` it would move it all.
+                let wrap = !is_place(&e.right) || is_place(&e.left);
+                self.visit_expr_mut(&mut e.left);
+                let original = e.right.to_token_stream();
+                self.visit_expr_mut(&mut e.right);
+                if wrap {
+                    self.wrap_component(&mut e.right, &original, "Assign");
+                }
+            }
+            Expr::Binary(e) if borrows::is_compound(&e.op) => {
+                self.visit_expr_mut(&mut e.left);
+                let original = e.right.to_token_stream();
+                self.visit_expr_mut(&mut e.right);
+                self.wrap_component(&mut e.right, &original, "Compound");
+            }
+            Expr::Return(e) => {
+                if let Some(value) = &mut e.expr {
+                    let original = value.to_token_stream();
+                    self.visit_expr_mut(value);
+                    if self.returns {
+                        self.wrap_component(value, &original, "Return");
+                    }
+                }
+            }
+            // The length of an array repeat is a constant.
+            Expr::Repeat(e) => self.visit_expr_mut(&mut e.expr),
+            _ => visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+
+    // What the default walk would reach but must stay as written: constants in types,
+    // patterns and generic arguments, attributes, macros and items.
+    fn visit_type_mut(&mut self, _: &mut Type) {}
+    fn visit_pat_mut(&mut self, _: &mut Pat) {}
+    fn visit_generic_argument_mut(&mut self, _: &mut syn::GenericArgument) {}
+    fn visit_attribute_mut(&mut self, _: &mut syn::Attribute) {}
+    fn visit_macro_mut(&mut self, _: &mut syn::Macro) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+fn parse_stmt(tokens: TokenStream) -> Option<Stmt> {
+    let block: Block = syn::parse2(quote!({ #tokens })).ok()?;
+    block.stmts.into_iter().next()
+}
+
+fn strip(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Group(g) => strip(&g.expr),
+        other => other,
+    }
+}
+
+fn is_chain(expr: &Expr) -> bool {
+    matches!(strip(expr), Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)))
+}
+
+/// Whether a condition is, or chains, a `let` (`if let`, let-chains).
+fn contains_let(expr: &Expr) -> bool {
+    match expr {
+        Expr::Let(_) => true,
+        Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
+            contains_let(&b.left) || contains_let(&b.right)
+        }
+        Expr::Group(g) => contains_let(&g.expr),
+        _ => false,
+    }
+}
+
+/// The range a `for` loop iterates, looking through parentheses and adapters that keep
+/// the element type (`(0..n).rev()`).
+fn range_mut(expr: &mut Expr) -> Option<&mut syn::ExprRange> {
+    match expr {
+        Expr::Range(r) if r.end.is_some() => Some(r),
+        Expr::Paren(p) => range_mut(&mut p.expr),
+        Expr::Group(g) => range_mut(&mut g.expr),
+        Expr::MethodCall(m)
+            if ["rev", "step_by", "skip", "take"]
+                .iter()
+                .any(|name| m.method == name) =>
+        {
+            match &mut *m.receiver {
+                Expr::Paren(p) => range_mut(&mut p.expr),
+                chained @ Expr::MethodCall(_) => range_mut(chained),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether `expr` denotes a place (a variable, a field, an element, a dereference).
+fn is_place(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => true,
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)),
+        Expr::Paren(p) => is_place(&p.expr),
+        Expr::Group(g) => is_place(&g.expr),
+        _ => false,
+    }
+}
+
+/// Whether `expr` is a place inside a variable (`x`, `x.f[i]`, `*x`), as opposed to a place
+/// inside a temporary (`f().x`, `v()[0]`).
+fn rooted_in_variable(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(_) => true,
+        Expr::Field(f) => rooted_in_variable(&f.base),
+        Expr::Index(i) => rooted_in_variable(&i.expr),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)) && rooted_in_variable(&u.expr),
+        Expr::Paren(p) => rooted_in_variable(&p.expr),
+        Expr::Group(g) => rooted_in_variable(&g.expr),
+        _ => false,
+    }
+}
+
+/// Whether a `let` initializer borrows a temporary whose lifetime the `let` extends
+/// (`&f()`, `&v()[0]`, `(&a.b(), 1)`, `S { r: &vec![] }`, `if c { &f() } else { &g() }`).
+/// Conservative: any borrow of something that is not a variable's place counts.
+fn extends_temporary(expr: &Expr) -> bool {
+    match expr {
+        Expr::Reference(r) => !rooted_in_variable(&r.expr),
+        Expr::RawAddr(_) => true,
+        Expr::Tuple(t) => t.elems.iter().any(extends_temporary),
+        Expr::Array(a) => a.elems.iter().any(extends_temporary),
+        Expr::Struct(s) => {
+            s.fields.iter().any(|f| extends_temporary(&f.expr))
+                || s.rest.as_deref().is_some_and(extends_temporary)
+        }
+        Expr::Call(c) => c.args.iter().any(extends_temporary),
+        Expr::Paren(p) => extends_temporary(&p.expr),
+        Expr::Group(g) => extends_temporary(&g.expr),
+        Expr::Cast(c) => extends_temporary(&c.expr),
+        Expr::Block(b) => block_extends_temporary(&b.block),
+        Expr::Unsafe(u) => block_extends_temporary(&u.block),
+        Expr::If(i) => {
+            block_extends_temporary(&i.then_branch)
+                || i.else_branch
+                    .as_ref()
+                    .is_some_and(|(_, e)| extends_temporary(e))
+        }
+        Expr::Match(m) => m.arms.iter().any(|arm| extends_temporary(&arm.body)),
+        _ => false,
+    }
+}
+
+fn block_extends_temporary(block: &Block) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(tail, None)) => extends_temporary(tail),
+        _ => false,
+    }
+}
+
+/// Expressions of type `!` that wrapping would only turn into unreachable-code warnings.
+fn diverges(expr: &Expr) -> bool {
+    match expr {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Macro(m) => m.mac.path.segments.last().is_some_and(|s| {
+            ["panic", "unreachable", "todo", "unimplemented"]
+                .iter()
+                .any(|name| s.ident == name)
+        }),
+        Expr::Paren(p) => diverges(&p.expr),
+        Expr::Group(g) => diverges(&g.expr),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::instrument_body;
+    use proc_macro2::{Delimiter, TokenStream, TokenTree};
+    use quote::ToTokens;
+
+    fn instrument(src: &str) -> syn::ItemFn {
+        let mut func: syn::ItemFn = syn::parse_str(src).expect("test source parses");
+        let sig = func.sig.clone();
+        instrument_body(&sig, &mut func.block, &sig.ident.to_string());
+        // The output must itself be valid Rust.
+        syn::parse2::<syn::ItemFn>(func.to_token_stream()).expect("instrumented fn parses");
+        func
+    }
+
+    /// Splits a token list at its top-level commas.
+    fn args(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
+        let mut out = vec![Vec::new()];
+        for tt in tokens {
+            match &tt {
+                TokenTree::Punct(p) if p.as_char() == ',' => out.push(Vec::new()),
+                _ => out.last_mut().unwrap().push(tt),
+            }
+        }
+        out.retain(|a| !a.is_empty());
+        out
+    }
+
+    /// The argument lists of every call of `callee` (`new` of `Site`, `component`, …).
+    fn calls(tokens: TokenStream, callee: &str, out: &mut Vec<Vec<Vec<TokenTree>>>) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tt) in trees.iter().enumerate() {
+            if let TokenTree::Group(g) = tt {
+                if g.delimiter() == Delimiter::Parenthesis
+                    && matches!(trees.get(i.wrapping_sub(1)), Some(TokenTree::Ident(id)) if id == callee)
+                {
+                    out.push(args(g.stream()));
+                }
+                calls(g.stream(), callee, out);
+            }
+        }
+    }
+
+    fn string_literal(tt: &TokenTree) -> String {
+        syn::parse2::<syn::LitStr>(tt.to_token_stream())
+            .expect("string literal")
+            .value()
+    }
+
+    /// `(kind, code)` of every site declared in `func`, in the order of the output.
+    fn sites(func: &syn::ItemFn) -> Vec<(String, String)> {
+        let mut found = Vec::new();
+        calls(func.to_token_stream(), "new", &mut found);
+        found
+            .into_iter()
+            .map(|a| (a[5].last().unwrap().to_string(), string_literal(&a[6][0])))
+            .collect()
+    }
+
+    fn kinds(func: &syn::ItemFn, kind: &str) -> Vec<String> {
+        sites(func)
+            .into_iter()
+            .filter(|(k, _)| k == kind)
+            .map(|(_, code)| code)
+            .collect()
+    }
+
+    /// The names each `component` call reports, in the order of the output.
+    fn scopes(func: &syn::ItemFn) -> Vec<Vec<String>> {
+        let mut found = Vec::new();
+        calls(func.to_token_stream(), "component", &mut found);
+        found
+            .into_iter()
+            .map(|a| match a[2].last() {
+                Some(TokenTree::Group(vec)) => args(vec.stream())
+                    .iter()
+                    .map(|entry| match &entry[0] {
+                        TokenTree::Group(pair) => {
+                            string_literal(&pair.stream().into_iter().next().unwrap())
+                        }
+                        other => panic!("unexpected scope entry {other}"),
+                    })
+                    .collect(),
+                other => panic!("unexpected scope closure {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_construct_gets_its_site() {
+        let f = instrument(
+            "fn f(n: usize, v: &[i32]) -> i32 {
+                let mut acc = 0;
+                let mut i = 0;
+                while i < n && v[i] > 0 {
+                    acc += v[i];
+                    i += 1;
+                }
+                for j in 0..n {
+                    acc = acc - j as i32;
+                }
+                loop { break; }
+                match v.first() {
+                    Some(x) if *x > 3 => return *x,
+                    _ => {}
+                }
+                if acc > 10 { acc } else if acc < -10 { -acc } else { 0 }
+            }",
+        );
+        assert_eq!(kinds(&f, "Fn"), ["f"]);
+        assert_eq!(kinds(&f, "While"), ["i < n && v[i] > 0"]);
+        assert_eq!(kinds(&f, "Operand"), ["i < n", "v[i] > 0"]);
+        assert_eq!(kinds(&f, "Let"), ["0", "0"]);
+        assert_eq!(kinds(&f, "Compound"), ["v[i]", "1"]);
+        assert_eq!(kinds(&f, "Assign"), ["acc - j as i32"]);
+        assert_eq!(kinds(&f, "Bound"), ["n"]);
+        assert_eq!(
+            kinds(&f, "Loop"),
+            ["while i < n && v[i] > 0", "for j in 0..n", "loop"]
+        );
+        assert_eq!(kinds(&f, "Guard"), ["*x > 3"]);
+        assert_eq!(kinds(&f, "If"), ["acc > 10", "acc < -10"]);
+        // `return *x` and the three values the tail `if` can produce.
+        assert_eq!(kinds(&f, "Return"), ["*x", "acc", "-acc", "0"]);
+    }
+
+    #[test]
+    fn let_conditions_are_never_wrapped() {
+        let f = instrument(
+            "fn f(o: Option<i32>, mut s: Vec<i32>) -> i32 {
+                if let Some(x) = o && x > 0 { return x; }
+                while let Some(top) = s.pop() { if top == 2 { break; } }
+                match o { Some(y) if let 3 = y => 1, _ => 0 }
+            }",
+        );
+        let text = f.to_token_stream().to_string();
+        assert!(text.contains("if let Some (x) = o &&"), "{text}");
+        assert!(text.contains("while let Some (top) = s . pop ()"), "{text}");
+        assert!(
+            kinds(&f, "If").iter().all(|code| !code.contains("let")),
+            "{:?}",
+            sites(&f)
+        );
+        assert_eq!(kinds(&f, "If"), ["top == 2"]);
+        assert_eq!(kinds(&f, "Operand"), ["x > 0"]);
+        assert!(kinds(&f, "While").is_empty());
+        assert!(kinds(&f, "Guard").is_empty());
+        assert_eq!(kinds(&f, "Loop"), ["while let Some(top) = s.pop()"]);
+    }
+
+    #[test]
+    fn scope_holds_only_copy_bindings_that_are_never_mutably_borrowed() {
+        let f = instrument(
+            "fn f(a: i32, s: String, r: &str, m: &mut u8, (t, u): (i32, i32)) -> usize {
+                let mut n = 1;
+                let p = &mut n;
+                let v = vec![1];
+                let w = v;
+                let len = w.len();
+                let mut c = 0;
+                let mut bump = || c += 1;
+                bump();
+                let sum = a + 1;
+                let lit = 2.5;
+                let typed: u64 = r.len() as u64;
+                let text: String = s;
+                len + typed as usize + text.len()
+            }",
+        );
+        let scopes = scopes(&f);
+        // The scope of the tail: only the scalars and shared references, in declaration
+        // order; `n` and `c` are borrowed mutably, `s`, `v`, `w`, `text` may be moved.
+        assert_eq!(
+            scopes.last().unwrap(),
+            &["a", "r", "len", "sum", "lit", "typed"]
+        );
+        // The scope of a `let` does not contain the variable it declares.
+        assert_eq!(scopes[0], ["a", "r"]);
+    }
+
+    #[test]
+    fn shadowing_and_blocks_hide_bindings() {
+        let f = instrument(
+            "fn f(x: i32) -> i32 {
+                let y = x;
+                { let z = 3; let k = z; }
+                let x = String::new();
+                if let Some(y) = Some(vec![1]) { let q = 1; }
+                for i in 0..3 { let e = i; }
+                let last = 0;
+                last
+            }",
+        );
+        let scopes = scopes(&f);
+        assert_eq!(scopes[0], ["x"], "let y");
+        assert_eq!(scopes[2], ["x", "y", "z"], "let k");
+        // `x` is now a `String`.
+        assert!(
+            scopes[4].is_empty(),
+            "let q: `y` is shadowed by a vector: {:?}",
+            scopes[4]
+        );
+        assert_eq!(scopes[4 - 1], ["x", "y"], "let x");
+        let bound_and_loop: Vec<_> = scopes[5..7].to_vec();
+        assert_eq!(
+            bound_and_loop,
+            [vec!["y"], vec!["y", "i"]],
+            "for bound, let e"
+        );
+        assert_eq!(scopes.last().unwrap(), &["y", "last"]);
+    }
+
+    #[test]
+    fn closures_macros_and_items_are_untouched() {
+        let src = "fn f(v: &[i32]) -> usize {
+                let g = |x: i32| { if x > 0 { return 1; } let y = x * 2; y };
+                assert!(v.len() < 10 && v.len() > 0, \"{}\", v.len());
+                fn inner(z: i32) -> i32 { if z > 1 { z } else { 0 } }
+                let h = async { if true { 1 } else { 2 } };
+                let _ = (g, h, inner);
+                v.len()
+            }";
+        let f = instrument(src);
+        let text = f.to_token_stream().to_string();
+        let original: syn::ItemFn = syn::parse_str(src).unwrap();
+        for stmt in &original.block.stmts[..4] {
+            let stmt = stmt.to_token_stream().to_string();
+            let stmt = stmt
+                .trim_start_matches("let g = ")
+                .trim_start_matches("let h = ");
+            assert!(
+                text.contains(stmt.trim_end_matches(';')),
+                "{stmt} rewritten in {text}"
+            );
+        }
+        let codes: Vec<String> = sites(&f).into_iter().map(|(_, code)| code).collect();
+        for inside in ["x > 0", "1", "x * 2", "v.len() < 10", "z > 1", "z", "true"] {
+            assert!(
+                !codes.iter().any(|c| c == inside),
+                "site `{inside}` in {codes:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn comparison_operands_are_reported_only_when_pure() {
+        let f = instrument(
+            "fn f(a: usize, b: Vec<u8>, s: String) {
+                if a < b.len() {}
+                if g(a) < 3 {}
+                if b[a] == 1 && a + 1 > 2 {}
+                if s + \"x\" == \"y\" {}
+            }",
+        );
+        let mut branches = Vec::new();
+        calls(f.to_token_stream(), "branch", &mut branches);
+        let operands: Vec<String> = branches
+            .iter()
+            .map(|a| a[2].iter().cloned().collect::<TokenStream>().to_string())
+            .collect();
+        let val = ":: autodebug_runtime :: __rt :: val";
+        assert_eq!(
+            operands[0],
+            format!("|| :: std :: vec ! [{val} (& (a)) , {val} (& (b . len ())) ,]")
+        );
+        assert_eq!(operands[1], "|| :: std :: vec ! []");
+        // The whole `&&` is not a comparison; both operands are.
+        assert_eq!(operands[2], "|| :: std :: vec ! []");
+        assert!(
+            operands[3].contains("b [a]") && operands[4].contains("a + 1"),
+            "{operands:?}"
+        );
+        // `s + "x"` moves `s`: evaluating it again would not compile.
+        assert_eq!(operands[5], "|| :: std :: vec ! []");
+    }
+
+    #[test]
+    fn const_fn_is_left_alone_and_unit_fns_report_no_return() {
+        let src = "const fn c(a: u32) -> u32 { if a > 1 { a } else { 1 } }";
+        let original: syn::ItemFn = syn::parse_str(src).unwrap();
+        let f = instrument(src);
+        assert_eq!(
+            f.to_token_stream().to_string(),
+            original.to_token_stream().to_string()
+        );
+        let g = instrument("fn g(a: u32) { if a > 1 { return; } h(a) }");
+        assert!(kinds(&g, "Return").is_empty());
+        let never = instrument("fn n() -> ! { panic!(\"x\") }");
+        assert!(kinds(&never, "Return").is_empty());
+    }
+
+    #[test]
+    fn places_and_borrowed_temporaries_are_not_let_sites() {
+        let f = instrument(
+            "fn f(pair: (String, String), a: i32) -> usize {
+                let (x, _) = pair;
+                let ref r = a;
+                let v = &vec![1];
+                let e = &make()[0];
+                let t = (x, 1);
+                let s = &t.0;
+                s.len() + v.len() + *e + *r as usize
+            }",
+        );
+        assert_eq!(kinds(&f, "Let"), ["(x, 1)", "&t.0"]);
+    }
+
+    #[test]
+    fn sites_carry_the_users_positions() {
+        let f = instrument("fn f(a: i32) -> i32 {\n    let b = a\n        + 1;\n    b\n}");
+        let mut found = Vec::new();
+        calls(f.to_token_stream(), "new", &mut found);
+        let let_site = found
+            .iter()
+            .find(|a| a[5].last().unwrap().to_string() == "Let")
+            .unwrap();
+        let numbers: Vec<String> = a_numbers(let_site);
+        // line 2, column 13 (1-based) to line 3, column 12 (just past `1`).
+        assert_eq!(numbers, ["2u32", "13u32", "3u32", "12u32"]);
+        assert_eq!(string_literal(&let_site[6][0]), "a\n        + 1");
+        fn a_numbers(a: &[Vec<TokenTree>]) -> Vec<String> {
+            a[1..5].iter().map(|t| t[0].to_string()).collect()
+        }
+    }
+}
