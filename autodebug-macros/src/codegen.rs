@@ -87,16 +87,19 @@ fn not_a_fn(ours: Ours, item: &Item) -> syn::Error {
         _ => "a function or an `impl` block",
     };
     let message = format!("`#[{}]` can only be attached to {what}", ours.name());
+    fn pair(a: &impl ToTokens, b: &impl ToTokens) -> TokenStream {
+        quote!(#a #b)
+    }
     let head = match item {
-        Item::Struct(s) => quote!(#s.struct_token #s.ident),
-        Item::Enum(e) => quote!(#e.enum_token #e.ident),
-        Item::Union(u) => quote!(#u.union_token #u.ident),
-        Item::Trait(t) => quote!(#t.trait_token #t.ident),
-        Item::Mod(m) => quote!(#m.mod_token #m.ident),
-        Item::Const(c) => quote!(#c.const_token #c.ident),
-        Item::Static(s) => quote!(#s.static_token #s.ident),
-        Item::Type(t) => quote!(#t.type_token #t.ident),
-        Item::Use(u) => quote!(#u.use_token),
+        Item::Struct(s) => pair(&s.struct_token, &s.ident),
+        Item::Enum(e) => pair(&e.enum_token, &e.ident),
+        Item::Union(u) => pair(&u.union_token, &u.ident),
+        Item::Trait(t) => pair(&t.trait_token, &t.ident),
+        Item::Mod(m) => pair(&m.mod_token, &m.ident),
+        Item::Const(c) => pair(&c.const_token, &c.ident),
+        Item::Static(s) => pair(&s.static_token, &s.ident),
+        Item::Type(t) => pair(&t.type_token, &t.ident),
+        Item::Use(u) => u.use_token.to_token_stream(),
         other => other.to_token_stream(),
     };
     syn::Error::new_spanned(head, message)
@@ -255,9 +258,7 @@ fn expand_fn(func: &mut ItemFn, first: RawAttr, instrument_env: bool) -> syn::Re
         contracts: &contracts,
         instrument: requests.always || instrument_env,
     };
-    let block = std::mem::replace(&mut *func.block, empty_block());
-    *func.block = wrap(&func.sig, block, &spec)?;
-    Ok(())
+    wrap(&func.sig, &mut func.block, &spec)
 }
 
 /// An `impl` block: impl-level invariants apply to every method taking `self`, impl-level
@@ -323,9 +324,7 @@ fn expand_impl(imp: &mut ItemImpl, first: RawAttr, instrument_env: bool) -> syn:
                 contracts: &contracts,
                 instrument,
             };
-            let block = std::mem::replace(&mut method.block, empty_block());
-            method.block = wrap(&method.sig, block, &spec)?;
-            Ok(())
+            wrap(&method.sig, &mut method.block, &spec)
         })();
         if let Err(e) = result {
             errors.push(e);
@@ -374,18 +373,21 @@ struct Old {
 }
 
 /// Builds the new body of a function from its original body.
-fn wrap(sig: &Signature, mut block: Block, spec: &FnSpec) -> syn::Result<Block> {
-    if spec.instrument {
-        instrument::instrument_body(sig, &mut block, &spec.site_fn);
-    }
-    if spec.contracts.is_empty() {
-        return Ok(block);
-    }
-    if let Some(constness) = &sig.constness {
+fn wrap(sig: &Signature, body: &mut Block, spec: &FnSpec) -> syn::Result<()> {
+    if let (Some(constness), false) = (&sig.constness, spec.contracts.is_empty()) {
         return Err(syn::Error::new(
             constness.span,
             "contracts are not supported on const fn",
         ));
+    }
+    let mut block = std::mem::replace(body, empty_block());
+    // A const fn cannot call the runtime's hooks: `#[autodebug]` leaves it alone.
+    if spec.instrument && sig.constness.is_none() {
+        instrument::instrument_body(sig, &mut block, &spec.site_fn);
+    }
+    if spec.contracts.is_empty() {
+        *body = block;
+        return Ok(());
     }
     // After the body, `self` can be looked at again only if the body borrowed it, and if the
     // return value does not hold on to that borrow (`fn get_mut(&mut self) -> &mut T`).
@@ -420,7 +422,7 @@ fn wrap(sig: &Signature, mut block: Block, spec: &FnSpec) -> syn::Result<Block> 
         }
     }
     let allow = allow_generated();
-    let body = if post.is_empty() {
+    let new = if post.is_empty() {
         quote!({ #(#pre)* #block })
     } else {
         let old_lets = olds.iter().map(|old| {
@@ -445,7 +447,8 @@ fn wrap(sig: &Signature, mut block: Block, spec: &FnSpec) -> syn::Result<Block> 
             #ret
         })
     };
-    syn::parse2(body)
+    *body = syn::parse2(new)?;
+    Ok(())
 }
 
 /// Whether a return type may borrow from the arguments: it holds a reference or a lifetime.
@@ -645,7 +648,16 @@ fn check(contract: &Contract, cond: &Cond, spec: &FnSpec, olds: &mut Vec<Old>) -
 /// The boolean expression of a condition.
 pub(crate) fn cond_expr(tree: &CondTree) -> TokenStream {
     match tree {
-        CondTree::Expr(e) => quote!((#e)),
+        // The parentheses carry the expression's span, so a type error in a condition
+        // points at the user's tokens.
+        CondTree::Expr(e) => {
+            let span = e
+                .to_token_stream()
+                .into_iter()
+                .next()
+                .map_or_else(Span::call_site, |t| t.span());
+            quote_spanned!(span=> (#e))
+        }
         CondTree::Implies(premise, conclusion) => {
             let (p, c) = (cond_expr(premise), cond_expr(conclusion));
             quote!((if #p { #c } else { true }))
