@@ -384,6 +384,11 @@ fn wrap(sig: &Signature, body: &mut Block, spec: &FnSpec) -> syn::Result<()> {
     // A const fn cannot call the runtime's hooks: `#[autodebug]` leaves it alone.
     if spec.instrument && sig.constness.is_none() {
         instrument::instrument_body(sig, &mut block, &spec.site_fn);
+        // The instrumentation may hold user code in verbatim nodes; reparse so that the
+        // `return`s and `?`s inside are seen by `run_body`.
+        if !spec.contracts.is_empty() {
+            block = syn::parse2(block.into_token_stream())?;
+        }
     }
     if spec.contracts.is_empty() {
         *body = block;
@@ -837,6 +842,14 @@ mod tests {
             false,
         );
         assert!(out.contains("async { let y"), "{out}");
+        // Also when the instrumentation has rewritten the body.
+        let item = "async fn f(x: Option<i32>) -> Option<i32> { let y = x?; Some(y) }";
+        let out = expand_str("ensures", "ret.is_some()", item, true);
+        assert!(out.contains("= async {"), "{out}");
+        let item = "fn f(x: i32) -> i32 { if x > 0 { return x; } 1 }";
+        let out = expand_str("ensures", "ret > 0", item, true);
+        assert!(out.contains("break '__autodebug_body"), "{out}");
+        assert!(!out.contains("return"), "{out}");
         // A macro that may hide a `return`, and an unnameable return type.
         let out = expand_str(
             "ensures",
