@@ -745,15 +745,18 @@ mod tests {
                 let lit = 2.5;
                 let typed: u64 = r.len() as u64;
                 let text: String = s;
+                let mut row = grid[0];
+                let elem = row[0];
+                for x in row.iter_mut() { *x += elem; }
                 len + typed as usize + text.len()
             }",
         );
         let scopes = scopes(&f);
         // The scope of the tail: only the scalars and shared references, in declaration
-        // order; `n` and `c` are borrowed mutably, `s`, `v`, `w`, `text` may be moved.
+        // order; `n`, `c` and `row` are borrowed mutably, `s`, `v`, `w`, `text` may be moved.
         assert_eq!(
             scopes.last().unwrap(),
-            &["a", "r", "len", "sum", "lit", "typed"]
+            &["a", "r", "len", "sum", "lit", "typed", "elem"]
         );
         // The scope of a `let` does not contain the variable it declares.
         assert_eq!(scopes[0], ["a", "r"]);

@@ -1,8 +1,8 @@
 //! Which variables must never be borrowed by a scope closure: those that are mutably
-//! borrowed somewhere in the body (`&mut x`, `ref mut` bindings into `x`) or mutated by a
-//! closure (which holds a unique borrow for as long as the closure lives). A shared borrow
-//! of such a variable may meet a live `&mut` and fail to compile, so they are excluded by
-//! name, for the whole body.
+//! borrowed somewhere in the body (`&mut x`, `ref mut` bindings into `x`, `x.iter_mut()`)
+//! or mutated by a closure (which holds a unique borrow for as long as the closure lives).
+//! A shared borrow of such a variable may meet a live `&mut` and fail to compile, so they
+//! are excluded by name, for the whole body.
 
 use proc_macro2::{TokenStream, TokenTree};
 use std::collections::HashSet;
@@ -88,6 +88,15 @@ impl<'ast> Visit<'ast> for Collector {
             self.exclude_root(&r.expr);
         }
         visit::visit_expr_reference(self, r);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        // `row.iter_mut()`, `v.as_mut()`, `a.split_at_mut(i)`: an autoref `&mut` that may
+        // stay alive (an iterator, a slice) while a component runs.
+        if m.method.to_string().contains("mut") {
+            self.exclude_root(&m.receiver);
+        }
+        visit::visit_expr_method_call(self, m);
     }
 
     fn visit_expr_raw_addr(&mut self, r: &'ast syn::ExprRawAddr) {
