@@ -82,7 +82,10 @@ mod tests {
 
     #[test]
     fn sorts_with_duplicates_and_negatives() {
-        assert_eq!(sorted(vec![0, -3, 8, -3, 2, 8, 1]), vec![-3, -3, 0, 1, 2, 8, 8]);
+        assert_eq!(
+            sorted(vec![0, -3, 8, -3, 2, 8, 1]),
+            vec![-3, -3, 0, 1, 2, 8, 8]
+        );
     }
 
     #[test]
