@@ -15,7 +15,12 @@ fn fixture(name: &str) -> tempfile::TempDir {
 fn all_tests_pass_exits_0() {
     let dir = fixture("all-pass");
     let output = common::autodebug(dir.path(), &[]);
-    assert_eq!(output.status.code(), Some(0), "{}", common::describe(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        common::describe(&output)
+    );
     let report = common::report(dir.path());
     assert_eq!(report["status"], "clean");
     assert_eq!(report["tests"]["passed"], 1);
@@ -27,31 +32,64 @@ fn compile_error_exits_3_and_shows_the_compiler_error() {
     let dir = fixture("compile-error");
     let output = common::autodebug(dir.path(), &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(3), "{}", common::describe(&output));
-    assert!(stderr.contains("mismatched types"), "compiler error not shown:\n{stderr}");
-    assert!(stderr.contains("src/lib.rs:3"), "error location not shown:\n{stderr}");
+    assert_eq!(
+        output.status.code(),
+        Some(3),
+        "{}",
+        common::describe(&output)
+    );
+    assert!(
+        stderr.contains("mismatched types"),
+        "compiler error not shown:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("src/lib.rs:3"),
+        "error location not shown:\n{stderr}"
+    );
     let report = common::report(dir.path());
     assert_eq!(report["status"], "build-failed");
-    assert!(report["build_errors"][0].as_str().unwrap().contains("mismatched types"));
+    assert!(
+        report["build_errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("mismatched types")
+    );
 }
 
 #[test]
 fn no_tests_exits_4() {
     let dir = fixture("no-tests");
     let output = common::autodebug(dir.path(), &[]);
-    assert_eq!(output.status.code(), Some(4), "{}", common::describe(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(4),
+        "{}",
+        common::describe(&output)
+    );
     // A filter that matches nothing is the same situation.
     let dir = fixture("all-pass");
     let output = common::autodebug(dir.path(), &["no_such_test"]);
-    assert_eq!(output.status.code(), Some(4), "{}", common::describe(&output));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("no test name contains `no_such_test`"));
+    assert_eq!(
+        output.status.code(),
+        Some(4),
+        "{}",
+        common::describe(&output)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("no test name contains `no_such_test`")
+    );
 }
 
 #[test]
 fn hanging_test_exits_6_and_the_others_still_run() {
     let dir = fixture("hang");
     let output = common::autodebug(dir.path(), &["--timeout", "3"]);
-    assert_eq!(output.status.code(), Some(6), "{}", common::describe(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(6),
+        "{}",
+        common::describe(&output)
+    );
     let report = common::report(dir.path());
     assert_eq!(report["status"], "timeout");
     assert_eq!(report["tests"]["passed"], 1);
@@ -64,12 +102,20 @@ fn hanging_test_exits_6_and_the_others_still_run() {
 fn aborting_test_exits_7() {
     let dir = fixture("abort");
     let output = common::autodebug(dir.path(), &[]);
-    assert_eq!(output.status.code(), Some(7), "{}", common::describe(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(7),
+        "{}",
+        common::describe(&output)
+    );
     let report = common::report(dir.path());
     let failing = &report["failing_tests"][0];
     assert_eq!(failing["name"], "tests::aborts");
     assert_eq!(failing["outcome"], "crashed");
-    assert!(failing["message"].as_str().unwrap().contains("SIGABRT"), "{failing}");
+    assert!(
+        failing["message"].as_str().unwrap().contains("SIGABRT"),
+        "{failing}"
+    );
     assert_eq!(report["tests"]["passed"], 1);
 }
 
@@ -84,7 +130,12 @@ fn flaky_failure_exits_8() {
         .env("FLAKY_MARKER", &marker)
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(8), "{}", common::describe(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(8),
+        "{}",
+        common::describe(&output)
+    );
     let report = common::report(dir.path());
     let failing = &report["failing_tests"][0];
     assert_eq!(failing["name"], "tests::fails_once");
@@ -96,7 +147,11 @@ fn flaky_failure_exits_8() {
 /// The `i += 1` step of the runaway fixture, as a plan names it.
 fn step_site(dir: &Path) -> Value {
     let source = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
-    let (index, line) = source.lines().enumerate().find(|(_, l)| l.contains("i += 1")).unwrap();
+    let (index, line) = source
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("i += 1"))
+        .unwrap();
     let column = line.find("1;").unwrap() + 1;
     json!({"file": "src/lib.rs", "line": index + 1, "column": column, "kind": "compound"})
 }
@@ -116,23 +171,47 @@ fn runaway_loop_under_a_plan_stops_by_fuel_and_says_so() {
         json!({"version": 1, "overrides": [{"site": site, "value": {"int": {"ty": "u32", "v": 0}}}], "fuel": 100000}),
     );
     let output = common::autodebug(dir.path(), &["--plan", &plan, "--timeout", "30"]);
-    assert_eq!(output.status.code(), Some(9), "{}", common::describe(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(9),
+        "{}",
+        common::describe(&output)
+    );
     let report = common::report(dir.path());
     let failing = &report["failing_tests"][0];
     assert_eq!(failing["outcome"], "fuel-exhausted", "{report}");
-    assert!(String::from_utf8_lossy(&output.stdout).contains("fuel"), "{}", common::describe(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("fuel"),
+        "{}",
+        common::describe(&output)
+    );
 }
 
 #[test]
 fn runaway_loop_under_a_plan_without_fuel_stops_by_timeout_and_says_so() {
     let dir = fixture("runaway");
     let site = step_site(dir.path());
-    let plan = write_plan(dir.path(), json!({"version": 1, "overrides": [{"site": site, "value": {"int": {"ty": "u32", "v": 0}}}]}));
-    let output = common::autodebug(dir.path(), &["--plan", &plan, "--timeout", "2", "--reruns", "0"]);
-    assert_eq!(output.status.code(), Some(6), "{}", common::describe(&output));
+    let plan = write_plan(
+        dir.path(),
+        json!({"version": 1, "overrides": [{"site": site, "value": {"int": {"ty": "u32", "v": 0}}}]}),
+    );
+    let output = common::autodebug(
+        dir.path(),
+        &["--plan", &plan, "--timeout", "2", "--reruns", "0"],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(6),
+        "{}",
+        common::describe(&output)
+    );
     let report = common::report(dir.path());
     assert_eq!(report["failing_tests"][0]["outcome"], "timeout", "{report}");
-    assert!(String::from_utf8_lossy(&output.stdout).contains("did not finish within"), "{}", common::describe(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("did not finish within"),
+        "{}",
+        common::describe(&output)
+    );
 }
 
 #[test]
@@ -140,15 +219,29 @@ fn malformed_plan_is_a_usage_error() {
     let dir = fixture("all-pass");
     let plan = write_plan(dir.path(), json!({"version": 1, "flips": "not a list"}));
     let output = common::autodebug(dir.path(), &["--plan", &plan]);
-    assert_eq!(output.status.code(), Some(2), "{}", common::describe(&output));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("is not valid"), "{}", common::describe(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        common::describe(&output)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("is not valid"),
+        "{}",
+        common::describe(&output)
+    );
 }
 
 #[test]
 fn missing_manifest_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let output = common::autodebug(dir.path(), &["--manifest-path", "nowhere/Cargo.toml"]);
-    assert_eq!(output.status.code(), Some(2), "{}", common::describe(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        common::describe(&output)
+    );
     assert!(String::from_utf8_lossy(&output.stderr).contains("does not exist"));
 }
 
@@ -156,7 +249,13 @@ fn missing_manifest_is_a_usage_error() {
 fn json_message_format_prints_the_report() {
     let dir = fixture("all-pass");
     let output = common::autodebug(dir.path(), &["--message-format", "json"]);
-    assert_eq!(output.status.code(), Some(0), "{}", common::describe(&output));
-    let printed: Value = serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        common::describe(&output)
+    );
+    let printed: Value =
+        serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
     assert_eq!(printed, common::report(dir.path()));
 }

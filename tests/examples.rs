@@ -20,7 +20,11 @@ fn main() {
         .filter(|p| p.join("fault.json").exists())
         .collect();
     dirs.sort();
-    assert!(dirs.len() >= 7, "expected at least 7 examples with a fault.json, found {}", dirs.len());
+    assert!(
+        dirs.len() >= 7,
+        "expected at least 7 examples with a fault.json, found {}",
+        dirs.len()
+    );
     let trials = dirs
         .into_iter()
         .map(|dir| {
@@ -41,8 +45,12 @@ fn check_example(example: &Path) -> Result<(), Failed> {
     }
     let report = common::report(copy.path());
 
-    let expected: BTreeSet<String> =
-        fault["failing_tests"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
+    let expected: BTreeSet<String> = fault["failing_tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
     let reported: BTreeSet<String> = report["failing_tests"]
         .as_array()
         .unwrap()
@@ -50,7 +58,9 @@ fn check_example(example: &Path) -> Result<(), Failed> {
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
     if expected != reported {
-        return Err(format!("failing tests: expected {expected:?}, reported {reported:?}\n{run}").into());
+        return Err(
+            format!("failing tests: expected {expected:?}, reported {reported:?}\n{run}").into(),
+        );
     }
 
     let fault_file = fault["file"].as_str().unwrap();
@@ -59,9 +69,12 @@ fn check_example(example: &Path) -> Result<(), Failed> {
         if failing["deterministic"] != Value::Bool(true) {
             return Err(format!("{} is not deterministic\n{run}", failing["name"]).into());
         }
-        let trace_path = failing["trace"].as_str().ok_or("failing test without a trace")?;
-        let trace: Value =
-            serde_json::from_str(&std::fs::read_to_string(copy.path().join("autodebug.out").join(trace_path))?)?;
+        let trace_path = failing["trace"]
+            .as_str()
+            .ok_or("failing test without a trace")?;
+        let trace: Value = serde_json::from_str(&std::fs::read_to_string(
+            copy.path().join("autodebug.out").join(trace_path),
+        )?)?;
         check_trace(copy.path(), &trace)?;
         // The faulty statement runs in the failing test: some branch or component event
         // must name a site on the fault's line.
@@ -69,11 +82,16 @@ fn check_example(example: &Path) -> Result<(), Failed> {
             .as_array()
             .unwrap()
             .iter()
-            .filter(|s| s["path"] == fault_file && s["line"].as_u64() <= Some(fault_line) && s["end_line"].as_u64() >= Some(fault_line))
+            .filter(|s| {
+                s["path"] == fault_file
+                    && s["line"].as_u64() <= Some(fault_line)
+                    && s["end_line"].as_u64() >= Some(fault_line)
+            })
             .map(|s| s["id"].as_u64().unwrap())
             .collect();
         let hit = trace["events"].as_array().unwrap().iter().any(|e| {
-            matches!(e["r"].as_str(), Some("branch" | "component")) && on_fault_line.contains(&e["site"].as_u64().unwrap())
+            matches!(e["r"].as_str(), Some("branch" | "component"))
+                && on_fault_line.contains(&e["site"].as_u64().unwrap())
         });
         if !hit {
             return Err(format!("no branch/component event on the fault's line {fault_file}:{fault_line} in {trace_path}").into());
@@ -93,7 +111,8 @@ fn check_trace(root: &Path, trace: &Value) -> Result<(), Failed> {
     for site in sites {
         ids.insert(site["id"].as_u64().unwrap());
         let path = site["path"].as_str().unwrap();
-        let source = std::fs::read_to_string(root.join(path)).map_err(|e| format!("site file {path}: {e}"))?;
+        let source = std::fs::read_to_string(root.join(path))
+            .map_err(|e| format!("site file {path}: {e}"))?;
         let line = site["line"].as_u64().unwrap() as usize;
         let column = site["column"].as_u64().unwrap() as usize;
         let text: String = source
@@ -106,11 +125,17 @@ fn check_trace(root: &Path, trace: &Value) -> Result<(), Failed> {
         let code = site["code"].as_str().unwrap();
         let first_line = code.lines().next().unwrap_or_default();
         if !text.starts_with(first_line) {
-            return Err(format!("site {path}:{line}:{column} says `{first_line}` but the source there is `{text}`").into());
+            return Err(format!(
+                "site {path}:{line}:{column} says `{first_line}` but the source there is `{text}`"
+            )
+            .into());
         }
     }
     let events = trace["events"].as_array().unwrap();
-    if !events.iter().any(|e| e["r"] == "branch" || e["r"] == "component") {
+    if !events
+        .iter()
+        .any(|e| e["r"] == "branch" || e["r"] == "component")
+    {
         return Err("trace has no branch or component event".into());
     }
     for event in events {

@@ -20,12 +20,18 @@ pub(crate) struct Position {
 impl Position {
     fn start_of(span: Span) -> Position {
         let lc = span.start();
-        Position { line: lc.line as u32, column: lc.column as u32 + 1 }
+        Position {
+            line: lc.line as u32,
+            column: lc.column as u32 + 1,
+        }
     }
 
     fn end_of(span: Span) -> Position {
         let lc = span.end();
-        Position { line: lc.line as u32, column: lc.column as u32 + 1 }
+        Position {
+            line: lc.line as u32,
+            column: lc.column as u32 + 1,
+        }
     }
 }
 
@@ -35,7 +41,10 @@ pub(crate) fn range_of(tokens: &TokenStream) -> Option<(Position, Position)> {
     let mut iter = tokens.clone().into_iter();
     let first = iter.next()?;
     let last = iter.last().unwrap_or_else(|| first.clone());
-    Some((Position::start_of(first.span()), Position::end_of(last.span())))
+    Some((
+        Position::start_of(first.span()),
+        Position::end_of(last.span()),
+    ))
 }
 
 /// The source text of a token sequence, rebuilt from the tokens' own text and positions
@@ -86,7 +95,10 @@ fn push_at(out: &mut String, at: &mut Option<Position>, start: Position, text: &
         }
     }
     out.push_str(text);
-    *at = Some(Position { line: start.line, column: start.column + text.chars().count() as u32 });
+    *at = Some(Position {
+        line: start.line,
+        column: start.column + text.chars().count() as u32,
+    });
 }
 
 /// An expression of type `&'static ::autodebug_runtime::__rt::Site` for the site covering
@@ -94,8 +106,16 @@ fn push_at(out: &mut String, at: &mut Option<Position>, start: Position, text: &
 /// as the user reads it (`max`, `Stack::push`). `file!()` is spanned on the user's tokens so
 /// that it names the user's file.
 pub(crate) fn site_ref(tokens: &TokenStream, kind: &str, function: &str) -> TokenStream {
-    let span = tokens.clone().into_iter().next().map(|t| t.span()).unwrap_or_else(Span::call_site);
-    let (start, end) = range_of(tokens).unwrap_or((Position { line: 0, column: 0 }, Position { line: 0, column: 0 }));
+    let span = tokens
+        .clone()
+        .into_iter()
+        .next()
+        .map(|t| t.span())
+        .unwrap_or_else(Span::call_site);
+    let (start, end) = range_of(tokens).unwrap_or((
+        Position { line: 0, column: 0 },
+        Position { line: 0, column: 0 },
+    ));
     let code = source_text(tokens);
     let kind = proc_macro2::Ident::new(kind, Span::call_site());
     let (line, column, end_line, end_column) = (start.line, start.column, end.line, end.column);

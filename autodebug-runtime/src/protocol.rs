@@ -67,14 +67,21 @@ pub enum SiteKind {
 impl SiteKind {
     /// Branch sites: their events carry an outcome that a plan can flip.
     pub fn is_branch(self) -> bool {
-        matches!(self, SiteKind::If | SiteKind::While | SiteKind::Guard | SiteKind::Operand)
+        matches!(
+            self,
+            SiteKind::If | SiteKind::While | SiteKind::Guard | SiteKind::Operand
+        )
     }
 
     /// Component sites: their events carry a value that a plan can override.
     pub fn is_component(self) -> bool {
         matches!(
             self,
-            SiteKind::Let | SiteKind::Assign | SiteKind::Compound | SiteKind::Return | SiteKind::Bound
+            SiteKind::Let
+                | SiteKind::Assign
+                | SiteKind::Compound
+                | SiteKind::Return
+                | SiteKind::Bound
         )
     }
 }
@@ -116,7 +123,12 @@ pub struct SiteInfo {
 impl SiteInfo {
     /// The identity of this site.
     pub fn key(&self) -> SiteKey {
-        SiteKey { file: self.file.clone(), line: self.line, column: self.column, kind: self.kind }
+        SiteKey {
+            file: self.file.clone(),
+            line: self.line,
+            column: self.column,
+            kind: self.kind,
+        }
     }
 }
 
@@ -202,7 +214,11 @@ pub enum Record {
     },
     /// The plan asked for something that could not be done (e.g. an override whose value
     /// does not fit the site's type).
-    PlanError { site: u32, instance: u32, message: String },
+    PlanError {
+        site: u32,
+        instance: u32,
+        message: String,
+    },
     /// The plan's fuel ran out; the process exits with [`FUEL_EXIT_CODE`].
     FuelExhausted { fuel: u64 },
     /// The trace reached its event cap; no more events follow.

@@ -56,7 +56,10 @@ pub fn run(
         |test| -> Result<(RunResult, BTreeSet<SiteKey>)> {
             let coverage_file = run::scratch_file(scratch, test, "coverage.jsonl");
             let mut env = base_env.to_vec();
-            env.push((protocol::ENV_TRACE.into(), coverage_file.display().to_string()));
+            env.push((
+                protocol::ENV_TRACE.into(),
+                coverage_file.display().to_string(),
+            ));
             env.push((protocol::ENV_TRACE_MODE.into(), "coverage".into()));
             let result = run::run_test(test, &RunConfig { timeout, env })?;
             let coverage = trace::read_coverage(&coverage_file);
@@ -75,7 +78,12 @@ pub fn run(
     let mut results = Vec::new();
     for (test, first) in tests.iter().zip(firsts) {
         let (first, coverage) = first?;
-        results.push(BaselineResult { test: test.clone(), first, reruns: Vec::new(), coverage });
+        results.push(BaselineResult {
+            test: test.clone(),
+            first,
+            reruns: Vec::new(),
+            coverage,
+        });
     }
     let failing: Vec<usize> = results
         .iter()
@@ -89,13 +97,23 @@ pub fn run(
             Outcome::Timeout { .. } => reruns.min(1),
             _ => reruns,
         };
-        let jobs_list: Vec<(usize, usize)> =
-            failing.iter().flat_map(|&i| (0..reruns_of(i)).map(move |k| (i, k))).collect();
+        let jobs_list: Vec<(usize, usize)> = failing
+            .iter()
+            .flat_map(|&i| (0..reruns_of(i)).map(move |k| (i, k)))
+            .collect();
         let progress = console.progress("Rerunning", "failing tests", jobs_list.len());
         let outcomes = run::run_parallel(
             &jobs_list,
             jobs,
-            |&(i, _)| run::run_test(&results[i].test, &RunConfig { timeout, env: base_env.to_vec() }),
+            |&(i, _)| {
+                run::run_test(
+                    &results[i].test,
+                    &RunConfig {
+                        timeout,
+                        env: base_env.to_vec(),
+                    },
+                )
+            },
             |&(i, _), r| {
                 let label = r.as_ref().map_or("error", |r| r.outcome.label());
                 progress.tick(&format!("{} {label}", results[i].test.display()));

@@ -38,7 +38,10 @@ pub enum BuildOutcome {
 
 /// Directory of the instrumented build.
 pub fn target_dir(workspace: &Workspace, options: &Options) -> PathBuf {
-    options.target_dir.clone().unwrap_or_else(|| workspace.target_dir.join("autodebug"))
+    options
+        .target_dir
+        .clone()
+        .unwrap_or_else(|| workspace.target_dir.join("autodebug"))
 }
 
 /// Builds the selected packages' tests, instrumented, and lists the test binaries.
@@ -78,22 +81,33 @@ pub fn build(workspace: &Workspace, options: &Options, log_dir: &Path) -> Result
     for message in Message::parse_stream(BufReader::new(stdout)) {
         match message.context("unreadable output from cargo")? {
             Message::CompilerArtifact(artifact) if artifact.profile.test => {
-                let Some(executable) = artifact.executable else { continue };
+                let Some(executable) = artifact.executable else {
+                    continue;
+                };
                 let package = workspace.package_by_id(&artifact.package_id);
                 binaries.push(TestBinary {
-                    package: package.map_or_else(|| artifact.target.name.clone(), |p| p.name.to_string()),
+                    package: package
+                        .map_or_else(|| artifact.target.name.clone(), |p| p.name.to_string()),
                     package_root: artifact
                         .manifest_path
                         .parent()
                         .map(|p| p.as_std_path().to_path_buf())
                         .unwrap_or_default(),
                     target: artifact.target.name.clone(),
-                    kind: artifact.target.kind.first().map(|k| k.to_string()).unwrap_or_default(),
+                    kind: artifact
+                        .target
+                        .kind
+                        .first()
+                        .map(|k| k.to_string())
+                        .unwrap_or_default(),
                     executable: executable.into_std_path_buf(),
                 });
             }
             Message::CompilerMessage(message)
-                if matches!(message.message.level, DiagnosticLevel::Error | DiagnosticLevel::Ice) =>
+                if matches!(
+                    message.message.level,
+                    DiagnosticLevel::Error | DiagnosticLevel::Ice
+                ) =>
             {
                 if let Some(rendered) = message.message.rendered {
                     errors.push(rendered);

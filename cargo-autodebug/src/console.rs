@@ -19,24 +19,40 @@ impl Console {
     pub fn new(verbose: bool) -> Console {
         let live = std::io::stderr().is_terminal();
         let colour = live && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-        Console { live, colour, verbose }
+        Console {
+            live,
+            colour,
+            verbose,
+        }
     }
 
     /// A cargo-style status line: a right-aligned verb, then the message.
     pub fn status(&self, verb: &str, message: &str) {
-        let verb = if self.colour { format!("\x1b[1;32m{verb:>12}\x1b[0m") } else { format!("{verb:>12}") };
+        let verb = if self.colour {
+            format!("\x1b[1;32m{verb:>12}\x1b[0m")
+        } else {
+            format!("{verb:>12}")
+        };
         eprintln!("{verb} {message}");
     }
 
     /// A warning.
     pub fn warn(&self, message: &str) {
-        let label = if self.colour { "\x1b[1;33mwarning\x1b[0m" } else { "warning" };
+        let label = if self.colour {
+            "\x1b[1;33mwarning\x1b[0m"
+        } else {
+            "warning"
+        };
         eprintln!("{label}: {message}");
     }
 
     /// An error line (the run stops after it).
     pub fn error(&self, message: &str) {
-        let label = if self.colour { "\x1b[1;31merror\x1b[0m" } else { "error" };
+        let label = if self.colour {
+            "\x1b[1;31merror\x1b[0m"
+        } else {
+            "error"
+        };
         eprintln!("{label}: {message}");
     }
 
@@ -50,7 +66,12 @@ impl Console {
     /// Progress over `total` items of a phase.
     pub fn progress(&self, verb: &str, what: &str, total: usize) -> Progress<'_> {
         self.status(verb, &format!("{what} ({total})"));
-        Progress { console: self, what: what.to_string(), total, state: Mutex::new((0, Instant::now())) }
+        Progress {
+            console: self,
+            what: what.to_string(),
+            total,
+            state: Mutex::new((0, Instant::now())),
+        }
     }
 }
 
@@ -71,12 +92,16 @@ impl Progress<'_> {
         if self.console.live {
             let elapsed = start.elapsed().as_secs_f64();
             let eta = elapsed / done as f64 * (self.total - done) as f64;
-            let mut line = format!("{:>12} [{done}/{}] {} — {last}, ETA {eta:.0}s", "", self.total, self.what);
+            let mut line = format!(
+                "{:>12} [{done}/{}] {} — {last}, ETA {eta:.0}s",
+                "", self.total, self.what
+            );
             line.truncate(line.char_indices().nth(110).map_or(line.len(), |(i, _)| i));
             eprint!("\r\x1b[2K{line}");
             let _ = std::io::stderr().flush();
         } else {
-            self.console.detail(&format!("[{done}/{}] {last}", self.total));
+            self.console
+                .detail(&format!("[{done}/{}] {last}", self.total));
         }
     }
 

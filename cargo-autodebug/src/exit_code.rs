@@ -46,7 +46,11 @@ impl ExitCode {
 
     /// The more severe of two exit codes.
     pub fn max(self, other: ExitCode) -> ExitCode {
-        if other.severity() > self.severity() { other } else { self }
+        if other.severity() > self.severity() {
+            other
+        } else {
+            self
+        }
     }
 
     /// The numeric status.
@@ -61,11 +65,20 @@ mod tests {
 
     #[test]
     fn most_severe_wins() {
-        assert_eq!(ExitCode::TestsFailed.max(ExitCode::Timeout), ExitCode::Timeout);
+        assert_eq!(
+            ExitCode::TestsFailed.max(ExitCode::Timeout),
+            ExitCode::Timeout
+        );
         assert_eq!(ExitCode::Crashed.max(ExitCode::Timeout), ExitCode::Crashed);
-        assert_eq!(ExitCode::Flaky.max(ExitCode::TestsFailed), ExitCode::TestsFailed);
+        assert_eq!(
+            ExitCode::Flaky.max(ExitCode::TestsFailed),
+            ExitCode::TestsFailed
+        );
         assert_eq!(ExitCode::Clean.max(ExitCode::Flaky), ExitCode::Flaky);
-        assert_eq!(ExitCode::FuelExhausted.max(ExitCode::TestsFailed), ExitCode::FuelExhausted);
+        assert_eq!(
+            ExitCode::FuelExhausted.max(ExitCode::TestsFailed),
+            ExitCode::FuelExhausted
+        );
     }
 
     #[test]

@@ -80,7 +80,8 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
     let names: Vec<&str> = workspace.packages.iter().map(|p| p.name.as_str()).collect();
     console.status("Building", &format!("{} (instrumented)", names.join(", ")));
     let phase = Instant::now();
-    let built = build::build(&workspace, options, &output_dir.join("log")).or_exit(ExitCode::Software)?;
+    let built =
+        build::build(&workspace, options, &output_dir.join("log")).or_exit(ExitCode::Software)?;
     report.timing.build_s = phase.elapsed().as_secs_f64();
     let binaries = match built {
         BuildOutcome::Built(binaries) => binaries,
@@ -138,8 +139,12 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
             Outcome::NotRun => report.tests.not_run += 1,
             outcome => {
                 report.tests.failed += 1;
-                let mut failing =
-                    FailingTest::new(&result.test, outcome, &result.reruns, result.first.duration.as_secs_f64());
+                let mut failing = FailingTest::new(
+                    &result.test,
+                    outcome,
+                    &result.reruns,
+                    result.first.duration.as_secs_f64(),
+                );
                 failing.log = write_log(&output_dir, result).ok();
                 if result.flaky() {
                     report.tests.flaky += 1;
@@ -162,8 +167,13 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
     }
 
     if !to_record.is_empty() {
-        let passing = baseline.iter().filter(|r| r.first.outcome.passed()).map(|r| (&r.test, &r.coverage));
-        for test in trace::passing_tests_to_record(&failing_coverage, passing, options.passing_traces) {
+        let passing = baseline
+            .iter()
+            .filter(|r| r.first.outcome.passed())
+            .map(|r| (&r.test, &r.coverage));
+        for test in
+            trace::passing_tests_to_record(&failing_coverage, passing, options.passing_traces)
+        {
             to_record.push((test, Role::Passing));
         }
         if failing_coverage.is_empty() {
@@ -179,7 +189,9 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
             max_events: options.max_events,
             jobs: options.jobs(),
         };
-        report.traces = recorder.record(&to_record, console).or_exit(ExitCode::Software)?;
+        report.traces = recorder
+            .record(&to_record, console)
+            .or_exit(ExitCode::Software)?;
         report.timing.record_s = phase.elapsed().as_secs_f64();
         for failing in &mut report.failing_tests {
             let id = format!("{}::{}", failing.target, failing.name);
@@ -211,7 +223,9 @@ fn finish(
     match options.message_format {
         MessageFormat::Human => print!("{}", report.summary(&display_path(output_dir))),
         MessageFormat::Json => {
-            let json = serde_json::to_string(&report).context("could not serialize the report").or_exit(ExitCode::Software)?;
+            let json = serde_json::to_string(&report)
+                .context("could not serialize the report")
+                .or_exit(ExitCode::Software)?;
             println!("{json}");
         }
     }
@@ -229,20 +243,30 @@ fn output_dir(workspace: &Workspace, options: &Options) -> Result<PathBuf> {
         old.push(".old");
         let old = PathBuf::from(old);
         if old.exists() {
-            std::fs::remove_dir_all(&old).with_context(|| format!("could not remove {}", old.display()))?;
+            std::fs::remove_dir_all(&old)
+                .with_context(|| format!("could not remove {}", old.display()))?;
         }
-        std::fs::rename(&dir, &old).with_context(|| format!("could not move {} aside", dir.display()))?;
+        std::fs::rename(&dir, &old)
+            .with_context(|| format!("could not move {} aside", dir.display()))?;
     }
-    std::fs::create_dir_all(dir.join("log")).with_context(|| format!("could not create {}", dir.display()))?;
+    std::fs::create_dir_all(dir.join("log"))
+        .with_context(|| format!("could not create {}", dir.display()))?;
     Ok(dir)
 }
 
 /// Checks the plan file parses, and returns its absolute path.
 fn read_plan(path: &Path) -> Result<PathBuf> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("could not read plan {}", path.display()))?;
-    let plan: Plan = serde_json::from_str(&text).with_context(|| format!("plan {} is not valid", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("could not read plan {}", path.display()))?;
+    let plan: Plan = serde_json::from_str(&text)
+        .with_context(|| format!("plan {} is not valid", path.display()))?;
     if plan.version != protocol::PLAN_VERSION {
-        anyhow::bail!("plan {} has version {}, this tool reads version {}", path.display(), plan.version, protocol::PLAN_VERSION);
+        anyhow::bail!(
+            "plan {} has version {}, this tool reads version {}",
+            path.display(),
+            plan.version,
+            protocol::PLAN_VERSION
+        );
     }
     std::path::absolute(path).context("bad plan path")
 }
@@ -250,7 +274,10 @@ fn read_plan(path: &Path) -> Result<PathBuf> {
 /// Saves a failing test's output under `log/`, returning its path relative to the output dir.
 fn write_log(output_dir: &Path, result: &baseline::BaselineResult) -> Result<String> {
     let name = format!("log/{}.txt", result.test.file_stem());
-    let text = format!("--- stdout ---\n{}\n--- stderr ---\n{}\n", result.first.stdout, result.first.stderr);
+    let text = format!(
+        "--- stdout ---\n{}\n--- stderr ---\n{}\n",
+        result.first.stdout, result.first.stderr
+    );
     std::fs::write(output_dir.join(&name), text)?;
     Ok(name)
 }

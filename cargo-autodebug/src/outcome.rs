@@ -9,7 +9,10 @@ pub enum Outcome {
     /// The test passed.
     Passed,
     /// The test failed (a panic or an assertion); `message` is the panic message.
-    Failed { message: String, location: Option<Location> },
+    Failed {
+        message: String,
+        location: Option<Location>,
+    },
     /// The test was killed at the timeout.
     Timeout { seconds: f64 },
     /// The process died without libtest reporting a result: a signal, an abort, a stack
@@ -56,10 +59,14 @@ impl Outcome {
     pub fn describe(&self) -> String {
         match self {
             Outcome::Passed => "passed".to_string(),
-            Outcome::Failed { message, .. } => message.lines().next().unwrap_or("panicked").to_string(),
+            Outcome::Failed { message, .. } => {
+                message.lines().next().unwrap_or("panicked").to_string()
+            }
             Outcome::Timeout { seconds } => format!("did not finish within {seconds:.1}s (hangs?)"),
             Outcome::Crashed { description } => description.clone(),
-            Outcome::FuelExhausted => "ran out of fuel under the plan (a loop ran away)".to_string(),
+            Outcome::FuelExhausted => {
+                "ran out of fuel under the plan (a loop ran away)".to_string()
+            }
             Outcome::NotRun => "was not run by the test harness".to_string(),
         }
     }
@@ -70,16 +77,20 @@ impl Outcome {
 /// test is on stderr).
 pub fn classify(code: Option<i32>, signal: Option<i32>, stdout: &str, stderr: &str) -> Outcome {
     if let Some(signal) = signal {
-        return Outcome::Crashed { description: format!("killed by signal {signal} ({})", signal_name(signal)) };
+        return Outcome::Crashed {
+            description: format!("killed by signal {signal} ({})", signal_name(signal)),
+        };
     }
     match code {
         Some(0) if stdout.contains("test result: ok. 1 passed") => Outcome::Passed,
         Some(0) if stdout.contains("test result: ok. 0 passed") => Outcome::NotRun,
         Some(0) => Outcome::Crashed {
-            description: "exited with status 0 before the test harness reported a result".to_string(),
+            description: "exited with status 0 before the test harness reported a result"
+                .to_string(),
         },
         Some(101) if stdout.contains("test result: FAILED") => {
-            let (message, location) = panic_message(stderr).unwrap_or_else(|| ("test failed".to_string(), None));
+            let (message, location) =
+                panic_message(stderr).unwrap_or_else(|| ("test failed".to_string(), None));
             Outcome::Failed { message, location }
         }
         Some(code) if code == autodebug_runtime::protocol::FUEL_EXIT_CODE => Outcome::FuelExhausted,
@@ -91,7 +102,9 @@ pub fn classify(code: Option<i32>, signal: Option<i32>, stdout: &str, stderr: &s
             }
             Outcome::Crashed { description }
         }
-        None => Outcome::Crashed { description: "ended without an exit status".to_string() },
+        None => Outcome::Crashed {
+            description: "ended without an exit status".to_string(),
+        },
     }
 }
 
@@ -147,29 +160,60 @@ mod tests {
 
     #[test]
     fn failed_test_message_and_location() {
-        let outcome = classify(Some(101), None, "test result: FAILED. 0 passed; 1 failed", ASSERT_EQ);
-        let Outcome::Failed { message, location } = outcome else { panic!("not a failure: {outcome:?}") };
-        assert_eq!(message, "assertion `left == right` failed\n  left: 5\n right: 6");
-        assert_eq!(location, Some(Location { file: "src/lib.rs".into(), line: 40, column: 9 }));
+        let outcome = classify(
+            Some(101),
+            None,
+            "test result: FAILED. 0 passed; 1 failed",
+            ASSERT_EQ,
+        );
+        let Outcome::Failed { message, location } = outcome else {
+            panic!("not a failure: {outcome:?}")
+        };
+        assert_eq!(
+            message,
+            "assertion `left == right` failed\n  left: 5\n right: 6"
+        );
+        assert_eq!(
+            location,
+            Some(Location {
+                file: "src/lib.rs".into(),
+                line: 40,
+                column: 9
+            })
+        );
     }
 
     #[test]
     fn pass_needs_the_harness_to_say_so() {
-        assert_eq!(classify(Some(0), None, "test result: ok. 1 passed; 0 failed", ""), Outcome::Passed);
-        assert_eq!(classify(Some(0), None, "test result: ok. 0 passed; 0 failed", ""), Outcome::NotRun);
-        assert!(matches!(classify(Some(0), None, "running 1 test\n", ""), Outcome::Crashed { .. }));
+        assert_eq!(
+            classify(Some(0), None, "test result: ok. 1 passed; 0 failed", ""),
+            Outcome::Passed
+        );
+        assert_eq!(
+            classify(Some(0), None, "test result: ok. 0 passed; 0 failed", ""),
+            Outcome::NotRun
+        );
+        assert!(matches!(
+            classify(Some(0), None, "running 1 test\n", ""),
+            Outcome::Crashed { .. }
+        ));
     }
 
     #[test]
     fn signals_fuel_and_odd_statuses() {
-        assert!(matches!(classify(None, Some(6), "", ""), Outcome::Crashed { description } if description.contains("SIGABRT")));
+        assert!(
+            matches!(classify(None, Some(6), "", ""), Outcome::Crashed { description } if description.contains("SIGABRT"))
+        );
         assert_eq!(classify(Some(86), None, "", ""), Outcome::FuelExhausted);
-        assert!(matches!(classify(Some(3), None, "", ""), Outcome::Crashed { description } if description.contains("status 3")));
+        assert!(
+            matches!(classify(Some(3), None, "", ""), Outcome::Crashed { description } if description.contains("status 3"))
+        );
     }
 
     #[test]
     fn windows_style_path_with_colons_in_file() {
-        let (_, location) = panic_message("thread 'x' panicked at C:\\src\\lib.rs:3:4:\nboom\n").unwrap();
+        let (_, location) =
+            panic_message("thread 'x' panicked at C:\\src\\lib.rs:3:4:\nboom\n").unwrap();
         assert_eq!(location.unwrap().file, "C:\\src\\lib.rs");
     }
 }

@@ -47,7 +47,10 @@ pub struct Tool {
 
 impl Default for Tool {
     fn default() -> Tool {
-        Tool { name: env!("CARGO_PKG_NAME"), version: env!("CARGO_PKG_VERSION") }
+        Tool {
+            name: env!("CARGO_PKG_NAME"),
+            version: env!("CARGO_PKG_VERSION"),
+        }
     }
 }
 
@@ -88,7 +91,12 @@ pub struct FailingTest {
 
 impl FailingTest {
     /// The failing-test entry of a test that did not pass.
-    pub fn new(test: &crate::run::TestId, outcome: &Outcome, reruns: &[Outcome], duration_s: f64) -> FailingTest {
+    pub fn new(
+        test: &crate::run::TestId,
+        outcome: &Outcome,
+        reruns: &[Outcome],
+        duration_s: f64,
+    ) -> FailingTest {
         let (message, location) = match outcome {
             Outcome::Failed { message, location } => (message.clone(), location.clone()),
             other => (other.describe(), None),
@@ -162,7 +170,8 @@ impl Report {
     pub fn write(&self, dir: &Path) -> Result<()> {
         let path = dir.join("report.json");
         let json = serde_json::to_string_pretty(self).context("could not serialize the report")?;
-        std::fs::write(&path, json + "\n").with_context(|| format!("could not write {}", path.display()))
+        std::fs::write(&path, json + "\n")
+            .with_context(|| format!("could not write {}", path.display()))
     }
 
     /// The summary for people.
@@ -170,38 +179,65 @@ impl Report {
         let mut out = String::new();
         let t = &self.tests;
         match self.status {
-            "clean" => out.push_str(&format!("All {} tests passed: nothing to debug.\n", t.total)),
-            "build-failed" => out.push_str("The instrumented build failed: the crate does not compile.\n"),
+            "clean" => out.push_str(&format!(
+                "All {} tests passed: nothing to debug.\n",
+                t.total
+            )),
+            "build-failed" => {
+                out.push_str("The instrumented build failed: the crate does not compile.\n")
+            }
             "no-tests" => out.push_str("No tests to run.\n"),
             _ => {
                 out.push_str(&format!(
                     "{} of {} tests failed ({} deterministic, {} flaky).\n",
                     self.failing_tests.len(),
                     t.total,
-                    self.failing_tests.iter().filter(|f| f.deterministic && !f.flaky).count(),
+                    self.failing_tests
+                        .iter()
+                        .filter(|f| f.deterministic && !f.flaky)
+                        .count(),
                     t.flaky
                 ));
                 for failing in &self.failing_tests {
-                    let kind = if failing.flaky { "flaky" } else { failing.outcome };
-                    out.push_str(&format!("\n  {} {}::{}\n", kind.to_uppercase(), failing.target, failing.name));
+                    let kind = if failing.flaky {
+                        "flaky"
+                    } else {
+                        failing.outcome
+                    };
+                    out.push_str(&format!(
+                        "\n  {} {}::{}\n",
+                        kind.to_uppercase(),
+                        failing.target,
+                        failing.name
+                    ));
                     for line in failing.message.lines().take(4) {
                         out.push_str(&format!("      {line}\n"));
                     }
                     if let Some(location) = &failing.location {
-                        out.push_str(&format!("      at {}:{}:{}\n", location.file, location.line, location.column));
+                        out.push_str(&format!(
+                            "      at {}:{}:{}\n",
+                            location.file, location.line, location.column
+                        ));
                     }
                     if let Some(trace) = &failing.trace {
                         out.push_str(&format!("      trace: {output_dir}/{trace}\n"));
                     }
                 }
-                let passing = self.traces.iter().filter(|t| t.role == Role::Passing).count();
+                let passing = self
+                    .traces
+                    .iter()
+                    .filter(|t| t.role == Role::Passing)
+                    .count();
                 let failing = self.traces.len() - passing;
                 out.push_str(&format!(
                     "\nTraces: {failing} of failing tests, {passing} of passing tests that reach the same code.\n"
                 ));
             }
         }
-        out.push_str(&format!("Report: {output_dir}/report.json ({:.1}s)\n", self.timing.total_s));
+        out.push_str(&format!(
+            "Report: {output_dir}/report.json ({:.1}s)\n",
+            self.timing.total_s
+        ));
         out
     }
 }
@@ -213,7 +249,13 @@ mod tests {
 
     fn failing_report() -> Report {
         let mut report = Report::new(Path::new("/w"));
-        report.tests = TestCounts { total: 6, passed: 4, failed: 2, flaky: 1, not_run: 0 };
+        report.tests = TestCounts {
+            total: 6,
+            passed: 4,
+            failed: 2,
+            flaky: 1,
+            not_run: 0,
+        };
         let test = |name: &str| TestId {
             package: "sum".into(),
             target: "sum".into(),
@@ -224,9 +266,18 @@ mod tests {
         };
         let failed = Outcome::Failed {
             message: "assertion `left == right` failed\n  left: 7\n right: 6".into(),
-            location: Some(Location { file: "src/lib.rs".into(), line: 40, column: 9 }),
+            location: Some(Location {
+                file: "src/lib.rs".into(),
+                line: 40,
+                column: 9,
+            }),
         };
-        let mut first = FailingTest::new(&test("tests::sum_of_three"), &failed, &[failed.clone(), failed.clone()], 0.01);
+        let mut first = FailingTest::new(
+            &test("tests::sum_of_three"),
+            &failed,
+            &[failed.clone(), failed.clone()],
+            0.01,
+        );
         first.trace = Some("traces/sum.sum.tests__sum_of_three-0.json".into());
         report.failing_tests.push(first);
         report.failing_tests.push(FailingTest::new(
@@ -277,21 +328,40 @@ Report: autodebug.out/report.json (3.2s)
         let mut report = Report::new(Path::new("/w"));
         report.tests.total = 3;
         report.set_exit(ExitCode::Clean);
-        assert_eq!(report.summary("out"), "All 3 tests passed: nothing to debug.\nReport: out/report.json (0.0s)\n");
+        assert_eq!(
+            report.summary("out"),
+            "All 3 tests passed: nothing to debug.\nReport: out/report.json (0.0s)\n"
+        );
     }
 
     #[test]
     fn report_json_has_the_documented_fields() {
         let json = serde_json::to_value(failing_report()).unwrap();
-        for field in ["version", "failing_tests", "suspects", "fixes", "timing", "tests", "traces", "status", "exit_code"] {
+        for field in [
+            "version",
+            "failing_tests",
+            "suspects",
+            "fixes",
+            "timing",
+            "tests",
+            "traces",
+            "status",
+            "exit_code",
+        ] {
             assert!(json.get(field).is_some(), "missing {field}");
         }
         for field in ["build_s", "baseline_s", "localize_s", "repair_s", "total_s"] {
-            assert!(json["timing"].get(field).is_some(), "missing timing.{field}");
+            assert!(
+                json["timing"].get(field).is_some(),
+                "missing timing.{field}"
+            );
         }
         let failing = &json["failing_tests"][0];
         for field in ["package", "target", "name", "message"] {
-            assert!(failing.get(field).is_some(), "missing failing_tests[].{field}");
+            assert!(
+                failing.get(field).is_some(),
+                "missing failing_tests[].{field}"
+            );
         }
         assert_eq!(json["version"], 1);
         assert_eq!(json["exit_code"], 5);

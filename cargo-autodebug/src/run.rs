@@ -46,7 +46,13 @@ impl TestId {
         raw.hash(&mut hasher);
         let safe: String = raw
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         format!("{safe}-{:08x}", hasher.finish() as u32)
     }
@@ -56,7 +62,9 @@ impl TestId {
 pub fn list_tests(binary: &TestBinary) -> Result<Vec<TestId>> {
     let list = |ignored: bool| -> Result<Vec<String>> {
         let mut command = Command::new(&binary.executable);
-        command.args(["--list", "--format", "terse"]).current_dir(&binary.package_root);
+        command
+            .args(["--list", "--format", "terse"])
+            .current_dir(&binary.package_root);
         if ignored {
             command.arg("--ignored");
         }
@@ -116,7 +124,13 @@ const MAX_OUTPUT: usize = 256 * 1024;
 pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
     let mut command = Command::new(&test.binary);
     command
-        .args(["--exact", &test.name, "--test-threads=1", "--nocapture", "--color=never"])
+        .args([
+            "--exact",
+            &test.name,
+            "--test-threads=1",
+            "--nocapture",
+            "--color=never",
+        ])
         .current_dir(&test.package_root)
         .env("CARGO_MANIFEST_DIR", &test.package_root)
         .env("RUST_BACKTRACE", "0")
@@ -129,7 +143,9 @@ pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
     // Its own process group, so a timeout kills whatever the test spawned too.
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let start = Instant::now();
-    let mut child = command.spawn().with_context(|| format!("could not run {}", test.binary.display()))?;
+    let mut child = command
+        .spawn()
+        .with_context(|| format!("could not run {}", test.binary.display()))?;
     let stdout = read_in_background(child.stdout.take());
     let stderr = read_in_background(child.stderr.take());
     let status = wait_with_timeout(&mut child, config.timeout)?;
@@ -137,18 +153,29 @@ pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
     let stdout = stdout.join().unwrap_or_default();
     let stderr = stderr.join().unwrap_or_default();
     let outcome = match status {
-        None => Outcome::Timeout { seconds: config.timeout.as_secs_f64() },
+        None => Outcome::Timeout {
+            seconds: config.timeout.as_secs_f64(),
+        },
         Some(status) => {
             use std::os::unix::process::ExitStatusExt;
             outcome::classify(status.code(), status.signal(), &stdout, &stderr)
         }
     };
-    Ok(RunResult { outcome, stdout, stderr, duration })
+    Ok(RunResult {
+        outcome,
+        stdout,
+        stderr,
+        duration,
+    })
 }
 
-fn read_in_background<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
+fn read_in_background<R: Read + Send + 'static>(
+    pipe: Option<R>,
+) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
-        let Some(mut pipe) = pipe else { return String::new() };
+        let Some(mut pipe) = pipe else {
+            return String::new();
+        };
         let mut kept = Vec::new();
         let mut buffer = [0u8; 16 * 1024];
         let mut dropped = 0usize;
@@ -170,14 +197,20 @@ fn read_in_background<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread:
         }
         let mut text = String::from_utf8_lossy(&kept).into_owned();
         if dropped > 0 {
-            text.insert_str(text.len().min(MAX_OUTPUT / 2), &format!("\n[… {dropped} bytes of output dropped …]\n"));
+            text.insert_str(
+                text.len().min(MAX_OUTPUT / 2),
+                &format!("\n[… {dropped} bytes of output dropped …]\n"),
+            );
         }
         text
     })
 }
 
 /// Waits for the child; at the timeout kills its process group and returns `None`.
-fn wait_with_timeout(child: &mut Child, timeout: Duration) -> Result<Option<std::process::ExitStatus>> {
+fn wait_with_timeout(
+    child: &mut Child,
+    timeout: Duration,
+) -> Result<Option<std::process::ExitStatus>> {
     let deadline = Instant::now() + timeout;
     let mut pause = Duration::from_millis(1);
     loop {
@@ -231,7 +264,12 @@ pub fn run_parallel<T: Sync, R: Send>(
             });
         }
     });
-    results.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect()
+    results
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.expect("every job ran"))
+        .collect()
 }
 
 /// A scratch path for a per-run file (trace, plan).
@@ -264,7 +302,10 @@ mod tests {
         };
         let stem = test.file_stem();
         assert!(stem.starts_with("p.t.tests__a_b_c-"), "{stem}");
-        let other = TestId { name: "tests::a_b_c".into(), ..test.clone() };
+        let other = TestId {
+            name: "tests::a_b_c".into(),
+            ..test.clone()
+        };
         assert_ne!(other.file_stem(), stem);
     }
 }

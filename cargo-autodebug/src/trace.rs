@@ -18,7 +18,9 @@ use crate::run::{self, RunConfig, TestId};
 /// The sites a coverage-mode trace says its test reached (empty if the file is missing:
 /// the test reached no instrumented code).
 pub fn read_coverage(path: &Path) -> BTreeSet<SiteKey> {
-    let Ok(file) = std::fs::File::open(path) else { return BTreeSet::new() };
+    let Ok(file) = std::fs::File::open(path) else {
+        return BTreeSet::new();
+    };
     BufReader::new(file)
         .lines()
         .map_while(Result::ok)
@@ -47,7 +49,8 @@ pub struct RawTrace {
 impl RawTrace {
     /// Reads a raw trace file.
     pub fn read(path: &Path) -> Result<RawTrace> {
-        let file = std::fs::File::open(path).with_context(|| format!("could not open trace {}", path.display()))?;
+        let file = std::fs::File::open(path)
+            .with_context(|| format!("could not open trace {}", path.display()))?;
         let mut trace = RawTrace::default();
         for line in BufReader::new(file).lines() {
             let line = line.with_context(|| format!("could not read trace {}", path.display()))?;
@@ -158,13 +161,27 @@ impl Recorder<'_> {
         env.push((protocol::ENV_TRACE.into(), raw_path.display().to_string()));
         env.push((protocol::ENV_TRACE_MODE.into(), "events".into()));
         env.push((protocol::ENV_MAX_EVENTS.into(), self.max_events.to_string()));
-        let result = run::run_test(test, &RunConfig { timeout: self.timeout, env })?;
-        let raw = if raw_path.exists() { RawTrace::read(&raw_path)? } else { RawTrace::default() };
+        let result = run::run_test(
+            test,
+            &RunConfig {
+                timeout: self.timeout,
+                env,
+            },
+        )?;
+        let raw = if raw_path.exists() {
+            RawTrace::read(&raw_path)?
+        } else {
+            RawTrace::default()
+        };
         std::fs::remove_file(&raw_path).ok();
         let sites = raw
             .sites
             .iter()
-            .map(|(&id, site)| StoredSite { id, path: self.workspace_path(&site.file), site: site.clone() })
+            .map(|(&id, site)| StoredSite {
+                id,
+                path: self.workspace_path(&site.file),
+                site: site.clone(),
+            })
             .collect::<Vec<_>>();
         let stored = StoredTrace {
             version: protocol::TRACE_VERSION,
@@ -179,7 +196,8 @@ impl Recorder<'_> {
         let file_name = format!("{}.json", test.file_stem());
         let path = traces_dir.join(&file_name);
         let json = serde_json::to_vec(&stored).context("could not serialize a trace")?;
-        std::fs::write(&path, json).with_context(|| format!("could not write {}", path.display()))?;
+        std::fs::write(&path, json)
+            .with_context(|| format!("could not write {}", path.display()))?;
         Ok(TraceSummary {
             test: test.display(),
             role,
@@ -196,8 +214,16 @@ impl Recorder<'_> {
     /// for crates outside it) relative to the workspace root.
     fn workspace_path(&self, file: &str) -> String {
         let path = PathBuf::from(file);
-        let absolute = if path.is_absolute() { path } else { self.workspace_root.join(path) };
-        absolute.strip_prefix(self.workspace_root).unwrap_or(&absolute).display().to_string()
+        let absolute = if path.is_absolute() {
+            path
+        } else {
+            self.workspace_root.join(path)
+        };
+        absolute
+            .strip_prefix(self.workspace_root)
+            .unwrap_or(&absolute)
+            .display()
+            .to_string()
     }
 }
 
@@ -213,7 +239,11 @@ pub fn passing_tests_to_record<'a>(
         .filter(|(n, _)| *n > 0)
         .collect();
     shared.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
-    shared.into_iter().take(limit).map(|(_, t)| t.clone()).collect()
+    shared
+        .into_iter()
+        .take(limit)
+        .map(|(_, t)| t.clone())
+        .collect()
 }
 
 #[cfg(test)]
@@ -222,7 +252,12 @@ mod tests {
     use autodebug_runtime::protocol::SiteKind;
 
     fn key(line: u32) -> SiteKey {
-        SiteKey { file: "src/lib.rs".into(), line, column: 5, kind: SiteKind::If }
+        SiteKey {
+            file: "src/lib.rs".into(),
+            line,
+            column: 5,
+            kind: SiteKind::If,
+        }
     }
 
     fn test(name: &str) -> TestId {
@@ -243,7 +278,11 @@ mod tests {
         let cov_a: BTreeSet<SiteKey> = [key(1)].into();
         let cov_b: BTreeSet<SiteKey> = [key(1), key(2), key(9)].into();
         let cov_c: BTreeSet<SiteKey> = [key(9)].into();
-        let chosen = passing_tests_to_record(&failing, [(&a, &cov_a), (&b, &cov_b), (&c, &cov_c)].into_iter(), 5);
+        let chosen = passing_tests_to_record(
+            &failing,
+            [(&a, &cov_a), (&b, &cov_b), (&c, &cov_c)].into_iter(),
+            5,
+        );
         let names: Vec<&str> = chosen.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["b", "a"]);
         let chosen = passing_tests_to_record(&failing, [(&a, &cov_a), (&b, &cov_b)].into_iter(), 1);
@@ -265,7 +304,12 @@ mod tests {
             function: "m::f".into(),
         };
         let lines = [
-            serde_json::to_string(&Record::Header { version: 1, mode: "events".into(), pid: 1 }).unwrap(),
+            serde_json::to_string(&Record::Header {
+                version: 1,
+                mode: "events".into(),
+                pid: 1,
+            })
+            .unwrap(),
             serde_json::to_string(&Record::Site { id: 1, site }).unwrap(),
             serde_json::to_string(&Record::Branch {
                 site: 1,
@@ -283,6 +327,12 @@ mod tests {
         assert_eq!(trace.events.len(), 1);
         assert_eq!(trace.unreadable_lines, 1);
         assert!(!trace.complete);
-        assert_eq!(read_coverage(&path), [key(3).clone()].into_iter().map(|k| SiteKey { column: 8, ..k }).collect());
+        assert_eq!(
+            read_coverage(&path),
+            [key(3).clone()]
+                .into_iter()
+                .map(|k| SiteKey { column: 8, ..k })
+                .collect()
+        );
     }
 }

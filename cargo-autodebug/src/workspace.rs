@@ -65,7 +65,10 @@ fn current_package<'a>(members: &[&'a Package], options: &Options) -> Option<&'a
     let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     if let Some(manifest) = &options.manifest_path {
         let manifest = canonical(manifest);
-        return members.iter().copied().find(|p| canonical(p.manifest_path.as_std_path()) == manifest);
+        return members
+            .iter()
+            .copied()
+            .find(|p| canonical(p.manifest_path.as_std_path()) == manifest);
     }
     let cwd = canonical(&std::env::current_dir().ok()?);
     members
@@ -73,7 +76,8 @@ fn current_package<'a>(members: &[&'a Package], options: &Options) -> Option<&'a
         .copied()
         .filter_map(|p| {
             let dir = canonical(p.manifest_path.parent()?.as_std_path());
-            cwd.starts_with(&dir).then_some((dir.components().count(), p))
+            cwd.starts_with(&dir)
+                .then_some((dir.components().count(), p))
         })
         .max_by_key(|(depth, _)| *depth)
         .map(|(_, p)| p)
@@ -100,10 +104,16 @@ fn select_packages(metadata: &Metadata, options: &Options) -> Result<Vec<Selecte
         vec![current]
     } else {
         let defaults: Vec<&Package> = metadata.workspace_default_packages();
-        if defaults.is_empty() { members } else { defaults }
+        if defaults.is_empty() {
+            members
+        } else {
+            defaults
+        }
     };
     Ok(chosen
         .into_iter()
-        .map(|p| SelectedPackage { name: p.name.to_string() })
+        .map(|p| SelectedPackage {
+            name: p.name.to_string(),
+        })
         .collect())
 }

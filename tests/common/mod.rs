@@ -10,7 +10,10 @@ use serde_json::Value;
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// One target dir for every crate the tests build, so shared dependencies compile once.
@@ -22,7 +25,10 @@ pub fn shared_target_dir() -> PathBuf {
 /// Copies the crate at `src` into a new temp dir, skipping `target/` and `autodebug.out*`,
 /// and rewrites its `autodebug-runtime` path dependency to this repository's runtime.
 pub fn copy_crate(src: &Path) -> tempfile::TempDir {
-    let dir = tempfile::Builder::new().prefix("autodebug-e2e-").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("autodebug-e2e-")
+        .tempdir()
+        .unwrap();
     for entry in walkdir::WalkDir::new(src).into_iter().filter_entry(|e| {
         let name = e.file_name().to_string_lossy();
         !(e.depth() > 0 && (name == "target" || name.starts_with("autodebug.out")))
@@ -43,7 +49,10 @@ pub fn copy_crate(src: &Path) -> tempfile::TempDir {
         .lines()
         .map(|line| {
             if line.trim_start().starts_with("autodebug-runtime") && line.contains("path") {
-                format!("autodebug-runtime = {{ path = {:?} }}", runtime.display().to_string())
+                format!(
+                    "autodebug-runtime = {{ path = {:?} }}",
+                    runtime.display().to_string()
+                )
             } else {
                 line.to_string()
             }
@@ -70,7 +79,8 @@ pub fn autodebug(dir: &Path, args: &[&str]) -> Output {
 /// The report the last run wrote in `dir`.
 pub fn report(dir: &Path) -> Value {
     let path = dir.join("autodebug.out/report.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("no report at {}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("no report at {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
 
