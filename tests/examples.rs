@@ -63,6 +63,7 @@ fn check_example(example: &Path) -> Result<(), Failed> {
         );
     }
 
+    let mut branch_or_component = false;
     let fault_file = fault["file"].as_str().unwrap();
     let fault_line = fault["line"].as_u64().unwrap();
     for failing in report["failing_tests"].as_array().unwrap() {
@@ -76,6 +77,11 @@ fn check_example(example: &Path) -> Result<(), Failed> {
             copy.path().join("autodebug.out").join(trace_path),
         )?)?;
         check_trace(copy.path(), &trace)?;
+        branch_or_component |= trace["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["r"] == "branch" || e["r"] == "component");
         // The faulty statement runs in the failing test: some branch or component event
         // must name a site on the fault's line.
         let on_fault_line: BTreeSet<u64> = trace["sites"]
@@ -89,13 +95,24 @@ fn check_example(example: &Path) -> Result<(), Failed> {
             })
             .map(|s| s["id"].as_u64().unwrap())
             .collect();
-        let hit = trace["events"].as_array().unwrap().iter().any(|e| {
-            matches!(e["r"].as_str(), Some("branch" | "component"))
-                && on_fault_line.contains(&e["site"].as_u64().unwrap())
-        });
+        // (Or the faulty expression itself panicked, before its hook could report it.)
+        let hit = trace["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| match e["r"].as_str() {
+                Some("branch" | "component") => {
+                    on_fault_line.contains(&e["site"].as_u64().unwrap())
+                }
+                Some("panic") => e["file"] == fault_file && e["line"].as_u64() == Some(fault_line),
+                _ => false,
+            });
         if !hit {
             return Err(format!("no branch/component event on the fault's line {fault_file}:{fault_line} in {trace_path}").into());
         }
+    }
+    if !branch_or_component {
+        return Err(format!("no failing trace has a branch or component event\n{run}").into());
     }
     Ok(())
 }
@@ -132,17 +149,14 @@ fn check_trace(root: &Path, trace: &Value) -> Result<(), Failed> {
         }
     }
     let events = trace["events"].as_array().unwrap();
-    if !events
-        .iter()
-        .any(|e| e["r"] == "branch" || e["r"] == "component")
-    {
-        return Err("trace has no branch or component event".into());
+    if !events.iter().any(|e| e["r"] == "enter") {
+        return Err("trace has no call of an instrumented function".into());
     }
     for event in events {
-        if let Some(site) = event["site"].as_u64() {
-            if !ids.contains(&site) {
-                return Err(format!("event names undeclared site {site}: {event}").into());
-            }
+        if let Some(site) = event["site"].as_u64()
+            && !ids.contains(&site)
+        {
+            return Err(format!("event names undeclared site {site}: {event}").into());
         }
     }
     Ok(())

@@ -258,7 +258,9 @@ fn expand_fn(func: &mut ItemFn, first: RawAttr, instrument_env: bool) -> syn::Re
         contracts: &contracts,
         instrument: requests.always || instrument_env,
     };
-    wrap(&func.sig, &mut func.block, &spec)
+    wrap(&func.sig, &mut func.block, &spec)?;
+    allow_instrumented(&mut func.attrs, &func.sig, &spec);
+    Ok(())
 }
 
 /// An `impl` block: impl-level invariants apply to every method taking `self`, impl-level
@@ -324,7 +326,9 @@ fn expand_impl(imp: &mut ItemImpl, first: RawAttr, instrument_env: bool) -> syn:
                 contracts: &contracts,
                 instrument,
             };
-            wrap(&method.sig, &mut method.block, &spec)
+            wrap(&method.sig, &mut method.block, &spec)?;
+            allow_instrumented(&mut method.attrs, &method.sig, &spec);
+            Ok(())
         })();
         if let Err(e) = result {
             errors.push(e);
@@ -370,6 +374,14 @@ struct Old {
     ident: Ident,
     expr: TokenStream,
     gate: Gate,
+}
+
+/// An instrumented function may pass a `!`-typed value (`std::process::exit(1)`) through a
+/// hook, which rustc reports as unreachable code: allow it, in instrumented builds only.
+fn allow_instrumented(attrs: &mut Vec<Attribute>, sig: &Signature, spec: &FnSpec) {
+    if spec.instrument && sig.constness.is_none() {
+        attrs.push(syn::parse_quote!(#[allow(unreachable_code)]));
+    }
 }
 
 /// Builds the new body of a function from its original body.

@@ -68,7 +68,14 @@ fn append_text(tokens: TokenStream, out: &mut String, at: &mut Option<Position>)
                 };
                 push_at(out, at, Position::start_of(g.span_open()), open);
                 append_text(g.stream(), out, at);
-                push_at(out, at, Position::start_of(g.span_close()), close);
+                // A group re-printed by syn carries one span for the whole group (its
+                // `span_close` starts at the opening delimiter); its end is right either way.
+                let end = Position::end_of(g.span_close());
+                let close_start = Position {
+                    line: end.line,
+                    column: end.column.saturating_sub(close.len() as u32),
+                };
+                push_at(out, at, close_start, close);
             }
             _ => {
                 let text = tt.span().source_text().unwrap_or_else(|| tt.to_string());
@@ -130,5 +137,37 @@ pub(crate) fn site_ref(tokens: &TokenStream, kind: &str, function: &str) -> Toke
             );
             &__AUTODEBUG_SITE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens;
+
+    fn reprinted(code: &str) -> String {
+        let expr: syn::Expr = syn::parse_str(code).unwrap();
+        source_text(&expr.to_token_stream())
+    }
+
+    #[test]
+    fn source_text_keeps_the_user_spacing() {
+        for code in [
+            "Fsm { state }",
+            "a[i] < b",
+            "f(x, y) + (z * 2)",
+            "s.len() - 1",
+            "v[..n].iter()",
+        ] {
+            assert_eq!(reprinted(code), code);
+        }
+    }
+
+    #[test]
+    fn source_text_keeps_line_breaks() {
+        assert_eq!(
+            reprinted("foo(\n    a,\n    b,\n)"),
+            "foo(\n    a,\n    b,\n)"
+        );
     }
 }

@@ -25,6 +25,9 @@ pub const ENV_MAX_EVENTS: &str = "AUTODEBUG_MAX_EVENTS";
 pub const DEFAULT_MAX_EVENTS: u64 = 1_000_000;
 /// Exit status of a process whose plan's fuel ran out (a runaway loop under a flip).
 pub const FUEL_EXIT_CODE: i32 = 86;
+/// Exit status of a process whose runtime configuration (plan, trace path, trace mode, event
+/// cap) is unusable: the run cannot be trusted, so it does not go on.
+pub const CONFIG_EXIT_CODE: i32 = 87;
 /// Sequences (slices, `Vec`s, arrays) are recorded up to this many elements.
 pub const MAX_SEQ_LEN: usize = 64;
 /// Strings are recorded up to this many characters.

@@ -8,10 +8,7 @@ use crate::recorder;
 pub use crate::value::val;
 use std::sync::atomic::AtomicU32;
 
-/// Exit status of a process whose autodebug configuration is unusable: a malformed or
-/// unreadable plan file, a trace file that cannot be created, a bad `AUTODEBUG_TRACE_MODE`
-/// or `AUTODEBUG_MAX_EVENTS`. The message on stderr names the file and the error.
-pub const CONFIG_EXIT_CODE: i32 = 87;
+pub use crate::protocol::CONFIG_EXIT_CODE;
 
 /// A site, as a `static` in the instrumented code. `id` is assigned on first use.
 #[derive(Debug)]

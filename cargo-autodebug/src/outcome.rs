@@ -94,6 +94,15 @@ pub fn classify(code: Option<i32>, signal: Option<i32>, stdout: &str, stderr: &s
             Outcome::Failed { message, location }
         }
         Some(code) if code == autodebug_runtime::protocol::FUEL_EXIT_CODE => Outcome::FuelExhausted,
+        Some(code) if code == autodebug_runtime::protocol::CONFIG_EXIT_CODE => Outcome::Crashed {
+            description: format!(
+                "the autodebug runtime refused its configuration: {}",
+                stderr
+                    .lines()
+                    .find(|l| l.starts_with("autodebug:"))
+                    .unwrap_or("(no message)")
+            ),
+        },
         Some(code) => {
             let mut description = format!("exited with status {code}");
             if let Some((message, _)) = panic_message(stderr) {
