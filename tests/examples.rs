@@ -63,6 +63,8 @@ fn check_example(example: &Path) -> Result<(), Failed> {
         );
     }
 
+    check_spectrum(copy.path(), &report, &reported)?;
+
     let mut branch_or_component = false;
     let fault_file = fault["file"].as_str().unwrap();
     let fault_line = fault["line"].as_u64().unwrap();
@@ -157,6 +159,45 @@ fn check_trace(root: &Path, trace: &Value) -> Result<(), Failed> {
             && !ids.contains(&site)
         {
             return Err(format!("event names undeclared site {site}: {event}").into());
+        }
+    }
+    Ok(())
+}
+
+/// `coverage.json` has every test of the baseline with its outcome, and the failing tests
+/// reached some site.
+fn check_spectrum(root: &Path, report: &Value, failing: &BTreeSet<String>) -> Result<(), Failed> {
+    let spectrum: Value = serde_json::from_str(&std::fs::read_to_string(
+        root.join("autodebug.out/coverage.json"),
+    )?)?;
+    let tests = spectrum["tests"]
+        .as_array()
+        .ok_or("coverage.json without tests")?;
+    if Some(tests.len() as u64) != report["tests"]["total"].as_u64() {
+        return Err(format!(
+            "coverage.json has {} tests, the report {}",
+            tests.len(),
+            report["tests"]["total"]
+        )
+        .into());
+    }
+    let site_count = spectrum["sites"].as_array().unwrap().len() as u64;
+    for test in tests {
+        let name = test["test"]["name"].as_str().unwrap();
+        let sites = test["sites"].as_array().unwrap();
+        if failing.contains(name) != (test["outcome"] != "passed") {
+            return Err(
+                format!("coverage.json outcome of {name} disagrees with the report").into(),
+            );
+        }
+        if failing.contains(name) && sites.is_empty() {
+            return Err(format!("failing test {name} reached no site").into());
+        }
+        if sites
+            .iter()
+            .any(|id| id.as_u64().is_none_or(|id| id == 0 || id > site_count))
+        {
+            return Err(format!("{name} names a site outside the table").into());
         }
     }
     Ok(())

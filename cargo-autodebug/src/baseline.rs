@@ -1,17 +1,16 @@
 //! The baseline: every selected test once (recording which sites each reaches), then the
 //! failing ones again to tell deterministic failures from flaky ones.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
-use autodebug_runtime::protocol::{self, SiteKey};
+use autodebug_runtime::protocol;
 
 use crate::console::Console;
 use crate::outcome::Outcome;
 use crate::run::{self, RunConfig, RunResult, TestId};
-use crate::trace;
+use crate::trace::{self, Coverage};
 
 /// One test's baseline.
 #[derive(Debug)]
@@ -22,7 +21,7 @@ pub struct BaselineResult {
     /// Outcomes of the reruns (only for tests that did not pass).
     pub reruns: Vec<Outcome>,
     /// Instrumented sites the first run reached.
-    pub coverage: BTreeSet<SiteKey>,
+    pub coverage: Coverage,
 }
 
 impl BaselineResult {
@@ -53,7 +52,7 @@ pub fn run(
     let firsts = run::run_parallel(
         tests,
         jobs,
-        |test| -> Result<(RunResult, BTreeSet<SiteKey>)> {
+        |test| -> Result<(RunResult, Coverage)> {
             let coverage_file = run::scratch_file(scratch, test, "coverage.jsonl");
             let mut env = base_env.to_vec();
             env.push((

@@ -158,13 +158,21 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
                     });
                 }
                 if result.deterministic_failure() {
-                    failing_coverage.extend(result.coverage.iter().cloned());
+                    failing_coverage.extend(result.coverage.keys().cloned());
                     to_record.push((result.test.clone(), Role::Failing));
                 }
                 report.failing_tests.push(failing);
             }
         }
     }
+
+    let spectrum = trace::spectrum(
+        &workspace.root,
+        baseline
+            .iter()
+            .map(|r| (&r.test, &r.first.outcome, &r.coverage)),
+    );
+    write_json(&output_dir.join("coverage.json"), &spectrum).or_exit(ExitCode::Software)?;
 
     if !to_record.is_empty() {
         let passing = baseline
@@ -269,6 +277,12 @@ fn read_plan(path: &Path) -> Result<PathBuf> {
         );
     }
     std::path::absolute(path).context("bad plan path")
+}
+
+/// Writes `value` as JSON to `path`.
+fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+    let json = serde_json::to_vec(value).context("could not serialize")?;
+    std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))
 }
 
 /// Saves a failing test's output under `log/`, returning its path relative to the output dir.

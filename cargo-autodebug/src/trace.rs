@@ -15,17 +15,20 @@ use crate::console::Console;
 use crate::outcome::Outcome;
 use crate::run::{self, RunConfig, TestId};
 
+/// The sites a test reached, by identity.
+pub type Coverage = BTreeMap<SiteKey, SiteInfo>;
+
 /// The sites a coverage-mode trace says its test reached (empty if the file is missing:
 /// the test reached no instrumented code).
-pub fn read_coverage(path: &Path) -> BTreeSet<SiteKey> {
+pub fn read_coverage(path: &Path) -> Coverage {
     let Ok(file) = std::fs::File::open(path) else {
-        return BTreeSet::new();
+        return Coverage::new();
     };
     BufReader::new(file)
         .lines()
         .map_while(Result::ok)
         .filter_map(|line| match serde_json::from_str::<Record>(&line) {
-            Ok(Record::Site { site, .. }) => Some(site.key()),
+            Ok(Record::Site { site, .. }) => Some((site.key(), site)),
             _ => None,
         })
         .collect()
@@ -179,7 +182,7 @@ impl Recorder<'_> {
             .iter()
             .map(|(&id, site)| StoredSite {
                 id,
-                path: self.workspace_path(&site.file),
+                path: workspace_path(self.workspace_root, &site.file),
                 site: site.clone(),
             })
             .collect::<Vec<_>>();
@@ -209,21 +212,73 @@ impl Recorder<'_> {
             complete: raw.complete,
         })
     }
+}
 
-    /// A site's file (as the compiler saw it: relative to the workspace root, or absolute
-    /// for crates outside it) relative to the workspace root.
-    fn workspace_path(&self, file: &str) -> String {
-        let path = PathBuf::from(file);
-        let absolute = if path.is_absolute() {
-            path
-        } else {
-            self.workspace_root.join(path)
-        };
-        absolute
-            .strip_prefix(self.workspace_root)
-            .unwrap_or(&absolute)
-            .display()
-            .to_string()
+/// A site's file (as the compiler saw it: relative to the workspace root, or absolute for
+/// crates outside it) relative to the workspace root.
+fn workspace_path(workspace_root: &Path, file: &str) -> String {
+    let path = PathBuf::from(file);
+    let absolute = if path.is_absolute() {
+        path
+    } else {
+        workspace_root.join(path)
+    };
+    absolute
+        .strip_prefix(workspace_root)
+        .unwrap_or(&absolute)
+        .display()
+        .to_string()
+}
+
+/// One test's spectrum: its outcome and the sites it reached.
+#[derive(Debug, Serialize)]
+pub struct TestSpectrum<'a> {
+    pub test: &'a TestId,
+    pub outcome: &'static str,
+    /// Ids of the sites reached (into [`SpectrumFile::sites`]).
+    pub sites: Vec<u32>,
+}
+
+/// `autodebug.out/coverage.json`: which sites every test of the baseline reached — the
+/// program spectrum that spectrum-based ranking works from.
+#[derive(Debug, Serialize)]
+pub struct SpectrumFile<'a> {
+    pub version: u32,
+    pub sites: Vec<StoredSite>,
+    pub tests: Vec<TestSpectrum<'a>>,
+}
+
+/// Builds the spectrum of a baseline: one site table for all tests, ids from 1 in site order.
+pub fn spectrum<'a>(
+    workspace_root: &Path,
+    tests: impl Iterator<Item = (&'a TestId, &'a Outcome, &'a Coverage)> + Clone,
+) -> SpectrumFile<'a> {
+    let mut table: BTreeMap<&SiteKey, &SiteInfo> = BTreeMap::new();
+    for (_, _, coverage) in tests.clone() {
+        table.extend(coverage.iter());
+    }
+    let ids: BTreeMap<&SiteKey, u32> = table
+        .keys()
+        .enumerate()
+        .map(|(i, k)| (*k, i as u32 + 1))
+        .collect();
+    SpectrumFile {
+        version: protocol::TRACE_VERSION,
+        sites: table
+            .iter()
+            .map(|(key, site)| StoredSite {
+                id: ids[key],
+                path: workspace_path(workspace_root, &site.file),
+                site: (*site).clone(),
+            })
+            .collect(),
+        tests: tests
+            .map(|(test, outcome, coverage)| TestSpectrum {
+                test,
+                outcome: outcome.label(),
+                sites: coverage.keys().map(|k| ids[k]).collect(),
+            })
+            .collect(),
     }
 }
 
@@ -231,11 +286,17 @@ impl Recorder<'_> {
 /// failing tests reach, most shared sites first, at most `limit`.
 pub fn passing_tests_to_record<'a>(
     failing_coverage: &BTreeSet<SiteKey>,
-    passing: impl Iterator<Item = (&'a TestId, &'a BTreeSet<SiteKey>)>,
+    passing: impl Iterator<Item = (&'a TestId, &'a Coverage)>,
     limit: usize,
 ) -> Vec<TestId> {
     let mut shared: Vec<(usize, &TestId)> = passing
-        .map(|(test, coverage)| (coverage.intersection(failing_coverage).count(), test))
+        .map(|(test, coverage)| {
+            let shared = coverage
+                .keys()
+                .filter(|k| failing_coverage.contains(*k))
+                .count();
+            (shared, test)
+        })
         .filter(|(n, _)| *n > 0)
         .collect();
     shared.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
