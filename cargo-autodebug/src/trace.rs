@@ -321,6 +321,23 @@ mod tests {
         }
     }
 
+    fn site(line: u32) -> SiteInfo {
+        SiteInfo {
+            file: "src/lib.rs".into(),
+            line,
+            column: 5,
+            end_line: line,
+            end_column: 10,
+            kind: SiteKind::If,
+            code: "a < b".into(),
+            function: "m::f".into(),
+        }
+    }
+
+    fn coverage(lines: &[u32]) -> Coverage {
+        lines.iter().map(|&l| (key(l), site(l))).collect()
+    }
+
     fn test(name: &str) -> TestId {
         TestId {
             package: "p".into(),
@@ -336,9 +353,9 @@ mod tests {
     fn passing_tests_ranked_by_shared_sites() {
         let failing: BTreeSet<SiteKey> = [key(1), key(2), key(3)].into();
         let (a, b, c) = (test("a"), test("b"), test("c"));
-        let cov_a: BTreeSet<SiteKey> = [key(1)].into();
-        let cov_b: BTreeSet<SiteKey> = [key(1), key(2), key(9)].into();
-        let cov_c: BTreeSet<SiteKey> = [key(9)].into();
+        let cov_a = coverage(&[1]);
+        let cov_b = coverage(&[1, 2, 9]);
+        let cov_c = coverage(&[9]);
         let chosen = passing_tests_to_record(
             &failing,
             [(&a, &cov_a), (&b, &cov_b), (&c, &cov_c)].into_iter(),
@@ -351,19 +368,35 @@ mod tests {
     }
 
     #[test]
+    fn spectrum_shares_one_site_table() {
+        let (a, b) = (test("a"), test("b"));
+        let (cov_a, cov_b) = (coverage(&[2, 1]), coverage(&[2, 7]));
+        let failed = Outcome::Failed {
+            message: "boom".into(),
+            location: None,
+        };
+        let spectrum = spectrum(
+            Path::new("/w"),
+            [(&a, &Outcome::Passed, &cov_a), (&b, &failed, &cov_b)].into_iter(),
+        );
+        let lines: Vec<u32> = spectrum.sites.iter().map(|s| s.site.line).collect();
+        assert_eq!(lines, [1, 2, 7]);
+        assert_eq!(spectrum.sites[0].path, "src/lib.rs");
+        assert_eq!(spectrum.tests[0].sites, [1, 2]);
+        assert_eq!(
+            (
+                spectrum.tests[1].outcome,
+                spectrum.tests[1].sites.as_slice()
+            ),
+            ("failed", &[2, 3][..])
+        );
+    }
+
+    #[test]
     fn raw_trace_survives_a_torn_last_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
-        let site = SiteInfo {
-            file: "src/lib.rs".into(),
-            line: 3,
-            column: 8,
-            end_line: 3,
-            end_column: 13,
-            kind: SiteKind::If,
-            code: "a < b".into(),
-            function: "m::f".into(),
-        };
+        let site = site(3);
         let lines = [
             serde_json::to_string(&Record::Header {
                 version: 1,
@@ -371,7 +404,11 @@ mod tests {
                 pid: 1,
             })
             .unwrap(),
-            serde_json::to_string(&Record::Site { id: 1, site }).unwrap(),
+            serde_json::to_string(&Record::Site {
+                id: 1,
+                site: site.clone(),
+            })
+            .unwrap(),
             serde_json::to_string(&Record::Branch {
                 site: 1,
                 instance: 0,
@@ -388,12 +425,6 @@ mod tests {
         assert_eq!(trace.events.len(), 1);
         assert_eq!(trace.unreadable_lines, 1);
         assert!(!trace.complete);
-        assert_eq!(
-            read_coverage(&path),
-            [key(3).clone()]
-                .into_iter()
-                .map(|k| SiteKey { column: 8, ..k })
-                .collect()
-        );
+        assert_eq!(read_coverage(&path), coverage(&[3]));
     }
 }
