@@ -259,3 +259,95 @@ fn json_message_format_prints_the_report() {
         serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
     assert_eq!(printed, common::report(dir.path()));
 }
+
+/// The names of the failing tests, as `target::name`.
+fn failing_names(report: &Value) -> Vec<String> {
+    let mut names: Vec<String> = report["failing_tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            format!(
+                "{}::{}",
+                t["target"].as_str().unwrap(),
+                t["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn cargo_selectors_choose_packages_and_targets() {
+    let dir = fixture("multi");
+    let root = dir.path();
+    let all = common::autodebug(root, &[]);
+    assert_eq!(all.status.code(), Some(5), "{}", common::describe(&all));
+    assert_eq!(
+        failing_names(&common::report(root)),
+        [
+            "alpha::tests::doubles",
+            "beta::tests::abs_of_negative",
+            "it::abs_from_outside"
+        ]
+    );
+
+    let beta = common::autodebug(root, &["-p", "beta"]);
+    assert_eq!(beta.status.code(), Some(5), "{}", common::describe(&beta));
+    assert_eq!(
+        failing_names(&common::report(root)),
+        ["beta::tests::abs_of_negative", "it::abs_from_outside"]
+    );
+
+    let lib = common::autodebug(root, &["-p", "beta", "--lib"]);
+    assert_eq!(lib.status.code(), Some(5), "{}", common::describe(&lib));
+    assert_eq!(
+        failing_names(&common::report(root)),
+        ["beta::tests::abs_of_negative"]
+    );
+
+    let it = common::autodebug(root, &["-p", "beta", "--test", "it"]);
+    assert_eq!(it.status.code(), Some(5), "{}", common::describe(&it));
+    let report = common::report(root);
+    assert_eq!(failing_names(&report), ["it::abs_from_outside"]);
+    assert_eq!(report["tests"]["total"], 2);
+
+    // From a member's directory, as `cargo test` there: that member only.
+    let in_alpha = common::autodebug(&root.join("alpha"), &[]);
+    assert_eq!(
+        in_alpha.status.code(),
+        Some(5),
+        "{}",
+        common::describe(&in_alpha)
+    );
+    assert_eq!(
+        failing_names(&common::report(root)),
+        ["alpha::tests::doubles"]
+    );
+
+    let by_manifest = common::autodebug(root, &["--manifest-path", "beta/Cargo.toml", "abs_of"]);
+    assert_eq!(
+        by_manifest.status.code(),
+        Some(5),
+        "{}",
+        common::describe(&by_manifest)
+    );
+    let report = common::report(root);
+    assert_eq!(failing_names(&report), ["beta::tests::abs_of_negative"]);
+    assert_eq!(
+        report["tests"]["total"], 2,
+        "the name filter keeps abs_of_negative and abs_of_positive"
+    );
+    // A previous report is kept beside the new one.
+    assert!(root.join("autodebug.out.old/report.json").exists());
+
+    let unknown = common::autodebug(root, &["-p", "gamma"]);
+    assert_eq!(
+        unknown.status.code(),
+        Some(2),
+        "{}",
+        common::describe(&unknown)
+    );
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("members are: alpha, beta"));
+}

@@ -113,6 +113,16 @@ fn check_example(example: &Path) -> Result<(), Failed> {
             return Err(format!("no branch/component event on the fault's line {fault_file}:{fault_line} in {trace_path}").into());
         }
     }
+    // Every example has passing tests calling the faulty function: their traces are kept too.
+    let passing_traces = report["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["role"] == "passing")
+        .count();
+    if passing_traces == 0 {
+        return Err(format!("no trace of a passing test that reaches the same code\n{run}").into());
+    }
     if !branch_or_component {
         return Err(format!("no failing trace has a branch or component event\n{run}").into());
     }

@@ -23,7 +23,7 @@ pub fn shared_target_dir() -> PathBuf {
 }
 
 /// Copies the crate at `src` into a new temp dir, skipping `target/` and `autodebug.out*`,
-/// and rewrites its `autodebug-runtime` path dependency to this repository's runtime.
+/// and rewrites its manifests' `autodebug-runtime` path dependency to this repository's runtime.
 pub fn copy_crate(src: &Path) -> tempfile::TempDir {
     let dir = tempfile::Builder::new()
         .prefix("autodebug-e2e-")
@@ -42,9 +42,19 @@ pub fn copy_crate(src: &Path) -> tempfile::TempDir {
             std::fs::copy(entry.path(), &to).unwrap();
         }
     }
-    let manifest = dir.path().join("Cargo.toml");
     let runtime = repo_root().join("autodebug-runtime");
-    let text = std::fs::read_to_string(&manifest).unwrap();
+    for entry in walkdir::WalkDir::new(dir.path()) {
+        let entry = entry.unwrap();
+        if entry.file_name() == "Cargo.toml" {
+            point_runtime_at(entry.path(), &runtime);
+        }
+    }
+    dir
+}
+
+/// Rewrites the `autodebug-runtime` path dependency of a manifest to `runtime`.
+fn point_runtime_at(manifest: &Path, runtime: &Path) {
+    let text = std::fs::read_to_string(manifest).unwrap();
     let rewritten: Vec<String> = text
         .lines()
         .map(|line| {
@@ -58,8 +68,7 @@ pub fn copy_crate(src: &Path) -> tempfile::TempDir {
             }
         })
         .collect();
-    std::fs::write(&manifest, rewritten.join("\n") + "\n").unwrap();
-    dir
+    std::fs::write(manifest, rewritten.join("\n") + "\n").unwrap();
 }
 
 /// Runs `cargo autodebug ARGS` in `dir` with the shared target dir.
