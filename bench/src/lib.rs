@@ -15,7 +15,10 @@ pub mod faults;
 pub mod generate;
 pub mod mutate;
 pub mod process;
+pub mod report;
+pub mod results;
 pub mod sample;
+pub mod score;
 pub mod span;
 
 /// The root of this repository (the workspace `bench/` belongs to).

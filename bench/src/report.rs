@@ -1,0 +1,172 @@
+//! What the tool writes, as the runner reads it: `report.json` and `coverage.json`.
+//!
+//! Own, tolerant types (every field defaulted) rather than the tool's: the report is
+//! versioned by adding fields, and a benchmark must still score an older or partial one.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::span::{Pos, PosRange};
+
+/// `autodebug.out/report.json`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Report {
+    pub exit_code: i32,
+    pub status: String,
+    pub failing_tests: Vec<ReportedTest>,
+    pub suspects: Vec<Suspect>,
+    pub fixes: Vec<Fix>,
+    pub timing: Timing,
+    pub tool: ToolInfo,
+}
+
+/// Name and version of the tool.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+}
+
+/// A failing test as reported.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct ReportedTest {
+    pub package: String,
+    pub target: String,
+    pub name: String,
+    pub outcome: String,
+}
+
+/// A ranked suspect site.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Suspect {
+    pub rank: Option<f64>,
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: Option<usize>,
+    pub end_column: Option<usize>,
+    pub kind: String,
+    pub code: String,
+    pub score: Option<f64>,
+}
+
+impl Suspect {
+    /// Its span; a suspect without an end is the single character at its position.
+    pub fn range(&self) -> PosRange {
+        let start = Pos {
+            line: self.line,
+            column: self.column,
+        };
+        let end = match (self.end_line, self.end_column) {
+            (Some(line), Some(column)) => Pos { line, column },
+            _ => start,
+        };
+        PosRange { start, end }
+    }
+}
+
+/// A proposed fix.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Fix {
+    pub rank: Option<f64>,
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub original: String,
+    pub replacement: String,
+    pub technique: String,
+    pub validated: bool,
+    pub tests_passed: Option<usize>,
+    pub tests_total: Option<usize>,
+}
+
+/// Seconds per phase.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Timing {
+    pub build_s: f64,
+    pub baseline_s: f64,
+    pub record_s: f64,
+    pub localize_s: f64,
+    pub repair_s: f64,
+    pub total_s: f64,
+}
+
+/// `autodebug.out/coverage.json`: the program spectrum of the baseline run.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Coverage {
+    pub sites: Vec<Site>,
+    pub tests: Vec<TestSpectrum>,
+}
+
+/// A site of the spectrum.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Site {
+    pub id: u32,
+    /// Relative to the workspace root.
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    pub kind: String,
+    pub code: String,
+}
+
+impl Site {
+    /// Its span.
+    pub fn range(&self) -> PosRange {
+        PosRange {
+            start: Pos {
+                line: self.line,
+                column: self.column,
+            },
+            end: Pos {
+                line: self.end_line,
+                column: self.end_column,
+            },
+        }
+    }
+}
+
+/// One test of the spectrum.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct TestSpectrum {
+    pub test: TestName,
+    pub outcome: String,
+    pub sites: Vec<u32>,
+}
+
+/// A test's identity in the spectrum.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct TestName {
+    pub package: String,
+    pub target: String,
+    pub name: String,
+}
+
+/// Reads a JSON file of type `T`.
+pub fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("cannot parse {}", path.display()))
+}
+
+/// Whether two workspace-relative paths name the same file (`./` and a leading absolute
+/// part are ignored).
+pub fn same_file(a: &str, b: &str) -> bool {
+    let a = a.trim_start_matches("./");
+    let b = b.trim_start_matches("./");
+    a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"))
+}

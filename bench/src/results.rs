@@ -1,0 +1,396 @@
+//! Results: one row per faulty version, aggregated per fault class and overall, and
+//! rendered as the Markdown tables of `results.md` and the README.
+
+use serde::{Deserialize, Serialize};
+
+use crate::mutate::FaultClass;
+
+/// What happened on one faulty version.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct VersionResult {
+    pub id: String,
+    pub program: String,
+    pub classes: Vec<FaultClass>,
+    /// The tool's exit code (`None` if it was killed at the version time limit).
+    pub exit_code: Option<i32>,
+    pub tool_timed_out: bool,
+    pub detected: bool,
+    /// Known failing tests the report did not list.
+    pub missed_tests: Vec<String>,
+    /// Rank of the first suspect overlapping a fault.
+    pub rank: Option<f64>,
+    pub exam: f64,
+    pub executed_sites: usize,
+    /// Ochiai over the tool's own coverage.json.
+    pub ochiai_rank: Option<f64>,
+    pub ochiai_exam: f64,
+    pub fixes: usize,
+    pub validated_fixes: usize,
+    pub fix_found: bool,
+    pub fix_validated: bool,
+    pub fix_correct: bool,
+    /// `text` (equal to the correct program modulo whitespace) or `hidden-tests`.
+    pub correct_by: Option<String>,
+    pub repair_s: f64,
+    pub tool_total_s: f64,
+    /// Wall time of the whole tool run.
+    pub wall_s: f64,
+    /// Why scoring was incomplete (no report, unreadable coverage, …).
+    pub error: Option<String>,
+}
+
+/// Aggregated figures of a set of versions.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Row {
+    pub label: String,
+    pub versions: usize,
+    pub detected: f64,
+    pub top1: f64,
+    pub top3: f64,
+    pub top5: f64,
+    pub mean_exam: f64,
+    pub ochiai_top1: f64,
+    pub ochiai_top5: f64,
+    pub ochiai_mean_exam: f64,
+    pub fix_found: f64,
+    pub fix_validated: f64,
+    pub fix_correct: f64,
+    pub median_wall_s: f64,
+}
+
+fn pct(rows: &[&VersionResult], f: impl Fn(&VersionResult) -> bool) -> f64 {
+    if rows.is_empty() {
+        return 0.0;
+    }
+    100.0 * rows.iter().filter(|r| f(r)).count() as f64 / rows.len() as f64
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = v.collect();
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// The median (mean of the middle two for an even count; 0 for none).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn within(rank: Option<f64>, k: f64) -> bool {
+    rank.is_some_and(|r| r <= k)
+}
+
+/// Aggregates `rows` under `label`.
+pub fn row(label: &str, rows: &[&VersionResult]) -> Row {
+    Row {
+        label: label.to_string(),
+        versions: rows.len(),
+        detected: pct(rows, |r| r.detected),
+        top1: pct(rows, |r| within(r.rank, 1.0)),
+        top3: pct(rows, |r| within(r.rank, 3.0)),
+        top5: pct(rows, |r| within(r.rank, 5.0)),
+        mean_exam: mean(rows.iter().map(|r| r.exam)),
+        ochiai_top1: pct(rows, |r| within(r.ochiai_rank, 1.0)),
+        ochiai_top5: pct(rows, |r| within(r.ochiai_rank, 5.0)),
+        ochiai_mean_exam: mean(rows.iter().map(|r| r.ochiai_exam)),
+        fix_found: pct(rows, |r| r.fix_found),
+        fix_validated: pct(rows, |r| r.fix_validated),
+        fix_correct: pct(rows, |r| r.fix_correct),
+        median_wall_s: median(rows.iter().map(|r| r.wall_s).collect()),
+    }
+}
+
+/// One row per fault class (single-fault versions), one for two-fault versions, one overall.
+pub fn aggregate(results: &[VersionResult]) -> Vec<Row> {
+    let mut out = Vec::new();
+    for class in FaultClass::ALL {
+        let rows: Vec<&VersionResult> = results.iter().filter(|r| r.classes == [class]).collect();
+        if !rows.is_empty() {
+            out.push(row(class.name(), &rows));
+        }
+    }
+    let multi: Vec<&VersionResult> = results.iter().filter(|r| r.classes.len() > 1).collect();
+    if !multi.is_empty() {
+        out.push(row("two faults", &multi));
+    }
+    out.push(row("**overall**", &results.iter().collect::<Vec<_>>()));
+    out
+}
+
+/// The main table: per class and overall.
+pub fn render_table(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "| fault class | versions | detected | top-1 | top-3 | top-5 | mean EXAM | Ochiai top-1 | Ochiai top-5 | Ochiai EXAM | fix found | validated | correct | median time |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        s.push_str(&format!(
+            "| {} | {} | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.3} | {:.0}% | {:.0}% | {:.3} | {:.0}% | {:.0}% | {:.0}% | {:.1} s |\n",
+            r.label,
+            r.versions,
+            r.detected,
+            r.top1,
+            r.top3,
+            r.top5,
+            r.mean_exam,
+            r.ochiai_top1,
+            r.ochiai_top5,
+            r.ochiai_mean_exam,
+            r.fix_found,
+            r.fix_validated,
+            r.fix_correct,
+            r.median_wall_s
+        ));
+    }
+    s
+}
+
+/// The brute-force repair baseline on one version.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct BruteForce {
+    pub id: String,
+    /// Single mutations enumerated on the faulty program.
+    pub enumerated: usize,
+    /// Tried (the cap).
+    pub candidates: usize,
+    pub compiled: usize,
+    /// The visible suite passed.
+    pub validated: usize,
+    /// Validated and correct (the original text, or the hidden tests pass too).
+    pub correct: usize,
+    pub hung: usize,
+    /// Baseline build plus every candidate's build and test run (the hidden-test checks of
+    /// validated candidates are not counted: a mutation tool does not run them).
+    pub seconds: f64,
+}
+
+impl BruteForce {
+    /// Seconds per validated candidate, if any was validated.
+    pub fn per_validated(&self) -> Option<f64> {
+        (self.validated > 0).then(|| self.seconds / self.validated as f64)
+    }
+}
+
+/// The tool's own cost of a validated fix over a set of versions: repair seconds per
+/// validated fix, `None` if it validated none.
+pub fn tool_per_validated(results: &[&VersionResult]) -> Option<f64> {
+    let fixes: usize = results.iter().map(|r| r.validated_fixes).sum();
+    let secs: f64 = results.iter().map(|r| r.repair_s).sum();
+    (fixes > 0).then(|| secs / fixes as f64)
+}
+
+/// The brute-force table, with the tool's time per validated fix on the same versions and
+/// the ratio (or why there is none).
+pub fn render_brute_force(brute: &[BruteForce], tool: &[&VersionResult]) -> String {
+    let mut s = String::from(
+        "| version | mutations | tried | compiled | validated | correct | hung | time | brute force s / validated | ours s / validated fix | ratio |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{x:.1}"));
+    for b in brute {
+        let ours: Vec<&VersionResult> = tool.iter().copied().filter(|r| r.id == b.id).collect();
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {:.0} s | {} | {} | {} |\n",
+            b.id,
+            b.enumerated,
+            b.candidates,
+            b.compiled,
+            b.validated,
+            b.correct,
+            b.hung,
+            b.seconds,
+            b.per_validated()
+                .map_or("n/a — none validated".to_string(), |x| format!("{x:.1}")),
+            tool_per_validated(&ours)
+                .map_or("n/a — no fix produced".to_string(), |x| format!("{x:.1}")),
+            ratio(b.per_validated(), tool_per_validated(&ours)),
+        ));
+    }
+    let total = BruteForce {
+        id: "**all sampled**".into(),
+        enumerated: brute.iter().map(|b| b.enumerated).sum(),
+        candidates: brute.iter().map(|b| b.candidates).sum(),
+        compiled: brute.iter().map(|b| b.compiled).sum(),
+        validated: brute.iter().map(|b| b.validated).sum(),
+        correct: brute.iter().map(|b| b.correct).sum(),
+        hung: brute.iter().map(|b| b.hung).sum(),
+        seconds: brute.iter().map(|b| b.seconds).sum(),
+    };
+    if brute.len() > 1 {
+        let ours: Vec<&VersionResult> = tool
+            .iter()
+            .copied()
+            .filter(|r| brute.iter().any(|b| b.id == r.id))
+            .collect();
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {:.0} s | {} | {} | {} |\n",
+            total.id,
+            total.enumerated,
+            total.candidates,
+            total.compiled,
+            total.validated,
+            total.correct,
+            total.hung,
+            total.seconds,
+            fmt(total.per_validated()),
+            tool_per_validated(&ours)
+                .map_or("n/a — no fix produced".to_string(), |x| format!("{x:.1}")),
+            ratio(total.per_validated(), tool_per_validated(&ours)),
+        ));
+    }
+    s
+}
+
+/// Brute force over ours, "n/a" when either side has no validated fix.
+fn ratio(brute: Option<f64>, ours: Option<f64>) -> String {
+    match (brute, ours) {
+        (Some(b), Some(o)) if o > 0.0 => format!("{:.1}×", b / o),
+        _ => "n/a".to_string(),
+    }
+}
+
+/// Replaces the text between the markers (exclusive) in `readme`; `None` if they are
+/// missing.
+pub fn replace_block(readme: &str, begin: &str, end: &str, body: &str) -> Option<String> {
+    let b = readme.find(begin)? + begin.len();
+    let e = b + readme[b..].find(end)?;
+    Some(format!("{}\n{}{}", &readme[..b], body, &readme[e..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(id: &str, classes: &[FaultClass], rank: Option<f64>, wall: f64) -> VersionResult {
+        VersionResult {
+            id: id.into(),
+            program: "p".into(),
+            classes: classes.to_vec(),
+            detected: true,
+            rank,
+            exam: crate::score::exam(rank, 10),
+            ochiai_rank: Some(2.0),
+            ochiai_exam: 0.1,
+            wall_s: wall,
+            ..VersionResult::default()
+        }
+    }
+
+    #[test]
+    fn aggregation_per_class_two_faults_and_overall() {
+        use FaultClass::*;
+        let mut rs = vec![
+            v("a", &[Constant], Some(1.0), 10.0),
+            v("b", &[Constant], Some(4.0), 20.0),
+            v("c", &[Negation], None, 30.0),
+            v("d", &[Constant, Negation], Some(2.5), 40.0),
+        ];
+        rs[1].detected = false;
+        rs[0].fix_found = true;
+        rs[0].fix_validated = true;
+        let rows = aggregate(&rs);
+        let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["negation", "constant", "two faults", "**overall**"]
+        );
+        let constant = &rows[1];
+        assert_eq!(constant.versions, 2);
+        assert_eq!(
+            (
+                constant.detected,
+                constant.top1,
+                constant.top3,
+                constant.top5
+            ),
+            (50.0, 50.0, 50.0, 100.0)
+        );
+        assert!((constant.mean_exam - 0.15).abs() < 1e-12);
+        assert_eq!(constant.median_wall_s, 15.0);
+        assert_eq!(constant.fix_validated, 50.0);
+        let overall = &rows[3];
+        assert_eq!(overall.versions, 4);
+        assert_eq!(overall.top3, 50.0);
+        assert_eq!(overall.top5, 75.0);
+        assert!((overall.mean_exam - (0.0 + 0.3 + 1.0 + 0.15) / 4.0).abs() < 1e-12);
+        assert_eq!(overall.ochiai_top1, 0.0);
+        assert_eq!(overall.ochiai_top5, 100.0);
+        assert_eq!(overall.median_wall_s, 25.0);
+    }
+
+    #[test]
+    fn table_rendering() {
+        let rows = aggregate(&[v("a", &[FaultClass::LoopBound], Some(1.0), 12.34)]);
+        let t = render_table(&rows);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert!(lines[0].starts_with("| fault class | versions | detected |"));
+        assert_eq!(
+            lines[2],
+            "| loop-bound | 1 | 100% | 100% | 100% | 100% | 0.000 | 0% | 100% | 0.100 | 0% | 0% | 0% | 12.3 s |"
+        );
+        assert!(lines[3].starts_with("| **overall** | 1 |"));
+        // Every line has as many cells as the header.
+        let cells = |l: &str| l.matches('|').count();
+        assert!(lines.iter().all(|l| cells(l) == cells(lines[0])));
+    }
+
+    #[test]
+    fn brute_force_accounting_and_ratio() {
+        let b = BruteForce {
+            id: "a".into(),
+            enumerated: 120,
+            candidates: 25,
+            compiled: 20,
+            validated: 2,
+            correct: 1,
+            hung: 1,
+            seconds: 100.0,
+        };
+        assert_eq!(b.per_validated(), Some(50.0));
+        let mut ours = v("a", &[FaultClass::Constant], Some(1.0), 10.0);
+        let t = render_brute_force(std::slice::from_ref(&b), &[&ours]);
+        assert!(
+            t.contains(
+                "| a | 120 | 25 | 20 | 2 | 1 | 1 | 100 s | 50.0 | n/a — no fix produced | n/a |"
+            ),
+            "{t}"
+        );
+        ours.validated_fixes = 2;
+        ours.repair_s = 5.0;
+        let t = render_brute_force(std::slice::from_ref(&b), &[&ours]);
+        assert!(t.contains("| 50.0 | 2.5 | 20.0× |"), "{t}");
+        let none = BruteForce { validated: 0, ..b };
+        assert_eq!(none.per_validated(), None);
+        assert!(render_brute_force(&[none], &[&ours]).contains("n/a — none validated"));
+    }
+
+    #[test]
+    fn median_of_odd_even_and_empty() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(vec![]), 0.0);
+    }
+
+    #[test]
+    fn readme_block_is_replaced_between_markers() {
+        let r = "a\n<!-- t -->\nold\n<!-- /t -->\nb\n";
+        assert_eq!(
+            replace_block(r, "<!-- t -->", "<!-- /t -->", "new\n").unwrap(),
+            "a\n<!-- t -->\nnew\n<!-- /t -->\nb\n"
+        );
+        assert!(replace_block("none", "<!-- t -->", "<!-- /t -->", "x").is_none());
+    }
+}

@@ -1,0 +1,355 @@
+//! Scoring one faulty version: detection, the rank of the first suspect overlapping a true
+//! fault (top-k, EXAM), the Ochiai baseline over the same spectrum, and fix correctness.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::mutate::Mutation;
+use crate::report::{Coverage, Fix, Report, Suspect, same_file};
+use crate::span::{LineIndex, Pos};
+
+/// Exit codes of `cargo autodebug` that mean "red tests were diagnosed": failing tests (5),
+/// a timeout (6), a crash (7).
+pub const DIAGNOSED_EXIT_CODES: [i32; 3] = [5, 6, 7];
+
+/// Whether a span of `file` overlaps one of the faults.
+pub fn overlaps_fault(file: &str, range: crate::span::PosRange, faults: &[Mutation]) -> bool {
+    faults
+        .iter()
+        .any(|m| same_file(file, &m.file) && range.overlaps(&m.pos_range()))
+}
+
+/// Detected: the tool exited as having diagnosed failures and reported every test the
+/// fault is known to fail.
+pub fn detected(report: &Report, expected_failing: &[String]) -> bool {
+    let reported: BTreeSet<&str> = report
+        .failing_tests
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    DIAGNOSED_EXIT_CODES.contains(&report.exit_code)
+        && expected_failing
+            .iter()
+            .all(|t| reported.contains(t.as_str()))
+}
+
+/// The rank of the first suspect whose span overlaps a fault (ranks as reported, or list
+/// positions from 1 if the report has none).
+pub fn suspect_rank(suspects: &[Suspect], faults: &[Mutation]) -> Option<f64> {
+    suspects
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.rank.unwrap_or((i + 1) as f64), s))
+        .filter(|(_, s)| overlaps_fault(&s.file, s.range(), faults))
+        .map(|(r, _)| r)
+        .min_by(f64::total_cmp)
+}
+
+/// EXAM: the fraction of executed sites examined before the fault, `(rank − 1) / executed`;
+/// 1.0 when the fault is never ranked (or nothing was executed).
+pub fn exam(rank: Option<f64>, executed: usize) -> f64 {
+    match rank {
+        Some(r) if executed > 0 => ((r - 1.0) / executed as f64).clamp(0.0, 1.0),
+        _ => 1.0,
+    }
+}
+
+/// Whether a spectrum outcome counts as failing (a timeout or crash fails too).
+fn failing_outcome(outcome: &str) -> Option<bool> {
+    match outcome {
+        "passed" => Some(false),
+        "failed" | "timeout" | "crashed" | "fuel-exhausted" => Some(true),
+        _ => None,
+    }
+}
+
+/// The sites reached by at least one test.
+pub fn executed_sites(coverage: &Coverage) -> BTreeSet<u32> {
+    coverage
+        .tests
+        .iter()
+        .flat_map(|t| t.sites.iter().copied())
+        .collect()
+}
+
+/// Ochiai suspiciousness of every executed site: `ef / sqrt(total_failed * (ef + ep))`.
+pub fn ochiai(coverage: &Coverage) -> BTreeMap<u32, f64> {
+    let mut ef: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut ep: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut total_failed = 0usize;
+    for t in &coverage.tests {
+        let Some(failed) = failing_outcome(&t.outcome) else {
+            continue;
+        };
+        total_failed += failed as usize;
+        let counts = if failed { &mut ef } else { &mut ep };
+        for &s in t.sites.iter().collect::<BTreeSet<_>>() {
+            *counts.entry(s).or_default() += 1;
+        }
+    }
+    executed_sites(coverage)
+        .into_iter()
+        .map(|s| {
+            let f = *ef.get(&s).unwrap_or(&0) as f64;
+            let p = *ep.get(&s).unwrap_or(&0) as f64;
+            let denom = (total_failed as f64 * (f + p)).sqrt();
+            (s, if denom > 0.0 { f / denom } else { 0.0 })
+        })
+        .collect()
+}
+
+/// Ranks of scored items, best first, ties sharing the mid rank (two items tied for first
+/// both get 1.5).
+pub fn mid_ranks(scores: &BTreeMap<u32, f64>) -> BTreeMap<u32, f64> {
+    let mut sorted: Vec<(u32, f64)> = scores.iter().map(|(&k, &v)| (k, v)).collect();
+    sorted.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut ranks = BTreeMap::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1].1 == sorted[i].1 {
+            j += 1;
+        }
+        // Positions i+1 ..= j+1 share their mean.
+        let mid = (i + 1 + j + 1) as f64 / 2.0;
+        for item in &sorted[i..=j] {
+            ranks.insert(item.0, mid);
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// The Ochiai baseline on one version.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpectrumScore {
+    /// Best rank among executed sites overlapping a fault.
+    pub rank: Option<f64>,
+    pub exam: f64,
+    pub executed: usize,
+}
+
+/// Ochiai over the spectrum, scored like the tool's suspects.
+pub fn ochiai_score(coverage: &Coverage, faults: &[Mutation]) -> SpectrumScore {
+    let scores = ochiai(coverage);
+    let ranks = mid_ranks(&scores);
+    let rank = coverage
+        .sites
+        .iter()
+        .filter(|s| overlaps_fault(&s.path, s.range(), faults))
+        .filter_map(|s| ranks.get(&s.id).copied())
+        .min_by(f64::total_cmp);
+    SpectrumScore {
+        rank,
+        exam: exam(rank, scores.len()),
+        executed: scores.len(),
+    }
+}
+
+/// The fix to judge: the best-ranked validated one, else the best-ranked one.
+pub fn chosen_fix(fixes: &[Fix]) -> Option<&Fix> {
+    fixes.iter().find(|f| f.validated).or(fixes.first())
+}
+
+/// `text` with the fix applied, if its `original` is where it says.
+pub fn apply_fix(text: &str, fix: &Fix) -> Option<String> {
+    let index = LineIndex::new(text);
+    let at = index.offset_of(Pos {
+        line: fix.line,
+        column: fix.column,
+    });
+    if !text[at..].starts_with(&fix.original) {
+        return None;
+    }
+    let mut out = text.to_string();
+    out.replace_range(at..at + fix.original.len(), &fix.replacement);
+    Some(out)
+}
+
+/// Equal up to whitespace.
+pub fn same_modulo_whitespace(a: &str, b: &str) -> bool {
+    a.chars()
+        .filter(|c| !c.is_whitespace())
+        .eq(b.chars().filter(|c| !c.is_whitespace()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mutate::FaultClass;
+    use crate::report::{Site, TestName, TestSpectrum};
+
+    fn fault(line: usize, col: usize, end: usize) -> Mutation {
+        Mutation {
+            file: "src/lib.rs".into(),
+            byte_start: 0,
+            byte_end: 1,
+            line,
+            column: col,
+            end_line: line,
+            end_column: end,
+            original: "<".into(),
+            replacement: ">".into(),
+            class: FaultClass::RelationalOperator,
+        }
+    }
+
+    fn suspect(rank: f64, line: usize, col: usize, end: usize) -> Suspect {
+        Suspect {
+            rank: Some(rank),
+            file: "src/lib.rs".into(),
+            line,
+            column: col,
+            end_line: Some(line),
+            end_column: Some(end),
+            ..Suspect::default()
+        }
+    }
+
+    #[test]
+    fn the_first_overlapping_suspect_gives_the_rank() {
+        let f = [fault(16, 13, 14)];
+        let s = vec![
+            suspect(1.0, 14, 17, 18),
+            suspect(2.0, 16, 5, 12),  // ends right before the fault
+            suspect(3.0, 16, 11, 22), // `i < a.len()` contains it
+            suspect(4.0, 16, 13, 14),
+        ];
+        assert_eq!(suspect_rank(&s, &f), Some(3.0));
+        let mut other_file = s.clone();
+        other_file[2].file = "src/main.rs".into();
+        assert_eq!(suspect_rank(&other_file, &f), Some(4.0));
+        assert_eq!(suspect_rank(&s[..2], &f), None);
+        // Without ranks, list positions count; a second fault may be found first.
+        let unranked: Vec<Suspect> = s
+            .iter()
+            .cloned()
+            .map(|mut x| {
+                x.rank = None;
+                x
+            })
+            .collect();
+        assert_eq!(
+            suspect_rank(&unranked, &[fault(40, 1, 2), fault(14, 17, 18)]),
+            Some(1.0)
+        );
+    }
+
+    #[test]
+    fn exam_is_the_fraction_examined_before_the_fault() {
+        assert_eq!(exam(Some(1.0), 20), 0.0);
+        assert_eq!(exam(Some(6.0), 20), 0.25);
+        assert_eq!(exam(None, 20), 1.0);
+        assert_eq!(exam(Some(3.0), 0), 1.0);
+    }
+
+    fn site(id: u32, line: usize) -> Site {
+        Site {
+            id,
+            path: "src/lib.rs".into(),
+            line,
+            column: 5,
+            end_line: line,
+            end_column: 15,
+            ..Site::default()
+        }
+    }
+
+    fn test(name: &str, outcome: &str, sites: &[u32]) -> TestSpectrum {
+        TestSpectrum {
+            test: TestName {
+                name: name.into(),
+                ..TestName::default()
+            },
+            outcome: outcome.into(),
+            sites: sites.to_vec(),
+        }
+    }
+
+    #[test]
+    fn ochiai_with_ties_takes_the_mid_rank() {
+        // Sites 1, 2 reached by both failing tests and one passing test; site 3 only by
+        // the failing ones; site 4 only by passing tests; site 5 never.
+        let cov = Coverage {
+            sites: (1..=5).map(|i| site(i, 10 * i as usize)).collect(),
+            tests: vec![
+                test("f1", "failed", &[1, 2, 3]),
+                test("f2", "timeout", &[1, 2, 3]),
+                test("p1", "passed", &[1, 2, 4]),
+                test("p2", "passed", &[4]),
+                test("x", "not-run", &[5]),
+            ],
+        };
+        let s = ochiai(&cov);
+        // Site 5 was reached (by a test whose outcome is unknown): executed, never suspicious.
+        assert_eq!(s.len(), 5);
+        assert!((s[&3] - 1.0).abs() < 1e-12);
+        assert!((s[&1] - 2.0 / (2.0f64 * 3.0).sqrt()).abs() < 1e-12);
+        assert_eq!(s[&4], 0.0);
+        let r = mid_ranks(&s);
+        assert_eq!(
+            (r[&3], r[&1], r[&2], r[&4], r[&5]),
+            (1.0, 2.5, 2.5, 4.5, 4.5)
+        );
+        // A fault on site 2's line ranks 2.5 of 5 executed sites: EXAM = 1.5 / 5.
+        let sc = ochiai_score(&cov, &[fault(20, 7, 9)]);
+        assert_eq!(sc.rank, Some(2.5));
+        assert_eq!(sc.executed, 5);
+        assert!((sc.exam - 0.3).abs() < 1e-12);
+        let none = ochiai_score(&cov, &[fault(99, 1, 2)]);
+        assert_eq!((none.rank, none.exam), (None, 1.0));
+    }
+
+    #[test]
+    fn detection_needs_every_known_failing_test_and_a_diagnosis_exit() {
+        let mut r = Report {
+            exit_code: 5,
+            ..Report::default()
+        };
+        r.failing_tests = ["tests::a", "tests::b"]
+            .map(|n| crate::report::ReportedTest {
+                name: n.into(),
+                ..Default::default()
+            })
+            .to_vec();
+        assert!(detected(&r, &["tests::a".into()]));
+        assert!(!detected(&r, &["tests::a".into(), "tests::c".into()]));
+        r.exit_code = 3;
+        assert!(!detected(&r, &["tests::a".into()]));
+    }
+
+    #[test]
+    fn fixes_apply_at_their_char_column_and_compare_modulo_whitespace() {
+        let faulty = "// ü\nfn f(a: i32) -> bool { a >  1 }\n";
+        let fix = Fix {
+            line: 2,
+            column: 26,
+            original: ">".into(),
+            replacement: "<".into(),
+            validated: true,
+            ..Fix::default()
+        };
+        let fixed = apply_fix(faulty, &fix).unwrap();
+        assert_eq!(fixed, "// ü\nfn f(a: i32) -> bool { a <  1 }\n");
+        assert!(same_modulo_whitespace(
+            &fixed,
+            "// ü\nfn f(a: i32) -> bool {\n    a < 1\n}\n"
+        ));
+        assert!(!same_modulo_whitespace(&fixed, faulty));
+        let wrong = Fix {
+            column: 25,
+            ..fix.clone()
+        };
+        assert_eq!(apply_fix(faulty, &wrong), None);
+        let unvalidated = Fix {
+            validated: false,
+            ..fix.clone()
+        };
+        assert!(
+            chosen_fix(&[unvalidated.clone(), fix.clone()])
+                .unwrap()
+                .validated
+        );
+        assert!(!chosen_fix(&[unvalidated]).unwrap().validated);
+        assert!(chosen_fix(&[]).is_none());
+    }
+}
