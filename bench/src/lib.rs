@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 
+pub mod brute_force;
 pub mod cargo_test;
 pub mod corpus;
 pub mod faults;
@@ -17,6 +18,7 @@ pub mod mutate;
 pub mod process;
 pub mod report;
 pub mod results;
+pub mod runner;
 pub mod sample;
 pub mod score;
 pub mod span;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use autodebug_bench::{corpus, faults, generate, repo_root};
+use autodebug_bench::{corpus, faults, generate, repo_root, runner};
 
 /// The benchmark of cargo-autodebug.
 #[derive(Parser, Debug)]
@@ -21,6 +21,55 @@ struct Cli {
 enum Command {
     /// Seed faults into the corpus programs and write faults.json.
     Generate(GenerateArgs),
+    /// Run cargo-autodebug on every faulty version and write results.{json,md}.
+    Run(RunArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct RunArgs {
+    /// One version per program (at most 12) and a brute-force sample of one with at most 25
+    /// candidates: the CI subset, under 10 minutes.
+    #[arg(long)]
+    quick: bool,
+    /// Only these programs (repeatable).
+    #[arg(long = "program", value_name = "NAME")]
+    programs: Vec<String>,
+    /// At most this many versions.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Per-test timeout given to the tool, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Wall-time limit of one tool run, in seconds [default: 300, quick: 120].
+    #[arg(long)]
+    version_timeout: Option<f64>,
+    /// Output directory [default: bench/results].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The faults file [default: bench/faults.json].
+    #[arg(long)]
+    faults: Option<PathBuf>,
+    /// Corpus directory [default: bench/corpus].
+    #[arg(long)]
+    corpus: Option<PathBuf>,
+    /// Versions the brute-force repair baseline runs on [default: 10, quick: 1].
+    #[arg(long)]
+    repair_sample: Option<usize>,
+    /// Candidate mutations per brute-force version at most [default: 60, quick: 25].
+    #[arg(long)]
+    repair_candidates: Option<usize>,
+    /// The cargo-autodebug binary [default: built with `$CARGO build -p cargo-autodebug`].
+    #[arg(long)]
+    tool: Option<PathBuf>,
+    /// Tests the tool runs at once.
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
+    /// Replace the table between <!-- results-table --> markers in the root README.md.
+    #[arg(long)]
+    update_readme: bool,
+    /// Keep the temp copies of the faulty versions.
+    #[arg(long)]
+    keep: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -58,6 +107,7 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Generate(args) => generate_cmd(args),
+        Command::Run(args) => run_cmd(args),
     }
 }
 
@@ -104,5 +154,57 @@ fn generate_cmd(args: GenerateArgs) -> Result<()> {
         out.display(),
         started.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+fn run_cmd(args: RunArgs) -> Result<()> {
+    let root = repo_root();
+    let command = std::iter::once("autodebug-bench".to_string())
+        .chain(std::env::args().skip(1))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let opts = runner::Options {
+        quick: args.quick,
+        programs: args.programs,
+        limit: args.limit,
+        test_timeout: args.timeout,
+        version_timeout: Duration::from_secs_f64(args.version_timeout.unwrap_or(if args.quick {
+            120.0
+        } else {
+            300.0
+        })),
+        out: args.out.unwrap_or_else(|| root.join("bench/results")),
+        faults: args
+            .faults
+            .unwrap_or_else(|| root.join("bench/faults.json")),
+        corpus: args.corpus.unwrap_or_else(|| root.join("bench/corpus")),
+        repair_sample: args
+            .repair_sample
+            .unwrap_or(if args.quick { 1 } else { 10 }),
+        repair_candidates: args
+            .repair_candidates
+            .unwrap_or(if args.quick { 25 } else { 60 })
+            .min(if args.quick { 25 } else { usize::MAX }),
+        tool: args.tool,
+        jobs: args.jobs,
+        update_readme: args.update_readme,
+        keep: args.keep,
+        command,
+    };
+    let results = runner::run(&opts)?;
+    if let Some(overall) = results.rows.last() {
+        eprintln!(
+            "{} versions: detected {:.0}%, top-1 {:.0}%, top-5 {:.0}%, EXAM {:.3}; Ochiai top-1 {:.0}%, top-5 {:.0}%, EXAM {:.3}; median {:.1} s per version",
+            overall.versions,
+            overall.detected,
+            overall.top1,
+            overall.top5,
+            overall.mean_exam,
+            overall.ochiai_top1,
+            overall.ochiai_top5,
+            overall.ochiai_mean_exam,
+            overall.median_wall_s
+        );
+    }
     Ok(())
 }
