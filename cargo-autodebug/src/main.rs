@@ -6,6 +6,7 @@ mod baseline;
 mod build;
 mod console;
 mod exit_code;
+mod localize;
 mod options;
 mod outcome;
 mod report;
@@ -15,6 +16,7 @@ mod workspace;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicUsize;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -187,19 +189,27 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         if failing_coverage.is_empty() {
             console.warn("the failing tests reach no instrumented code: annotate the code under test with #[autodebug] or a contract");
         }
+    }
+    let recorder = Recorder {
+        workspace_root: &workspace.root,
+        output_dir: &output_dir,
+        scratch: scratch.path(),
+        base_env: &base_env,
+        timeout: options.test_timeout(),
+        max_events: options.max_events,
+        jobs: options.jobs(),
+        runs: AtomicUsize::new(0),
+    };
+    let mut traces = Vec::new();
+    if !to_record.is_empty() {
         let phase = Instant::now();
-        let recorder = Recorder {
-            workspace_root: &workspace.root,
-            output_dir: &output_dir,
-            scratch: scratch.path(),
-            base_env: &base_env,
-            timeout: options.test_timeout(),
-            max_events: options.max_events,
-            jobs: options.jobs(),
-        };
-        report.traces = recorder
+        for (summary, trace) in recorder
             .record(&to_record, console)
-            .or_exit(ExitCode::Software)?;
+            .or_exit(ExitCode::Software)?
+        {
+            report.traces.push(summary);
+            traces.push(trace);
+        }
         report.timing.record_s = phase.elapsed().as_secs_f64();
         for failing in &mut report.failing_tests {
             let id = format!("{}::{}", failing.target, failing.name);
@@ -209,6 +219,24 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
                 .find(|t| t.role == Role::Failing && t.test == id)
                 .map(|t| t.path.clone());
         }
+    }
+
+    if report
+        .failing_tests
+        .iter()
+        .any(|f| f.deterministic && !f.flaky)
+    {
+        let phase = Instant::now();
+        let context = localize::Context {
+            workspace_root: &workspace.root,
+            baseline: &baseline,
+            traces: &traces,
+            rerun: &recorder,
+        };
+        let (suspects, notes) = localize::localize(&context, options, console);
+        report.suspects = suspects;
+        report.notes.extend(notes);
+        report.timing.localize_s = phase.elapsed().as_secs_f64();
     }
 
     if options.apply {

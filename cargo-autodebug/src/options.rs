@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
+use crate::localize::spectrum::Formula;
+
 /// Automated debugging for red tests: finds the failing tests, records what they did, and
 /// (as techniques land) names the faulty statement and a validated fix.
 #[derive(Parser, Debug, Clone)]
@@ -48,6 +50,10 @@ pub struct Options {
     /// Cap on the events of one trace (a truncation marker is written past it).
     #[arg(long, value_name = "N", default_value_t = autodebug_runtime::protocol::DEFAULT_MAX_EVENTS)]
     pub max_events: u64,
+
+    /// Formula of the spectrum ranking.
+    #[arg(long, value_enum, default_value_t = Formula::Ochiai)]
+    pub spectrum: Formula,
 
     /// Run every test under this switch/override plan (JSON, see the runtime's `Plan`).
     #[arg(long, value_name = "FILE")]

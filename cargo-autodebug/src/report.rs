@@ -25,14 +25,17 @@ pub struct Report {
     pub tests: TestCounts,
     pub failing_tests: Vec<FailingTest>,
     pub traces: Vec<TraceSummary>,
-    /// Ranked suspect sites.
-    pub suspects: Vec<serde_json::Value>,
+    /// Ranked suspect sites, with each technique's evidence.
+    pub suspects: Vec<crate::localize::Ranked>,
     /// Validated fixes.
     pub fixes: Vec<serde_json::Value>,
     pub timing: Timing,
     /// The compiler's errors, when the build failed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub build_errors: Vec<String>,
+    /// What a technique could not do (unsupported code, nothing to rank).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// The plan every test ran under (`--plan`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,
@@ -145,6 +148,7 @@ impl Report {
             fixes: Vec::new(),
             timing: Timing::default(),
             build_errors: Vec::new(),
+            notes: Vec::new(),
             plan: None,
         }
     }

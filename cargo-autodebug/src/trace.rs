@@ -5,15 +5,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use autodebug_runtime::protocol::{self, Record, SiteInfo, SiteKey};
+use autodebug_runtime::protocol::{self, Plan, Record, SiteInfo, SiteKey};
 use serde::Serialize;
 
 use crate::console::Console;
 use crate::outcome::Outcome;
-use crate::run::{self, RunConfig, TestId};
+use crate::run::{self, RunConfig, RunResult, TestId};
 
 /// The sites a test reached, by identity.
 pub type Coverage = BTreeMap<SiteKey, SiteInfo>;
@@ -136,11 +137,26 @@ pub struct Recorder<'a> {
     pub timeout: Duration,
     pub max_events: u64,
     pub jobs: usize,
+    /// Runs so far (keeps scratch file names apart).
+    pub runs: AtomicUsize,
+}
+
+/// A recorded trace, read back, with the test it belongs to.
+#[derive(Debug)]
+pub struct RecordedTrace {
+    pub test: TestId,
+    pub role: Role,
+    pub outcome: Outcome,
+    pub trace: RawTrace,
 }
 
 impl Recorder<'_> {
     /// Records the traces of `tests` (each with its role), writing them under `traces/`.
-    pub fn record(&self, tests: &[(TestId, Role)], console: &Console) -> Result<Vec<TraceSummary>> {
+    pub fn record(
+        &self,
+        tests: &[(TestId, Role)],
+        console: &Console,
+    ) -> Result<Vec<(TraceSummary, RecordedTrace)>> {
         let traces_dir = self.output_dir.join("traces");
         std::fs::create_dir_all(&traces_dir)
             .with_context(|| format!("could not create {}", traces_dir.display()))?;
@@ -150,7 +166,7 @@ impl Recorder<'_> {
             self.jobs,
             |(test, role)| self.record_one(test, *role, &traces_dir),
             |(test, _), result| {
-                let label = result.as_ref().map_or("error", |s| s.outcome.as_str());
+                let label = result.as_ref().map_or("error", |(s, _)| s.outcome.as_str());
                 progress.tick(&format!("{} {label}", test.display()));
             },
         );
@@ -158,25 +174,52 @@ impl Recorder<'_> {
         results.into_iter().collect()
     }
 
-    fn record_one(&self, test: &TestId, role: Role, traces_dir: &Path) -> Result<TraceSummary> {
-        let raw_path = run::scratch_file(self.scratch, test, "trace.jsonl");
+    /// Runs `test` once, recording its trace (`events` or `coverage` mode) and obeying
+    /// `plan` if given. Safe to call from several threads at once.
+    pub fn run(
+        &self,
+        test: &TestId,
+        plan: Option<&Plan>,
+        mode: &str,
+    ) -> Result<(RunResult, RawTrace)> {
+        let n = self.runs.fetch_add(1, Ordering::Relaxed);
+        let raw_path = run::scratch_file(self.scratch, test, &format!("{n}.trace.jsonl"));
         let mut env = self.base_env.to_vec();
         env.push((protocol::ENV_TRACE.into(), raw_path.display().to_string()));
-        env.push((protocol::ENV_TRACE_MODE.into(), "events".into()));
+        env.push((protocol::ENV_TRACE_MODE.into(), mode.into()));
         env.push((protocol::ENV_MAX_EVENTS.into(), self.max_events.to_string()));
+        let plan_path = run::scratch_file(self.scratch, test, &format!("{n}.plan.json"));
+        if let Some(plan) = plan {
+            let json = serde_json::to_vec(plan).context("could not serialize a plan")?;
+            std::fs::write(&plan_path, json)
+                .with_context(|| format!("could not write {}", plan_path.display()))?;
+            env.retain(|(k, _)| k != protocol::ENV_PLAN);
+            env.push((protocol::ENV_PLAN.into(), plan_path.display().to_string()));
+        }
         let result = run::run_test(
             test,
             &RunConfig {
                 timeout: self.timeout,
                 env,
             },
-        )?;
+        );
         let raw = if raw_path.exists() {
-            RawTrace::read(&raw_path)?
+            RawTrace::read(&raw_path)
         } else {
-            RawTrace::default()
+            Ok(RawTrace::default())
         };
         std::fs::remove_file(&raw_path).ok();
+        std::fs::remove_file(&plan_path).ok();
+        Ok((result?, raw?))
+    }
+
+    fn record_one(
+        &self,
+        test: &TestId,
+        role: Role,
+        traces_dir: &Path,
+    ) -> Result<(TraceSummary, RecordedTrace)> {
+        let (result, raw) = self.run(test, None, "events")?;
         let sites = raw
             .sites
             .iter()
@@ -201,7 +244,7 @@ impl Recorder<'_> {
         let json = serde_json::to_vec(&stored).context("could not serialize a trace")?;
         std::fs::write(&path, json)
             .with_context(|| format!("could not write {}", path.display()))?;
-        Ok(TraceSummary {
+        let summary = TraceSummary {
             test: test.display(),
             role,
             path: format!("traces/{file_name}"),
@@ -210,13 +253,20 @@ impl Recorder<'_> {
             events: raw.events.len(),
             truncated: raw.truncated,
             complete: raw.complete,
-        })
+        };
+        let recorded = RecordedTrace {
+            test: test.clone(),
+            role,
+            outcome: result.outcome,
+            trace: raw,
+        };
+        Ok((summary, recorded))
     }
 }
 
 /// A site's file (as the compiler saw it: relative to the workspace root, or absolute for
 /// crates outside it) relative to the workspace root.
-fn workspace_path(workspace_root: &Path, file: &str) -> String {
+pub fn workspace_path(workspace_root: &Path, file: &str) -> String {
     let path = PathBuf::from(file);
     let absolute = if path.is_absolute() {
         path

@@ -1,0 +1,235 @@
+//! Localization: techniques that rank sites as suspects sit side by side behind one small
+//! interface ([`Technique`]); their rankings are merged into one, keeping each technique's
+//! evidence per suspect. Adding a technique touches this folder only.
+
+pub mod spectrum;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Result;
+use autodebug_runtime::protocol::{SiteInfo, SiteKey, SiteKind};
+use serde::Serialize;
+
+use crate::baseline::BaselineResult;
+use crate::trace::{RecordedTrace, Recorder};
+
+/// What every technique can look at.
+pub struct Context<'a> {
+    /// Root of the workspace (site paths are relative to it).
+    pub workspace_root: &'a Path,
+    /// Every test's first run, reruns and coverage.
+    pub baseline: &'a [BaselineResult],
+    /// The recorded traces: failing tests first, then passing tests reaching the same code.
+    pub traces: &'a [RecordedTrace],
+    /// Reruns a test under a plan (dynamic techniques).
+    pub rerun: &'a Recorder<'a>,
+}
+
+/// One technique's opinion of one site.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evidence {
+    /// The technique (`ochiai`, `predicate-switching`, …).
+    pub technique: &'static str,
+    /// Its score for the site: higher is more suspicious; comparable within a technique.
+    pub score: f64,
+    /// What it found, for people (`ochiai: 0.82`, `critical predicate, instance 3 of 5`).
+    pub detail: String,
+}
+
+/// A suspect site with the evidence of every technique that ranked it.
+#[derive(Debug, Clone)]
+pub struct Suspect {
+    pub site: SiteInfo,
+    /// The site's file relative to the workspace root.
+    pub path: String,
+    pub evidence: Vec<Evidence>,
+}
+
+/// A localization technique.
+pub trait Technique {
+    /// Its name in evidence and in the report.
+    fn name(&self) -> &'static str;
+
+    /// Suspects, most suspicious first. A technique that cannot say anything returns an
+    /// empty list (and says why through `notes`), never an error for unsupported code.
+    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>>;
+}
+
+/// Runs every technique the options ask for and merges their rankings. Returns the merged
+/// suspects and notes on what some technique could not do.
+pub fn localize(
+    context: &Context,
+    options: &crate::options::Options,
+    console: &crate::console::Console,
+) -> (Vec<Ranked>, Vec<String>) {
+    let mut notes = Vec::new();
+    let techniques: Vec<(f64, Box<dyn Technique>)> = vec![(
+        1.0,
+        Box::new(spectrum::Spectrum {
+            formula: options.spectrum,
+        }),
+    )];
+    let mut rankings = Vec::new();
+    for (weight, technique) in techniques {
+        console.status("Localizing", technique.name());
+        match technique.localize(context, &mut notes) {
+            Ok(suspects) => rankings.push((weight, suspects)),
+            Err(error) => notes.push(format!("{}: failed: {error:#}", technique.name())),
+        }
+    }
+    (merge(&rankings), notes)
+}
+
+/// Sites that are statements a fix can change (not function entries, loop heads or the
+/// contracts themselves).
+pub fn is_candidate(kind: SiteKind) -> bool {
+    kind.is_branch() || kind.is_component()
+}
+
+/// A suspect in the merged ranking.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ranked {
+    pub rank: usize,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub kind: SiteKind,
+    pub code: String,
+    pub function: String,
+    /// The merged score (see [`merge`]).
+    pub score: f64,
+    /// One line per technique: `ochiai: 0.82`.
+    pub evidence: Vec<String>,
+    /// The same, structured.
+    pub techniques: Vec<Evidence>,
+}
+
+/// Merges the techniques' rankings. Each technique contributes, per site, the reciprocal of
+/// the site's rank by that technique's score (1 for its top suspect, ½ for the second, …;
+/// tied suspects share a rank),
+/// weighted by how much the technique's evidence has been checked by running the code:
+/// dynamic evidence that a rerun confirmed outweighs a statistical guess. Ties keep the
+/// order of the highest-weight technique, then source order.
+pub fn merge(rankings: &[(f64, Vec<Suspect>)]) -> Vec<Ranked> {
+    let mut merged: BTreeMap<SiteKey, (f64, Suspect)> = BTreeMap::new();
+    for (weight, suspects) in rankings {
+        let score = |s: &Suspect| s.evidence.first().map_or(0.0, |e| e.score);
+        for suspect in suspects {
+            // Tied suspects share the best rank of their group (1, 2, 2, 4).
+            let rank = 1 + suspects
+                .iter()
+                .filter(|other| score(other) > score(suspect))
+                .count();
+            let contribution = weight / rank as f64;
+            let entry = merged.entry(suspect.site.key()).or_insert_with(|| {
+                (
+                    0.0,
+                    Suspect {
+                        evidence: Vec::new(),
+                        ..suspect.clone()
+                    },
+                )
+            });
+            entry.0 += contribution;
+            entry.1.evidence.extend(suspect.evidence.iter().cloned());
+        }
+    }
+    let mut list: Vec<(f64, Suspect)> = merged.into_values().collect();
+    list.sort_by(|a, b| {
+        b.0.total_cmp(&a.0).then_with(|| {
+            (&a.1.path, a.1.site.line, a.1.site.column).cmp(&(
+                &b.1.path,
+                b.1.site.line,
+                b.1.site.column,
+            ))
+        })
+    });
+    list.into_iter()
+        .enumerate()
+        .map(|(i, (score, suspect))| Ranked {
+            rank: i + 1,
+            file: suspect.path,
+            line: suspect.site.line,
+            column: suspect.site.column,
+            end_line: suspect.site.end_line,
+            end_column: suspect.site.end_column,
+            kind: suspect.site.kind,
+            code: suspect.site.code,
+            function: suspect.site.function,
+            score: (score * 1e4).round() / 1e4,
+            evidence: suspect
+                .evidence
+                .iter()
+                .map(|e| format!("{}: {}", e.technique, e.detail))
+                .collect(),
+            techniques: suspect.evidence,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn site(line: u32, kind: SiteKind) -> SiteInfo {
+        SiteInfo {
+            file: "src/lib.rs".into(),
+            line,
+            column: 5,
+            end_line: line,
+            end_column: 9,
+            kind,
+            code: format!("code{line}"),
+            function: "m::f".into(),
+        }
+    }
+
+    fn suspect(line: u32, technique: &'static str, score: f64) -> Suspect {
+        Suspect {
+            site: site(line, SiteKind::If),
+            path: "src/lib.rs".into(),
+            evidence: vec![Evidence {
+                technique,
+                score,
+                detail: format!("{score}"),
+            }],
+        }
+    }
+
+    #[test]
+    fn merge_weights_ranks_and_keeps_every_evidence() {
+        let strong = vec![suspect(10, "switching", 1.0)];
+        let weak = vec![suspect(3, "ochiai", 0.9), suspect(10, "ochiai", 0.8)];
+        let merged = merge(&[(4.0, strong), (1.0, weak)]);
+        assert_eq!(merged.iter().map(|r| r.line).collect::<Vec<_>>(), [10, 3]);
+        assert_eq!(merged[0].rank, 1);
+        assert_eq!(merged[0].evidence, ["switching: 1", "ochiai: 0.8"]);
+        assert_eq!(merged[0].score, 4.5);
+    }
+
+    #[test]
+    fn tied_suspects_share_a_rank() {
+        let tied = vec![
+            suspect(4, "ochiai", 0.5),
+            suspect(9, "ochiai", 0.5),
+            suspect(1, "ochiai", 0.1),
+        ];
+        let merged = merge(&[(1.0, tied)]);
+        assert_eq!(
+            merged.iter().map(|r| (r.line, r.score)).collect::<Vec<_>>(),
+            [(4, 1.0), (9, 1.0), (1, 0.3333)]
+        );
+    }
+
+    #[test]
+    fn merge_breaks_ties_by_source_order() {
+        let merged = merge(&[
+            (1.0, vec![suspect(7, "a", 1.0)]),
+            (1.0, vec![suspect(2, "b", 1.0)]),
+        ]);
+        assert_eq!(merged.iter().map(|r| r.line).collect::<Vec<_>>(), [2, 7]);
+    }
+}
