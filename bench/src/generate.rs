@@ -4,6 +4,7 @@
 //! One scratch copy per program with its own target dir; `src/lib.rs` is rewritten per
 //! candidate, and every build must really recompile the package (see `cargo_test`).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -12,7 +13,7 @@ use anyhow::{Context, Result, bail};
 use crate::cargo_test::{Build, Scratch, TestRun, rewrite};
 use crate::corpus::{self, Program, SOURCE};
 use crate::faults::FaultyVersion;
-use crate::mutate::{self, Mutation};
+use crate::mutate::{self, FaultClass, Mutation};
 use crate::sample::{Rng, SEED, spread_order};
 
 /// Knobs of the generator.
@@ -140,28 +141,50 @@ pub fn generate_program(
         candidates.len(),
         opts.max_attempts.min(candidates.len())
     ));
+    // Classes take turns in the spread order, but the class with the fewest kept versions
+    // (then the fewest attempts) goes next: classes whose mutants rarely compile (variable
+    // swaps) get more attempts instead of fewer versions.
+    let mut queues: BTreeMap<FaultClass, std::collections::VecDeque<usize>> = BTreeMap::new();
+    for &i in &order {
+        queues.entry(candidates[i].class).or_default().push_back(i);
+    }
+    let mut tally: BTreeMap<FaultClass, (usize, usize)> = BTreeMap::new();
     let mut kept: Vec<(Mutation, Vec<String>)> = Vec::new();
-    for (tried, &i) in order.iter().take(opts.max_attempts).enumerate() {
-        if kept.len() >= opts.singles {
+    let mut tried = 0;
+    while kept.len() < opts.singles && tried < opts.max_attempts {
+        let Some(class) = queues
+            .iter()
+            .filter(|(_, q)| !q.is_empty())
+            .map(|(c, _)| *c)
+            .min_by_key(|c| tally.get(c).copied().unwrap_or_default())
+        else {
             break;
-        }
+        };
+        let i = queues
+            .get_mut(&class)
+            .and_then(|q| q.pop_front())
+            .expect("non-empty");
+        tried += 1;
         let m = &candidates[i];
         let verdict = bench.check(&[m])?;
+        let t = tally.entry(class).or_default();
+        t.1 += 1;
         let word = match &verdict {
             Verdict::Kept(f) => format!("KEEP ({} failing)", f.len()),
             Verdict::Rejected(why) => format!("skip ({why})"),
         };
+        if let Verdict::Kept(failing) = verdict {
+            t.0 += 1;
+            kept.push((m.clone(), failing));
+        }
         log(&format!(
             "  [{} {}/{} kept, {} tried] {word}: {}",
             program.name,
-            kept.len() + matches!(verdict, Verdict::Kept(_)) as usize,
+            kept.len(),
             opts.singles,
-            tried + 1,
+            tried,
             m.describe()
         ));
-        if let Verdict::Kept(failing) = verdict {
-            kept.push((m.clone(), failing));
-        }
     }
     // Two-fault versions: pairs on different lines, preferring different classes.
     let mut pairs: Vec<(usize, usize)> = Vec::new();

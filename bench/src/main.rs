@@ -40,7 +40,7 @@ struct RunArgs {
     /// Per-test timeout given to the tool, in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
-    /// Wall-time limit of one tool run, in seconds [default: 300, quick: 120].
+    /// Wall-time limit of one tool run, in seconds [default: 300, quick: 180].
     #[arg(long)]
     version_timeout: Option<f64>,
     /// Output directory [default: bench/results].

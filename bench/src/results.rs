@@ -171,8 +171,9 @@ pub struct BruteForce {
     /// Validated and correct (the original text, or the hidden tests pass too).
     pub correct: usize,
     pub hung: usize,
-    /// Baseline build plus every candidate's build and test run (the hidden-test checks of
-    /// validated candidates are not counted: a mutation tool does not run them).
+    /// Every candidate's build and test run. Not counted: the baseline build (it compiles
+    /// the dependencies, which the tool's runs find warm) and the hidden-test checks of
+    /// validated candidates (a mutation tool does not run them).
     pub seconds: f64,
 }
 

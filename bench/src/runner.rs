@@ -140,7 +140,7 @@ fn run_version(
         .arg("--manifest-path")
         .arg(copy.join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(work.join(format!("target-{}", program.name)))
+        .arg(work.join("target"))
         .args(["--timeout", &opts.test_timeout.to_string()])
         .args(["--jobs", &opts.jobs.to_string()])
         .arg("--output")
@@ -216,7 +216,7 @@ fn run_version(
                 std::fs::write(copy.join(&file), &fixed)?;
                 let scratch = Scratch {
                     dir: copy.clone(),
-                    target: work.join(format!("hidden-target-{}", program.name)),
+                    target: work.join("hidden-target"),
                     package: program.package.clone(),
                 };
                 let source = std::fs::read_to_string(copy.join(SOURCE))?;
@@ -451,8 +451,9 @@ the mid rank (two sites tied for first both rank 1.5), so a tie is not counted a
 *fix found / validated*: the report has a fix / a fix it validated; *correct*: the best \
 validated fix (else the best fix) applied to the faulty program equals the original program \
 up to whitespace, or passes the program's hidden tests as well. *median time*: wall time of \
-one whole `cargo autodebug` run (instrumented build, baseline, reruns, traces, techniques), \
-sharing one target dir per program.";
+one whole `cargo autodebug` run (instrumented build, baseline, reruns, traces, techniques); \
+all runs share one target dir, so dependencies are compiled by the first run only (each \
+version is its own copy at its own path, hence its own package id and artifacts).";
 
 /// Writes results.json and results.md, and the README block if asked.
 fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
@@ -478,8 +479,9 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
          class-alternating order, capped) is applied, the crate rebuilt with plain `cargo test` \
          in its own target dir, and the visible suite run. *validated*: the suite passes; \
          *correct*: validated and equal to the original program up to whitespace or passing the \
-         hidden tests too. Time counts the baseline build and every candidate's build and test \
-         run, not the hidden-test checks. The tool's time per validated fix is its `repair_s` \
+         hidden tests too. Time counts every candidate's build and test run; the baseline \
+         build of the faulty program (which compiles the dependencies) and the hidden-test \
+         checks are not counted, since the tool's own runs share warm dependencies. The tool's time per validated fix is its `repair_s` \
          divided by its validated fixes on the same version (over all versions of this run: \
          {}).\n\n{}",
         provenance(r),
