@@ -65,6 +65,25 @@ fn check_example(example: &Path) -> Result<(), Failed> {
 
     check_spectrum(copy.path(), &report, &reported)?;
 
+    // Spectrum ranking is always available: the faulty line is among the suspects.
+    let suspects = report["suspects"]
+        .as_array()
+        .ok_or("report without suspects")?;
+    if !suspects
+        .iter()
+        .all(|s| s["evidence"].as_array().is_some_and(|e| !e.is_empty()))
+    {
+        return Err("a suspect without evidence".into());
+    }
+    let fault_line_ranked = suspects.iter().any(|s| {
+        s["file"] == fault["file"]
+            && s["line"].as_u64() <= fault["line"].as_u64()
+            && s["end_line"].as_u64() >= fault["line"].as_u64()
+    });
+    if !fault_line_ranked {
+        return Err(format!("the fault's line is not among the suspects\n{run}").into());
+    }
+
     let mut branch_or_component = false;
     let fault_file = fault["file"].as_str().unwrap();
     let fault_line = fault["line"].as_u64().unwrap();

@@ -10,6 +10,9 @@ use crate::exit_code::ExitCode;
 use crate::outcome::{Location, Outcome};
 use crate::trace::{Role, TraceSummary};
 
+/// Suspects shown in the console summary.
+const SHOWN_SUSPECTS: usize = 3;
+
 /// Version of `report.json`.
 pub const REPORT_VERSION: u32 = 1;
 
@@ -236,6 +239,25 @@ impl Report {
                 out.push_str(&format!(
                     "\nTraces: {failing} of failing tests, {passing} of passing tests that reach the same code.\n"
                 ));
+                if !self.suspects.is_empty() {
+                    out.push_str("\nSuspects (most suspicious first):\n");
+                    for suspect in self.suspects.iter().take(SHOWN_SUSPECTS) {
+                        let code = suspect.source_line.as_deref().unwrap_or(&suspect.code);
+                        out.push_str(&format!(
+                            "  {}. {}:{}:{}  {code}\n",
+                            suspect.rank, suspect.file, suspect.line, suspect.column
+                        ));
+                        for evidence in &suspect.evidence {
+                            out.push_str(&format!("       {evidence}\n"));
+                        }
+                    }
+                    if self.suspects.len() > SHOWN_SUSPECTS {
+                        out.push_str(&format!(
+                            "  … {} more in the report\n",
+                            self.suspects.len() - SHOWN_SUSPECTS
+                        ));
+                    }
+                }
             }
         }
         out.push_str(&format!(
@@ -300,6 +322,26 @@ mod tests {
             truncated: false,
             complete: true,
         });
+        let site = |line, code: &str| crate::localize::Suspect {
+            site: autodebug_runtime::protocol::SiteInfo {
+                file: "src/lib.rs".into(),
+                line,
+                column: 13,
+                end_line: line,
+                end_column: 20,
+                kind: autodebug_runtime::protocol::SiteKind::If,
+                code: code.into(),
+                function: "sum::sum".into(),
+            },
+            path: "src/lib.rs".into(),
+            evidence: vec![crate::localize::Evidence {
+                technique: "ochiai",
+                score: 1.0 / line as f64,
+                detail: format!("{:.2}", 1.0 / line as f64),
+            }],
+        };
+        let ranking: Vec<_> = (1..=4).map(|l| site(l, &format!("s{l} < n"))).collect();
+        report.suspects = crate::localize::merge(&[(1.0, ranking)]);
         report.set_exit(ExitCode::TestsFailed);
         report.timing.total_s = 3.25;
         report
@@ -322,6 +364,15 @@ mod tests {
       did not finish within 2.0s (hangs?)
 
 Traces: 1 of failing tests, 0 of passing tests that reach the same code.
+
+Suspects (most suspicious first):
+  1. src/lib.rs:1:13  s1 < n
+       ochiai: 1.00
+  2. src/lib.rs:2:13  s2 < n
+       ochiai: 0.50
+  3. src/lib.rs:3:13  s3 < n
+       ochiai: 0.33
+  … 1 more in the report
 Report: autodebug.out/report.json (3.2s)
 ";
         assert_eq!(failing_report().summary("autodebug.out"), expected);

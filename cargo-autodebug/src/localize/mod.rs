@@ -78,7 +78,26 @@ pub fn localize(
             Err(error) => notes.push(format!("{}: failed: {error:#}", technique.name())),
         }
     }
-    (merge(&rankings), notes)
+    let mut merged = merge(&rankings);
+    add_source_lines(&mut merged, context.workspace_root);
+    (merged, notes)
+}
+
+/// Fills in each suspect's source line, so that a site whose code is a bare `1` reads as
+/// the `i += 1` it belongs to.
+fn add_source_lines(suspects: &mut [Ranked], workspace_root: &Path) {
+    let mut files: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
+    for suspect in suspects {
+        let lines = files.entry(suspect.file.clone()).or_insert_with(|| {
+            std::fs::read_to_string(workspace_root.join(&suspect.file))
+                .ok()
+                .map(|text| text.lines().map(str::to_string).collect())
+        });
+        suspect.source_line = lines
+            .as_ref()
+            .and_then(|lines| lines.get(suspect.line as usize - 1))
+            .map(|line| line.trim().to_string());
+    }
 }
 
 /// Sites that are statements a fix can change (not function entries, loop heads or the
@@ -99,6 +118,9 @@ pub struct Ranked {
     pub kind: SiteKind,
     pub code: String,
     pub function: String,
+    /// The whole source line the site is on, trimmed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_line: Option<String>,
     /// The merged score (see [`merge`]).
     pub score: f64,
     /// One line per technique: `ochiai: 0.82`.
@@ -159,6 +181,7 @@ pub fn merge(rankings: &[(f64, Vec<Suspect>)]) -> Vec<Ranked> {
             kind: suspect.site.kind,
             code: suspect.site.code,
             function: suspect.site.function,
+            source_line: None,
             score: (score * 1e4).round() / 1e4,
             evidence: suspect
                 .evidence
