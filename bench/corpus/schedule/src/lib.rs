@@ -48,8 +48,8 @@ pub struct Process {
     pub prio: usize,
 }
 
-/// The scheduler's state.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The scheduler's state; the default has no jobs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scheduler {
     /// `ready[p - 1]` holds the ready jobs of priority `p`, head first.
     ready: [Vec<Process>; PRIORITIES],
@@ -65,18 +65,15 @@ impl Command {
     /// `1 prio` new job, `2 prio ratio` upgrade, `3` block, `4 ratio` unblock, `5` quantum
     /// expire, `6` finish, `7` flush. `None` for an unknown code or a wrong argument count.
     pub fn decode(codes: &[u32]) -> Option<Command> {
-        if codes.is_empty() {
-            return None;
-        }
-        let args = codes.len() - 1;
-        let command = match codes[0] {
-            1 if args == 1 => Command::NewJob(codes[1] as usize),
-            2 if args == 2 => Command::UpgradePrio(codes[1] as usize, codes[2]),
-            3 if args == 0 => Command::Block,
-            4 if args == 1 => Command::Unblock(codes[1]),
-            5 if args == 0 => Command::QuantumExpire,
-            6 if args == 0 => Command::Finish,
-            7 if args == 0 => Command::Flush,
+        let (&code, args) = codes.split_first()?;
+        let command = match code {
+            1 if args.len() == 1 => Command::NewJob(args[0] as usize),
+            2 if args.len() == 2 => Command::UpgradePrio(args[0] as usize, args[1]),
+            3 if args.is_empty() => Command::Block,
+            4 if args.len() == 1 => Command::Unblock(args[0]),
+            5 if args.is_empty() => Command::QuantumExpire,
+            6 if args.is_empty() => Command::Finish,
+            7 if args.is_empty() => Command::Flush,
             _ => return None,
         };
         Some(command)
@@ -99,27 +96,12 @@ pub fn select(len: usize, ratio: u32) -> Option<usize> {
     }
 }
 
-impl Default for Scheduler {
-    fn default() -> Self {
-        Scheduler::new()
-    }
-}
-
 #[autodebug]
 impl Scheduler {
-    /// A scheduler without jobs.
-    pub fn new() -> Scheduler {
-        Scheduler {
-            ready: [Vec::new(), Vec::new(), Vec::new()],
-            blocked: Vec::new(),
-            last_id: 0,
-        }
-    }
-
     /// A scheduler with `counts[p - 1]` jobs of priority `p`, created (and numbered) from
     /// the highest priority down, as the original program does with its arguments.
     pub fn with_jobs(counts: [usize; PRIORITIES]) -> Scheduler {
-        let mut scheduler = Scheduler::new();
+        let mut scheduler = Scheduler::default();
         for prio in (1..=PRIORITIES).rev() {
             for _ in 0..counts[prio - 1] {
                 scheduler.new_job(prio);
@@ -241,11 +223,7 @@ impl Scheduler {
 
     /// Ids of the blocked jobs, in order of blocking.
     pub fn blocked_ids(&self) -> Vec<u32> {
-        let mut ids = Vec::new();
-        for process in &self.blocked {
-            ids.push(process.id);
-        }
-        ids
+        self.blocked.iter().map(|process| process.id).collect()
     }
 
     /// Number of jobs not finished, ready or blocked.
@@ -367,7 +345,7 @@ mod tests {
 
     #[test]
     fn new_jobs_go_to_the_tail_of_their_queue() {
-        let mut s = Scheduler::new();
+        let mut s = Scheduler::default();
         assert_eq!(s.current(), None);
         assert_eq!(s.current_prio(), None);
         assert_eq!(s.new_job(1), Some(1));
@@ -406,7 +384,7 @@ mod tests {
         assert_eq!(s.ready_ids(3), vec![2, 3, 1]);
         assert!(s.quantum_expire());
         assert_eq!(s.current(), Some(3));
-        assert!(!Scheduler::new().quantum_expire());
+        assert!(!Scheduler::default().quantum_expire());
         assert_eq!(
             run([2, 1, 0], &[QuantumExpire, Finish, QuantumExpire, Flush]),
             vec![1, 3, 2]

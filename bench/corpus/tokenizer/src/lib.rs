@@ -85,21 +85,17 @@ pub fn is_keyword(word: &str) -> bool {
 }
 
 /// The characters `start..end` as a string.
-#[autodebug]
 fn text(chars: &[char], start: usize, end: usize) -> String {
-    let mut s = String::new();
-    for k in start..end {
-        s.push(chars[k]);
-    }
-    s
+    chars[start..end].iter().collect()
 }
 
-/// Index of the first delimiter at or after `from` (the length if there is none).
+/// Index of the first character at or after `from` for which `stop` holds (the length if
+/// there is none).
 #[autodebug]
-fn run_end(chars: &[char], from: usize) -> usize {
+fn scan(chars: &[char], from: usize, stop: fn(char) -> bool) -> usize {
     let mut end = chars.len();
     for j in from..chars.len() {
-        if is_delimiter(chars[j]) {
+        if stop(chars[j]) {
             end = j;
             break;
         }
@@ -107,17 +103,10 @@ fn run_end(chars: &[char], from: usize) -> usize {
     end
 }
 
-/// Index of the first newline at or after `from` (the length if there is none).
+/// Whether `c` ends a line (and so a comment, or a string that is not closed).
 #[autodebug]
-fn line_end(chars: &[char], from: usize) -> usize {
-    let mut end = chars.len();
-    for j in from..chars.len() {
-        if chars[j] == '\n' {
-            end = j;
-            break;
-        }
-    }
-    end
+fn is_newline(c: char) -> bool {
+    c == '\n'
 }
 
 /// `token`, which started at `start` and stopped before `end`, if a delimiter (or the end
@@ -126,7 +115,7 @@ fn line_end(chars: &[char], from: usize) -> usize {
 #[autodebug]
 fn delimited(chars: &[char], start: usize, end: usize, token: Token) -> (Token, usize) {
     if end < chars.len() && !is_delimiter(chars[end]) {
-        let stop = run_end(chars, end);
+        let stop = scan(chars, end, is_delimiter);
         (Token::Error(text(chars, start, stop)), stop)
     } else {
         (token, end)
@@ -173,7 +162,7 @@ fn lex_number(chars: &[char], start: usize) -> (Token, usize) {
         }
     }
     if overflow {
-        let stop = run_end(chars, end);
+        let stop = scan(chars, end, is_delimiter);
         return (Token::Error(text(chars, start, stop)), stop);
     }
     delimited(chars, start, end, Token::Number(value))
@@ -221,7 +210,7 @@ fn lex_string(chars: &[char], start: usize) -> (Token, usize) {
             value.push(c);
         }
     }
-    let stop = line_end(chars, start);
+    let stop = scan(chars, start, is_newline);
     (Token::Error(text(chars, start, stop)), stop)
 }
 
@@ -255,7 +244,7 @@ pub fn tokenize(source: &str) -> Vec<Token> {
         let (token, next) = if let Some(symbol) = special(c) {
             (symbol, i + 1)
         } else if c == ';' {
-            let stop = line_end(&chars, i);
+            let stop = scan(&chars, i, is_newline);
             (Token::Comment(text(&chars, i + 1, stop)), stop)
         } else if c == '"' {
             lex_string(&chars, i)
@@ -268,7 +257,7 @@ pub fn tokenize(source: &str) -> Vec<Token> {
         } else if c == '=' && i + 1 < chars.len() && chars[i + 1] == '>' {
             delimited(&chars, i, i + 2, Token::Keyword("=>".to_string()))
         } else {
-            let stop = run_end(&chars, i);
+            let stop = scan(&chars, i, is_delimiter);
             (Token::Error(text(&chars, i, stop)), stop)
         };
         tokens.push(token);
