@@ -2,6 +2,8 @@
 //! interface ([`Technique`]); their rankings are merged into one, keeping each technique's
 //! evidence per suspect. Adding a technique touches this folder only.
 
+pub mod slice;
+pub mod source;
 pub mod spectrum;
 
 use std::collections::BTreeMap;
