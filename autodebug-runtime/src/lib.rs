@@ -4,6 +4,7 @@
 
 pub use autodebug_macros::*;
 
+pub mod harness;
 pub mod protocol;
 
 mod plan;

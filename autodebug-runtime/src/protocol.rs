@@ -263,6 +263,98 @@ pub struct Plan {
     pub fuel: Option<u64>,
 }
 
+/// Version of the batch protocol ([`BatchRequest`], [`BatchResult`]).
+pub const BATCH_VERSION: u32 = 1;
+/// Path of a [`BatchRequest`] (JSON). A test binary built on `autodebug_runtime::harness`
+/// that sees it runs the request's test once per plan inside its own process, writes one
+/// [`BatchResult`] line per run to the request's `results` file, and exits with status 0
+/// (or [`CONFIG_EXIT_CODE`] if the request is unusable). Other test binaries ignore it.
+pub const ENV_BATCH: &str = "AUTODEBUG_BATCH";
+/// Set (to `1`) when the tool asks a test binary whether it supports batches: a harness
+/// binary then prints [`HARNESS_MARKER`] followed by [`BATCH_VERSION`] (`autodebug-harness:
+/// batch 1`) as a line of its `--list` output.
+pub const ENV_HARNESS_PROBE: &str = "AUTODEBUG_HARNESS_PROBE";
+/// The start of the line a harness binary prints when probed (see [`ENV_HARNESS_PROBE`]).
+pub const HARNESS_MARKER: &str = "autodebug-harness: batch ";
+
+/// Many runs of one test in one process, each with its own plan and trace.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+pub struct BatchRequest {
+    pub version: u32,
+    /// The test's exact name, as `--list` prints it.
+    pub test: String,
+    /// Trace mode for every run: `events` or `coverage` (see [`ENV_TRACE_MODE`]).
+    #[serde(default = "default_trace_mode")]
+    pub trace_mode: String,
+    /// Cap on the event records of each trace (default [`DEFAULT_MAX_EVENTS`]).
+    #[serde(default)]
+    pub max_events: Option<u64>,
+    /// File the [`BatchResult`] lines go to, one line per finished run, flushed as it is
+    /// written: after a crash or a kill the lines there tell which runs finished.
+    pub results: String,
+    /// The runs, in order.
+    pub runs: Vec<BatchRun>,
+}
+
+fn default_trace_mode() -> String {
+    "events".to_string()
+}
+
+/// One run of a batch.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+pub struct BatchRun {
+    /// The plan the run obeys (none: an unchanged run).
+    #[serde(default)]
+    pub plan: Option<Plan>,
+    /// Where the run's trace goes (none: no trace).
+    #[serde(default)]
+    pub trace: Option<String>,
+}
+
+/// How one batch run ended.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "kebab-case")]
+pub enum BatchOutcome {
+    /// The test returned.
+    Passed,
+    /// The test panicked.
+    Failed,
+    /// The plan's fuel ran out (the trace ends with [`Record::FuelExhausted`]).
+    FuelExhausted,
+    /// The run's configuration was refused (an invalid plan, an uncreatable trace file);
+    /// `message` says why. A process would have exited with [`CONFIG_EXIT_CODE`].
+    Refused,
+}
+
+/// Where a panic happened.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Eq, Debug)]
+pub struct PanicLocation {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// One line of a batch's results file: how run `index` ended.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+pub struct BatchResult {
+    /// Index of the run in [`BatchRequest::runs`].
+    pub index: usize,
+    pub outcome: BatchOutcome,
+    /// The message of the run's first panic (for [`BatchOutcome::Failed`]), or why the run
+    /// was refused.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// Where the run's first panic happened.
+    #[serde(default)]
+    pub location: Option<PanicLocation>,
+    /// The trace the run wrote, if it was asked for one.
+    #[serde(default)]
+    pub trace: Option<String>,
+    /// Wall time of the run, in microseconds.
+    #[serde(default)]
+    pub micros: u64,
+}
+
 /// `i128` through serde's buffered paths (the internally tagged [`Record`], the flattened
 /// [`Override`]), which reject 128-bit integers: written as a JSON number when it fits in
 /// `i64` or `u64` (every value of a 64-bit type), as a decimal string otherwise; read back

@@ -9,19 +9,25 @@
 //! A trace therefore ends with `End` (the process exited), `FuelExhausted` (the plan's fuel
 //! ran out; written in `coverage` mode too) or nothing (the process was killed: the `Site`
 //! records, flushed as they are written, still tell which sites were reached).
+//!
+//! The in-process harness (`crate::harness`) reuses one process for many runs: [`begin_run`]
+//! swaps in a plan and a trace file and resets the per-site instance counters (site ids stay:
+//! they are process-wide), [`end_run`] closes the trace and makes the hooks idle again. In
+//! that *batch* mode running out of fuel ends the run, not the process: the hook unwinds with
+//! a private [`FuelOut`] payload that the harness catches.
 
 use crate::__rt::{CONFIG_EXIT_CODE, Site};
 use crate::plan::{PlanIndex, SitePlan};
 use crate::protocol::{
     DEFAULT_MAX_EVENTS, ENV_MAX_EVENTS, ENV_PLAN, ENV_TRACE, ENV_TRACE_MODE, FUEL_EXIT_CODE,
-    Record, SiteInfo, TRACE_VERSION, Value,
+    Record, SiteInfo, SiteKey, TRACE_VERSION, Value,
 };
 use crate::value::{from_value, val};
 use std::cell::Cell;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Mutex, MutexGuard, Once, OnceLock};
 
@@ -38,6 +44,12 @@ static RECORDER: OnceLock<Mutex<Recorder>> = OnceLock::new();
 static RECORDING: AtomicBool = AtomicBool::new(false);
 /// Set when the trace is closed (`End` or `FuelExhausted` written): nothing follows it.
 static FINISHED: AtomicBool = AtomicBool::new(false);
+/// Set by [`begin_run`]: the harness runs plans in this process, so the fuel running out
+/// unwinds the run instead of exiting.
+static BATCH: AtomicBool = AtomicBool::new(false);
+/// Set when the fuel of the current batch run ran out: every later fuel-consuming hook of the
+/// run unwinds again, so user code that catches the first unwind cannot loop on.
+static FUEL_OUT: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     /// Whether this thread holds the recorder's lock: the panic hook and the exit handler
@@ -119,29 +131,7 @@ fn activate() -> u8 {
             v.parse()
                 .unwrap_or_else(|e| config_error(&format!("{ENV_MAX_EVENTS}={v}: {e}")))
         });
-        let file = File::create(&path).unwrap_or_else(|e| {
-            config_error(&format!(
-                "cannot create the trace file {}: {e}",
-                path.display()
-            ))
-        });
-        let mut trace = Trace {
-            out: BufWriter::new(file),
-            path,
-            coverage,
-            max_events,
-            events: 0,
-            truncated: false,
-            failed: false,
-        };
-        let mode = if coverage { "coverage" } else { "events" };
-        trace.write(&Record::Header {
-            version: TRACE_VERSION,
-            mode: mode.to_string(),
-            pid: std::process::id(),
-        });
-        trace.flush();
-        trace
+        Trace::create(&path, coverage, max_events).unwrap_or_else(|e| config_error(&e))
     });
     let tracing = trace.is_some();
     RECORDING.store(
@@ -184,7 +174,9 @@ fn install_panic_hook() {
     }));
 }
 
-fn record_panic(info: &std::panic::PanicHookInfo<'_>) {
+/// Writes a `Panic` record for the panic `info` describes (the harness's panic hook calls
+/// this in batch mode; the hook installed by [`activate`] otherwise).
+pub(crate) fn record_panic(info: &std::panic::PanicHookInfo<'_>) {
     let Some(mut rec) = lock() else { return };
     let payload = info.payload();
     let message = match (
@@ -225,11 +217,35 @@ extern "C" fn at_exit() {
     }
 }
 
-/// Exits because the plan's fuel ran out (the record is already written).
+/// The panic payload that ends a batch run whose fuel ran out (see [`fuel_exit`]).
+#[derive(Debug)]
+pub(crate) struct FuelOut {
+    /// The plan's initial fuel.
+    #[allow(dead_code)] // read through `Debug` when a payload escapes the harness
+    pub(crate) fuel: u64,
+}
+
+/// Ends the run because the plan's fuel ran out (the record is already written): the process
+/// exits, or, in batch mode, the run unwinds to the harness with a [`FuelOut`] payload.
+/// `resume_unwind` skips the panic hook: nothing is printed and no `Panic` record is written,
+/// as when the process exits.
 #[cold]
 fn fuel_exit(fuel: u64) -> ! {
+    if BATCH.load(Ordering::Relaxed) {
+        FUEL_OUT.store(true, Ordering::Relaxed);
+        std::panic::resume_unwind(Box::new(FuelOut { fuel }))
+    }
     eprintln!("autodebug: fuel exhausted ({fuel} hook calls); exiting with {FUEL_EXIT_CODE}");
     std::process::exit(FUEL_EXIT_CODE)
+}
+
+/// In batch mode, after the fuel ran out, unwinds again (unless already unwinding: a second
+/// panic during unwinding would abort the process).
+#[inline]
+fn fuel_out_again() {
+    if FUEL_OUT.load(Ordering::Relaxed) && !std::thread::panicking() {
+        fuel_exit(0)
+    }
 }
 
 /// The recorder, locked by this thread.
@@ -283,8 +299,11 @@ struct Fuel {
 }
 
 struct SiteState {
+    key: SiteKey,
     instances: u32,
     plan: SitePlan,
+    /// Whether the current trace has this site's `Site` record.
+    declared: bool,
 }
 
 impl SiteState {
@@ -308,6 +327,29 @@ struct Trace {
 }
 
 impl Trace {
+    /// Creates the trace file at `path` and writes its header.
+    fn create(path: &Path, coverage: bool, max_events: u64) -> Result<Trace, String> {
+        let file = File::create(path)
+            .map_err(|e| format!("cannot create the trace file {}: {e}", path.display()))?;
+        let mut trace = Trace {
+            out: BufWriter::new(file),
+            path: path.to_path_buf(),
+            coverage,
+            max_events,
+            events: 0,
+            truncated: false,
+            failed: false,
+        };
+        let mode = if coverage { "coverage" } else { "events" };
+        trace.write(&Record::Header {
+            version: TRACE_VERSION,
+            mode: mode.to_string(),
+            pid: std::process::id(),
+        });
+        trace.flush();
+        Ok(trace)
+    }
+
     fn write(&mut self, record: &Record) {
         if self.failed {
             return;
@@ -353,20 +395,28 @@ impl Recorder {
         // earlier holder's store.
         let id = site.id.load(Ordering::Relaxed);
         if id != 0 {
+            if !self.sites[id as usize - 1].declared {
+                // Known from an earlier batch run, new to this run's trace.
+                self.sites[id as usize - 1].declared = true;
+                if let Some(trace) = self.trace.as_mut() {
+                    trace.write(&Record::Site {
+                        id,
+                        site: site_info(site),
+                    });
+                    trace.flush();
+                }
+            }
             return id;
         }
-        let info = SiteInfo {
-            file: site.file.to_string(),
-            line: site.line,
-            column: site.column,
-            end_line: site.end_line,
-            end_column: site.end_column,
-            kind: site.kind,
-            code: site.code.to_string(),
-            function: site.function.to_string(),
-        };
-        let plan = self.plan.for_site(&info.key());
-        self.sites.push(SiteState { instances: 0, plan });
+        let info = site_info(site);
+        let key = info.key();
+        let plan = self.plan.for_site(&key);
+        self.sites.push(SiteState {
+            key,
+            instances: 0,
+            plan,
+            declared: true,
+        });
         let id = u32::try_from(self.sites.len()).unwrap_or(u32::MAX);
         site.id.store(id, Ordering::Relaxed);
         if let Some(trace) = self.trace.as_mut() {
@@ -428,6 +478,91 @@ impl Recorder {
     }
 }
 
+fn site_info(site: &'static Site) -> SiteInfo {
+    SiteInfo {
+        file: site.file.to_string(),
+        line: site.line,
+        column: site.column,
+        end_line: site.end_line,
+        end_column: site.end_column,
+        kind: site.kind,
+        code: site.code.to_string(),
+        function: site.function.to_string(),
+    }
+}
+
+/// The trace one batch run writes.
+pub(crate) struct TraceSetup {
+    /// Where the trace goes (created or truncated).
+    pub(crate) path: PathBuf,
+    /// `coverage` mode: only the sites reached.
+    pub(crate) coverage: bool,
+    /// Cap on event records.
+    pub(crate) max_events: u64,
+}
+
+/// Starts one in-process run: from now on the hooks obey `plan` and write to `trace`, with
+/// every site's instance counter back at 0 and the plan's full fuel, as in a new process.
+/// The environment (`AUTODEBUG_TRACE`, `AUTODEBUG_PLAN`) is not read after this. Errors
+/// (the trace file cannot be created) leave the runtime idle.
+pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<(), String> {
+    BATCH.store(true, Ordering::Relaxed);
+    // Whatever the environment says no longer matters: this process is driven run by run.
+    INIT.call_once(|| STATE.store(IDLE, Ordering::Release));
+    STATE.store(IDLE, Ordering::Release);
+    let trace = trace
+        .map(|t| Trace::create(&t.path, t.coverage, t.max_events))
+        .transpose()?;
+    let mutex = RECORDER.get_or_init(|| {
+        Mutex::new(Recorder {
+            trace: None,
+            plan: PlanIndex::default(),
+            sites: Vec::new(),
+            fuel: None,
+        })
+    });
+    let mut rec = mutex.lock().unwrap_or_else(|e| e.into_inner());
+    let recording = trace.as_ref().is_some_and(|t| !t.coverage);
+    for state in &mut rec.sites {
+        state.instances = 0;
+        state.plan = plan.for_site(&state.key);
+        state.declared = false;
+    }
+    rec.fuel = plan.fuel.map(|initial| Fuel {
+        initial,
+        left: initial,
+    });
+    rec.plan = plan;
+    rec.trace = trace;
+    drop(rec);
+    RECORDING.store(recording, Ordering::Relaxed);
+    FUEL_OUT.store(false, Ordering::Relaxed);
+    FINISHED.store(false, Ordering::Relaxed);
+    STATE.store(ACTIVE, Ordering::Release);
+    Ok(())
+}
+
+/// Ends the run [`begin_run`] started: the hooks go idle, the trace gets its `End` record
+/// (unless the fuel ran out) and is closed. Returns whether the run's fuel ran out.
+pub(crate) fn end_run() -> bool {
+    STATE.store(IDLE, Ordering::Release);
+    RECORDING.store(false, Ordering::Relaxed);
+    if let Some(mutex) = RECORDER.get() {
+        let mut rec = mutex.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(mut trace) = rec.trace.take() {
+            if !FINISHED.load(Ordering::Relaxed) {
+                let events = trace.events;
+                trace.write(&Record::End { events });
+            }
+            trace.flush();
+        }
+        rec.plan = PlanIndex::default();
+        rec.fuel = None;
+    }
+    FINISHED.store(true, Ordering::Relaxed);
+    FUEL_OUT.swap(false, Ordering::Relaxed)
+}
+
 fn bindings(values: Vec<(&'static str, Value)>) -> Vec<(String, Value)> {
     values
         .into_iter()
@@ -484,6 +619,7 @@ pub(crate) fn branch<F: FnOnce() -> Vec<Value>>(
     if !active() {
         return outcome;
     }
+    fuel_out_again();
     let operands = if recording() { operands() } else { Vec::new() };
     let Some(mut rec) = lock() else {
         return outcome;
@@ -518,6 +654,7 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
     if !active() {
         return value;
     }
+    fuel_out_again();
     let scope = if recording() {
         bindings(scope())
     } else {
@@ -564,6 +701,7 @@ pub(crate) fn iter(site: &'static Site) {
     if !active() {
         return;
     }
+    fuel_out_again();
     let Some(mut rec) = lock() else { return };
     let id = rec.site(site);
     if let Err(fuel) = rec.tick() {

@@ -1,0 +1,177 @@
+//! Batch mode: one test, many plans, one process. Each run gets a fresh runtime state (the
+//! plan, its fuel, the instance counters, its own trace file), its panic is caught and kept
+//! (message and location, not printed), and its result is appended to the results file as
+//! soon as the run ends, so a process that dies mid-batch still tells which runs finished.
+
+use super::{Test, payload_text};
+use crate::plan::PlanIndex;
+use crate::protocol::{
+    BATCH_VERSION, BatchOutcome, BatchRequest, BatchResult, BatchRun, CONFIG_EXIT_CODE,
+    DEFAULT_MAX_EVENTS, PanicLocation,
+};
+use crate::recorder::{self, FuelOut, TraceSetup};
+use std::io::Write;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// The first panic of the current run (any thread), as the panic hook saw it.
+static FIRST_PANIC: Mutex<Option<(String, Option<PanicLocation>)>> = Mutex::new(None);
+
+/// Runs the batch request at `path` against `tests`. An unusable request (unreadable,
+/// another version, an unknown test, no results file) ends the process with
+/// [`CONFIG_EXIT_CODE`] and a message on stderr, before any run.
+pub(super) fn run(path: &Path, tests: &[Test]) -> ExitCode {
+    match prepare(path, tests) {
+        Ok((request, test, mut results)) => {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(on_panic));
+            let coverage = request.trace_mode == "coverage";
+            let max_events = request.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
+            for (index, run) in request.runs.iter().enumerate() {
+                let result = run_one(index, run, test, coverage, max_events);
+                let written = serde_json::to_vec(&result)
+                    .map_err(std::io::Error::from)
+                    .and_then(|mut line| {
+                        line.push(b'\n');
+                        results.write_all(&line)
+                    });
+                if let Err(e) = written {
+                    drop(std::panic::take_hook());
+                    std::panic::set_hook(previous);
+                    eprintln!("autodebug: cannot write the batch results: {e}");
+                    return ExitCode::from(CONFIG_EXIT_CODE as u8);
+                }
+            }
+            drop(std::panic::take_hook());
+            std::panic::set_hook(previous);
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("autodebug: {message}");
+            ExitCode::from(CONFIG_EXIT_CODE as u8)
+        }
+    }
+}
+
+/// Reads and checks the request, finds its test and creates the results file.
+fn prepare<'t>(
+    path: &Path,
+    tests: &'t [Test],
+) -> Result<(BatchRequest, &'t Test, std::fs::File), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the batch request {}: {e}", path.display()))?;
+    let request: BatchRequest = serde_json::from_str(&text)
+        .map_err(|e| format!("malformed batch request {}: {e}", path.display()))?;
+    if request.version != BATCH_VERSION {
+        return Err(format!(
+            "batch version {} is not supported (expected {BATCH_VERSION})",
+            request.version
+        ));
+    }
+    if !matches!(request.trace_mode.as_str(), "events" | "coverage") {
+        return Err(format!(
+            "batch trace mode must be `events` or `coverage`, not `{}`",
+            request.trace_mode
+        ));
+    }
+    let test = tests
+        .iter()
+        .find(|t| t.name == request.test)
+        .ok_or_else(|| format!("no test named `{}` in this binary", request.test))?;
+    // Unbuffered: every result line reaches the file when its run ends.
+    let results = std::fs::File::create(&request.results)
+        .map_err(|e| format!("cannot create the results file {}: {e}", request.results))?;
+    Ok((request, test, results))
+}
+
+/// The panic hook during a batch: keeps the first panic of the run and writes it to the
+/// trace, printing nothing.
+fn on_panic(info: &std::panic::PanicHookInfo<'_>) {
+    if info.payload().is::<FuelOut>() {
+        return;
+    }
+    recorder::record_panic(info);
+    let mut first = FIRST_PANIC.lock().unwrap_or_else(|e| e.into_inner());
+    if first.is_none() {
+        let message = payload_text(info.payload())
+            .unwrap_or("Box<dyn Any>")
+            .to_string();
+        let location = info.location().map(|l| PanicLocation {
+            file: l.file().to_string(),
+            line: l.line(),
+            column: l.column(),
+        });
+        *first = Some((message, location));
+    }
+}
+
+/// Runs the test once under `run`'s plan and trace.
+fn run_one(
+    index: usize,
+    run: &BatchRun,
+    test: &Test,
+    coverage: bool,
+    max_events: u64,
+) -> BatchResult {
+    let mut result = BatchResult {
+        index,
+        outcome: BatchOutcome::Refused,
+        message: None,
+        location: None,
+        trace: run.trace.clone(),
+        micros: 0,
+    };
+    let plan = match run.plan.clone().map(PlanIndex::new).transpose() {
+        Ok(plan) => plan.unwrap_or_default(),
+        Err(e) => {
+            result.message = Some(format!("invalid plan: {e}"));
+            return result;
+        }
+    };
+    let trace = run.trace.as_ref().map(|path| TraceSetup {
+        path: PathBuf::from(path),
+        coverage,
+        max_events,
+    });
+    *FIRST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    let start = Instant::now();
+    if let Err(e) = recorder::begin_run(plan, trace) {
+        result.message = Some(e);
+        return result;
+    }
+    let caught = catch_unwind(AssertUnwindSafe(test.run));
+    let fuel_out = recorder::end_run();
+    result.micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let first = FIRST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if fuel_out || caught.as_ref().is_err_and(|p| p.is::<FuelOut>()) {
+        result.outcome = BatchOutcome::FuelExhausted;
+        return result;
+    }
+    let panic = match &caught {
+        Ok(()) => None,
+        Err(payload) => Some(
+            first
+                .as_ref()
+                .map(|(m, _)| m.as_str())
+                .or_else(|| payload_text(payload.as_ref()))
+                .unwrap_or("Box<dyn Any>")
+                .to_string(),
+        ),
+    };
+    match test.verdict(panic.as_deref()) {
+        Ok(()) => result.outcome = BatchOutcome::Passed,
+        Err(message) => {
+            result.outcome = BatchOutcome::Failed;
+            // The location of the failure is the panic's, when there was one.
+            result.location = caught
+                .is_err()
+                .then(|| first.and_then(|(_, l)| l))
+                .flatten();
+            result.message = Some(message);
+        }
+    }
+    result
+}
