@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::{Parser, ValueEnum};
 
 use crate::localize::spectrum::Formula;
+use crate::localize::switching::Order;
 
 /// Automated debugging for red tests: finds the failing tests, records what they did, and
 /// (as techniques land) names the faulty statement and a validated fix.
@@ -54,6 +55,19 @@ pub struct Options {
     /// Formula of the spectrum ranking.
     #[arg(long, value_enum, default_value_t = Formula::Ochiai)]
     pub spectrum: Formula,
+
+    /// Order in which predicate switching flips branch instances: last executed first,
+    /// by dependence distance from the erroneous value, or both (both counts reported).
+    #[arg(long, value_enum, default_value_t = Order::Prior)]
+    pub switching_order: Order,
+
+    /// Keep switching after the first critical predicate (every one found is sliced).
+    #[arg(long)]
+    pub all_critical: bool,
+
+    /// Cap on the switched reruns of one failing test (per ordering).
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub max_switches: usize,
 
     /// Run every test under this switch/override plan (JSON, see the runtime's `Plan`).
     #[arg(long, value_name = "FILE")]

@@ -5,6 +5,7 @@
 pub mod slice;
 pub mod source;
 pub mod spectrum;
+pub mod switching;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -66,12 +67,23 @@ pub fn localize(
     console: &crate::console::Console,
 ) -> (Vec<Ranked>, Vec<String>) {
     let mut notes = Vec::new();
-    let techniques: Vec<(f64, Box<dyn Technique>)> = vec![(
-        1.0,
-        Box::new(spectrum::Spectrum {
-            formula: options.spectrum,
-        }),
-    )];
+    let techniques: Vec<(f64, Box<dyn Technique>)> = vec![
+        (
+            1.0,
+            Box::new(spectrum::Spectrum {
+                formula: options.spectrum,
+            }),
+        ),
+        // A critical predicate is confirmed by a rerun that passed.
+        (
+            4.0,
+            Box::new(switching::Switching {
+                order: options.switching_order,
+                all_critical: options.all_critical,
+                max_switches: options.max_switches,
+            }),
+        ),
+    ];
     let mut rankings = Vec::new();
     for (weight, technique) in techniques {
         console.status("Localizing", technique.name());

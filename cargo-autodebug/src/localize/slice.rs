@@ -50,8 +50,6 @@ pub struct Node {
 /// One call of an instrumented function.
 #[derive(Debug, Clone)]
 pub struct Call {
-    /// The function's site id.
-    pub site: u32,
     /// Node of the entry.
     pub enter: usize,
     /// Event indices of the entry and the exit (none if the trace ends inside the call).
@@ -78,8 +76,6 @@ pub struct PanicAt {
     pub event: usize,
     /// Calls of instrumented functions active at the panic (0: the test itself panicked).
     pub depth: usize,
-    /// The innermost active call.
-    pub call: Option<usize>,
     pub file: String,
     pub line: u32,
     pub column: u32,
@@ -122,7 +118,6 @@ impl Graph {
                     let call = graph.calls.len();
                     graph.nodes[node].call = call;
                     graph.calls.push(Call {
-                        site: *site,
                         enter: node,
                         enter_event: index,
                         exit_event: None,
@@ -154,7 +149,6 @@ impl Graph {
                         graph.panic = Some(PanicAt {
                             event: index,
                             depth: stack.len(),
-                            call: stack.last().map(|f| f.call),
                             file: file.clone(),
                             line: *line,
                             column: *column,
@@ -283,13 +277,9 @@ impl Graph {
     }
 
     /// What node `n` depends on directly.
+    #[cfg(test)]
     pub fn deps(&self, n: usize) -> &[(usize, Dep)] {
         &self.deps[n]
-    }
-
-    /// The node of event `event`, if it is one.
-    pub fn node_of_event(&self, event: usize) -> Option<usize> {
-        self.nodes.binary_search_by_key(&event, |n| n.event).ok()
     }
 
     /// The backward slice of `from`: every node it transitively depends on, with its

@@ -158,6 +158,7 @@ impl SourceFacts {
     }
 
     /// From already parsed files (tests).
+    #[cfg(test)]
     pub fn from_files(files: impl IntoIterator<Item = (String, FileFacts)>) -> Self {
         SourceFacts {
             files: files
