@@ -148,7 +148,7 @@ mod tests {
     fn ochiai_and_dstar_values() {
         // ef = 2 of F = 2 failing, ep = 2: ochiai = 2 / sqrt(2 · 4) = 0.7071.
         let c = Counts { ef: 2, ep: 2 };
-        assert!((Formula::Ochiai.score(c, 2) - 0.70710678).abs() < 1e-6);
+        assert!((Formula::Ochiai.score(c, 2) - std::f64::consts::FRAC_1_SQRT_2).abs() < 1e-12);
         // dstar = 4 / (2 + 0) = 2.
         assert_eq!(Formula::Dstar.score(c, 2), 2.0);
         assert_eq!(Formula::Ochiai.score(Counts { ef: 0, ep: 5 }, 2), 0.0);
