@@ -1,0 +1,699 @@
+//! The tool side of the in-process harness (`autodebug_runtime::harness`): asking a test
+//! binary whether it runs batches, sending it one (many plans against one test, one
+//! process), and reading the results back as the same [`RunResult`] and [`RawTrace`] values
+//! a run in a process of its own gives. Anything that goes wrong falls back to one process
+//! per plan, so a batch is only ever faster, never a different answer.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use autodebug_runtime::protocol::{
+    self, BATCH_VERSION, BatchOutcome, BatchRequest, BatchResult, BatchRun, Plan,
+};
+
+use crate::outcome::{Location, Outcome};
+use crate::run::{self, RunResult, TestId};
+use crate::trace::{RawTrace, Recorder};
+
+/// Plans per batch process below which splitting a batch across `--jobs` processes does not
+/// pay for the extra process start.
+const MIN_PLANS_PER_PROCESS: usize = 16;
+
+/// Batches in a row that may die before finishing a single run before the remaining plans
+/// go to one process each.
+const MAX_BARREN_BATCHES: usize = 2;
+
+/// Whether the test binary of `test` is built on the harness and speaks this batch
+/// version. Asked once per binary (and modification time) per process.
+pub fn supports_batch(test: &TestId) -> bool {
+    /// A binary, by path and modification time.
+    type Binary = (PathBuf, Option<std::time::SystemTime>);
+    static PROBED: OnceLock<Mutex<HashMap<Binary, bool>>> = OnceLock::new();
+    let modified = std::fs::metadata(&test.binary)
+        .and_then(|m| m.modified())
+        .ok();
+    let key = (test.binary.clone(), modified);
+    let cache = PROBED.get_or_init(Default::default);
+    if let Some(&known) = cache.lock().unwrap().get(&key) {
+        return known;
+    }
+    let supported = probe(&test.binary, &test.package_root);
+    cache.lock().unwrap().insert(key, supported);
+    supported
+}
+
+/// Lists the binary's tests with the probe variable set and looks for the marker line.
+fn probe(binary: &Path, package_root: &Path) -> bool {
+    let output = Command::new(binary)
+        .args(["--list", "--format", "terse"])
+        .current_dir(package_root)
+        .env(protocol::ENV_HARNESS_PROBE, "1")
+        .env_remove(protocol::ENV_BATCH)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output();
+    let marker = format!("{}{BATCH_VERSION}", protocol::HARNESS_MARKER);
+    output.is_ok_and(|o| {
+        o.status.success()
+            && String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .any(|l| l == marker)
+    })
+}
+
+/// Runs `test` once per plan, in order, recording each run's trace in `mode`: inside one
+/// process per batch when the binary supports it (split across up to `jobs` processes for
+/// long batches), one process per plan otherwise. Results come back in plan order.
+pub fn run_batch(
+    recorder: &Recorder,
+    test: &TestId,
+    plans: &[Plan],
+    mode: &str,
+) -> Result<Vec<(RunResult, RawTrace)>> {
+    if plans.is_empty() {
+        return Ok(Vec::new());
+    }
+    if !supports_batch(test) {
+        return per_process(recorder, test, plans, mode);
+    }
+    let processes = recorder
+        .jobs
+        .min(plans.len().div_ceil(MIN_PLANS_PER_PROCESS))
+        .max(1);
+    let chunks: Vec<&[Plan]> = plans.chunks(plans.len().div_ceil(processes)).collect();
+    let results = run::run_parallel(
+        &chunks,
+        processes,
+        |chunk| run_chunk(recorder, test, chunk, mode),
+        |_, _| {},
+    );
+    let mut all = Vec::with_capacity(plans.len());
+    for chunk in results {
+        all.extend(chunk?);
+    }
+    Ok(all)
+}
+
+/// One process per plan, `jobs` at a time.
+fn per_process(
+    recorder: &Recorder,
+    test: &TestId,
+    plans: &[Plan],
+    mode: &str,
+) -> Result<Vec<(RunResult, RawTrace)>> {
+    run::run_parallel(
+        plans,
+        recorder.jobs,
+        |plan| recorder.run(test, Some(plan), mode),
+        |_, _| {},
+    )
+    .into_iter()
+    .collect()
+}
+
+/// How a batch process ended.
+#[derive(Debug, PartialEq)]
+enum Stop {
+    /// Every run finished.
+    Completed,
+    /// A run made no progress within the timeout; the process was killed.
+    TimedOut,
+    /// The process ended before finishing every run (a crash, an abort, a refusal).
+    Died(String),
+}
+
+/// Runs `plans` in batches, one process at a time, recovering from dead batches: the run
+/// a batch died in is redone in a process of its own (so it gets the outcome a separate
+/// process gives: a crash, an abort), the run that hung is a timeout, and the rest goes to
+/// a new batch.
+fn run_chunk(
+    recorder: &Recorder,
+    test: &TestId,
+    plans: &[Plan],
+    mode: &str,
+) -> Result<Vec<(RunResult, RawTrace)>> {
+    let mut out = Vec::with_capacity(plans.len());
+    let mut rest = plans;
+    let mut barren = 0;
+    while !rest.is_empty() {
+        if barren >= MAX_BARREN_BATCHES {
+            out.extend(per_process(recorder, test, rest, mode)?);
+            break;
+        }
+        let (done, stop, hung) = batch_once(recorder, test, rest, mode)?;
+        barren = if done.is_empty() { barren + 1 } else { 0 };
+        let finished = done.len();
+        out.extend(done);
+        rest = &rest[finished..];
+        match stop {
+            Stop::Completed => {}
+            Stop::TimedOut => {
+                // The run that hung: what a separate process would have given, without
+                // waiting for the timeout a second time.
+                let outcome = Outcome::Timeout {
+                    seconds: recorder.timeout.as_secs_f64(),
+                };
+                let result = RunResult {
+                    outcome,
+                    stdout: String::new(),
+                    stderr: String::new(),
+                    duration: recorder.timeout,
+                };
+                out.push((result, hung.unwrap_or_default()));
+                rest = &rest[1..];
+                barren = 0;
+            }
+            Stop::Died(_) => {
+                if let Some((plan, remaining)) = rest.split_first() {
+                    out.push(recorder.run(test, Some(plan), mode)?);
+                    rest = remaining;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What one batch process gave: the results of the runs that finished (in order), how the
+/// process ended, and the partial trace of the run that hung, if one did.
+type BatchEnd = (Vec<(RunResult, RawTrace)>, Stop, Option<RawTrace>);
+
+/// Runs one batch process over `plans`.
+fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) -> Result<BatchEnd> {
+    let n = recorder
+        .runs
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = |suffix: &str| run::scratch_file(recorder.scratch, test, &format!("{n}.{suffix}"));
+    let request_path = file("batch.json");
+    let results_path = file("batch-results.jsonl");
+    let log_path = file("batch.log");
+    let traces: Vec<PathBuf> = (0..plans.len())
+        .map(|i| file(&format!("batch-{i}.trace.jsonl")))
+        .collect();
+    let request = BatchRequest {
+        version: BATCH_VERSION,
+        test: test.name.clone(),
+        trace_mode: mode.to_string(),
+        max_events: Some(recorder.max_events),
+        results: results_path.display().to_string(),
+        runs: plans
+            .iter()
+            .zip(&traces)
+            .map(|(plan, trace)| BatchRun {
+                plan: Some(plan.clone()),
+                trace: Some(trace.display().to_string()),
+            })
+            .collect(),
+    };
+    let json = serde_json::to_vec(&request).context("could not serialize a batch")?;
+    std::fs::write(&request_path, json)
+        .with_context(|| format!("could not write {}", request_path.display()))?;
+    let log = std::fs::File::create(&log_path)
+        .with_context(|| format!("could not create {}", log_path.display()))?;
+    let mut command = Command::new(&test.binary);
+    command
+        .args([
+            "--exact",
+            &test.name,
+            "--test-threads=1",
+            "--nocapture",
+            "--color=never",
+        ])
+        .current_dir(&test.package_root)
+        .env("CARGO_MANIFEST_DIR", &test.package_root)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().context("could not share the batch log")?)
+        .stderr(log);
+    for (key, value) in recorder.base_env {
+        command.env(key, value);
+    }
+    // Each run says its own plan and trace; variables meant for a single run would apply to
+    // the process's first hook call only, so they go.
+    for var in [
+        protocol::ENV_PLAN,
+        protocol::ENV_TRACE,
+        protocol::ENV_TRACE_MODE,
+        protocol::ENV_MAX_EVENTS,
+    ] {
+        command.env_remove(var);
+    }
+    command.env(protocol::ENV_BATCH, &request_path);
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command
+        .spawn()
+        .with_context(|| format!("could not run {}", test.binary.display()))?;
+    let status = watch(&mut child, &results_path, recorder.timeout)?;
+    let results = read_results(&results_path);
+    let finished = results.len().min(plans.len());
+    let stop = match status {
+        // Killed after its last run finished (something kept it from exiting): done.
+        None if finished == plans.len() => Stop::Completed,
+        None => Stop::TimedOut,
+        Some(status) if status.success() && finished == plans.len() => Stop::Completed,
+        Some(status) => Stop::Died(format!(
+            "{status}: {}",
+            std::fs::read_to_string(&log_path)
+                .unwrap_or_default()
+                .lines()
+                .last()
+                .unwrap_or_default()
+        )),
+    };
+    let mut done = Vec::with_capacity(finished);
+    for (i, result) in results.into_iter().take(finished).enumerate() {
+        let trace = read_trace(&traces[i])?;
+        done.push((run_result(&result, i), trace));
+    }
+    let hung = match stop {
+        Stop::TimedOut => Some(read_trace(&traces[finished])?),
+        _ => None,
+    };
+    for path in traces
+        .iter()
+        .chain([&request_path, &results_path, &log_path])
+    {
+        std::fs::remove_file(path).ok();
+    }
+    Ok((done, stop, hung))
+}
+
+/// Waits for the batch process, killing it when no run has finished for `timeout` (a run
+/// that hangs without consuming fuel). `None` if it was killed.
+fn watch(
+    child: &mut Child,
+    results: &Path,
+    timeout: Duration,
+) -> Result<Option<std::process::ExitStatus>> {
+    let mut last_len = 0;
+    let mut last_progress = Instant::now();
+    let mut pause = Duration::from_micros(500);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        let len = std::fs::metadata(results).map_or(0, |m| m.len());
+        if len != last_len {
+            last_len = len;
+            last_progress = Instant::now();
+        } else if last_progress.elapsed() >= timeout {
+            kill_group(child);
+            let _ = child.wait();
+            return Ok(None);
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+fn kill_group(child: &mut Child) {
+    unsafe extern "C" {
+        fn kill(pid: i32, sig: i32) -> i32;
+    }
+    const SIGKILL: i32 = 9;
+    // SAFETY: kill(2) with a negative pid signals the process group made for the child.
+    unsafe {
+        kill(-(child.id() as i32), SIGKILL);
+    }
+    let _ = child.kill();
+}
+
+/// The whole lines of a results file, in run order (a torn last line is left out).
+fn read_results(path: &Path) -> Vec<BatchResult> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut results: Vec<BatchResult> = text
+        .lines()
+        .map_while(|l| serde_json::from_str(l).ok())
+        .collect();
+    // Results are written in run order; anything else is not a harness we understand.
+    let in_order = results
+        .iter()
+        .enumerate()
+        .take_while(|(i, r)| r.index == *i);
+    let keep = in_order.count();
+    results.truncate(keep);
+    results
+}
+
+fn read_trace(path: &Path) -> Result<RawTrace> {
+    if path.exists() {
+        RawTrace::read(path)
+    } else {
+        Ok(RawTrace::default())
+    }
+}
+
+/// The [`RunResult`] a separate process would have given for a batch result. The output of
+/// a batch is not split per run: `stdout`/`stderr` stay empty.
+fn run_result(result: &BatchResult, index: usize) -> RunResult {
+    debug_assert_eq!(result.index, index);
+    let outcome = match result.outcome {
+        BatchOutcome::Passed => Outcome::Passed,
+        BatchOutcome::Failed => Outcome::Failed {
+            message: result
+                .message
+                .clone()
+                .unwrap_or_else(|| "test failed".into()),
+            location: result.location.as_ref().map(|l| Location {
+                file: l.file.clone(),
+                line: l.line,
+                column: l.column,
+            }),
+        },
+        BatchOutcome::FuelExhausted => Outcome::FuelExhausted,
+        BatchOutcome::Refused => Outcome::Crashed {
+            description: format!(
+                "the autodebug runtime refused its configuration: autodebug: {}",
+                result.message.as_deref().unwrap_or("(no message)")
+            ),
+        },
+    };
+    RunResult {
+        outcome,
+        stdout: String::new(),
+        stderr: String::new(),
+        duration: Duration::from_micros(result.micros),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use autodebug_runtime::protocol::{PLAN_VERSION, PanicLocation, Record, Target};
+    use std::collections::BTreeMap;
+    use std::sync::atomic::AtomicUsize;
+
+    fn result(index: usize, outcome: BatchOutcome, message: Option<&str>) -> BatchResult {
+        BatchResult {
+            index,
+            outcome,
+            message: message.map(str::to_string),
+            location: None,
+            trace: None,
+            micros: 1500,
+        }
+    }
+
+    #[test]
+    fn batch_results_become_run_results() {
+        let mut failed = result(0, BatchOutcome::Failed, Some("boom"));
+        failed.location = Some(PanicLocation {
+            file: "src/lib.rs".into(),
+            line: 4,
+            column: 9,
+        });
+        let run = run_result(&failed, 0);
+        assert_eq!(
+            run.outcome,
+            Outcome::Failed {
+                message: "boom".into(),
+                location: Some(Location {
+                    file: "src/lib.rs".into(),
+                    line: 4,
+                    column: 9
+                })
+            }
+        );
+        assert_eq!(run.duration, Duration::from_micros(1500));
+        let passed = result(1, BatchOutcome::Passed, None);
+        assert_eq!(run_result(&passed, 1).outcome, Outcome::Passed);
+        let fuel = result(2, BatchOutcome::FuelExhausted, None);
+        assert_eq!(run_result(&fuel, 2).outcome, Outcome::FuelExhausted);
+        let refused = result(
+            3,
+            BatchOutcome::Refused,
+            Some("invalid plan: flip of a Let"),
+        );
+        let Outcome::Crashed { description } = run_result(&refused, 3).outcome else {
+            panic!("a refused run is a crash, as the process's exit status 87 is")
+        };
+        assert!(description.contains("invalid plan"), "{description}");
+    }
+
+    #[test]
+    fn results_file_keeps_whole_lines_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        let line = |r: &BatchResult| serde_json::to_string(r).unwrap();
+        let text = format!(
+            "{}\n{}\n{}",
+            line(&result(0, BatchOutcome::Passed, None)),
+            line(&result(1, BatchOutcome::Failed, Some("x"))),
+            &line(&result(2, BatchOutcome::Passed, None))[..10]
+        );
+        std::fs::write(&path, text).unwrap();
+        let read = read_results(&path);
+        assert_eq!(read.len(), 2);
+        assert_eq!(read[1].outcome, BatchOutcome::Failed);
+        let text = format!(
+            "{}\n{}\n",
+            line(&result(0, BatchOutcome::Passed, None)),
+            line(&result(5, BatchOutcome::Passed, None))
+        );
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(read_results(&path).len(), 1);
+        assert!(read_results(&dir.path().join("missing")).is_empty());
+    }
+
+    /// The fixture crate `tests/fixtures/harness`, copied (its runtime dependency pointed
+    /// back at this repository) and built instrumented, once per test process: the
+    /// executables of its `suite` target (on the harness) and of its unit tests (libtest).
+    struct Fixture {
+        suite: PathBuf,
+        unit: PathBuf,
+        root: PathBuf,
+    }
+
+    fn fixture() -> &'static Fixture {
+        static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+        FIXTURE.get_or_init(build_fixture)
+    }
+
+    fn build_fixture() -> Fixture {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let target = repo.join("target").join("harness-fixture");
+        let root = target.join("crate");
+        let src = repo.join("tests/fixtures/harness");
+        // Sources are rewritten (fresh timestamps: cargo rebuilds the fixture), the lock
+        // file stays (no index update per test process).
+        for dir in ["src", "tests"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        for file in ["src/lib.rs", "tests/suite.rs"] {
+            std::fs::copy(src.join(file), root.join(file)).unwrap();
+        }
+        let runtime = repo.join("autodebug-runtime").display().to_string();
+        let manifest = std::fs::read_to_string(src.join("Cargo.toml"))
+            .unwrap()
+            .replace(
+                "path = \"../../../autodebug-runtime\"",
+                &format!("path = {runtime:?}"),
+            );
+        std::fs::write(root.join("Cargo.toml"), manifest).unwrap();
+        let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["test", "--no-run", "--message-format=json", "--target-dir"])
+            .arg(&target)
+            .env(protocol::ENV_INSTRUMENT, "1")
+            .current_dir(&root)
+            .stderr(Stdio::inherit())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "the fixture did not build");
+        let (mut suite, mut unit) = (None, None);
+        for line in String::from_utf8_lossy(&output.stdout).lines() {
+            let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let Some(exe) = msg["executable"].as_str() else {
+                continue;
+            };
+            match msg["target"]["name"].as_str() {
+                Some("suite") => suite = Some(PathBuf::from(exe)),
+                Some("fixture_harness") => unit = Some(PathBuf::from(exe)),
+                _ => {}
+            }
+        }
+        Fixture {
+            suite: suite.expect("the suite target was built"),
+            unit: unit.expect("the unit tests were built"),
+            root,
+        }
+    }
+
+    fn test_id(binary: &Path, name: &str) -> TestId {
+        TestId {
+            package: "fixture-harness".into(),
+            target: "suite".into(),
+            kind: "test".into(),
+            name: name.into(),
+            binary: binary.to_path_buf(),
+            package_root: fixture().root.clone(),
+        }
+    }
+
+    fn recorder<'a>(scratch: &'a Path, timeout: Duration, jobs: usize) -> Recorder<'a> {
+        Recorder {
+            workspace_root: &fixture().root,
+            output_dir: scratch,
+            scratch,
+            base_env: &[],
+            timeout,
+            max_events: 100_000,
+            jobs,
+            runs: AtomicUsize::new(0),
+        }
+    }
+
+    /// The events of a trace with site ids replaced by site keys (ids are local to a trace).
+    fn normalized(trace: &RawTrace) -> Vec<serde_json::Value> {
+        trace
+            .events
+            .iter()
+            .map(|r| {
+                let mut v = serde_json::to_value(r).unwrap();
+                if let Some(id) = v.get("site").and_then(|s| s.as_u64()) {
+                    v["site"] = serde_json::to_value(trace.sites[&(id as u32)].key()).unwrap();
+                }
+                v
+            })
+            .collect()
+    }
+
+    /// One flip plan per branch instance of `trace`, with fuel.
+    fn flip_plans(trace: &RawTrace, fuel: u64) -> Vec<Plan> {
+        trace
+            .events
+            .iter()
+            .filter_map(|r| match r {
+                Record::Branch { site, instance, .. } => Some(Plan {
+                    version: PLAN_VERSION,
+                    flips: vec![Target {
+                        site: trace.sites[site].key(),
+                        instance: Some(*instance),
+                    }],
+                    fuel: Some(fuel),
+                    ..Plan::default()
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn probes_tell_harness_binaries_from_libtest_ones() {
+        let fixture = fixture();
+        assert!(supports_batch(&test_id(
+            &fixture.suite,
+            "finds_every_prime"
+        )));
+        assert!(!supports_batch(&test_id(
+            &fixture.unit,
+            "tests::finds_the_first"
+        )));
+    }
+
+    #[test]
+    fn batch_runs_give_what_separate_processes_give() {
+        let scratch = tempfile::tempdir().unwrap();
+        let rec = recorder(scratch.path(), Duration::from_secs(60), 2);
+        let test = test_id(&fixture().suite, "finds_every_prime");
+        let (baseline, trace) = rec.run(&test, None, "events").unwrap();
+        assert!(
+            matches!(&baseline.outcome, Outcome::Failed { message, .. } if message.contains("left: 1")),
+            "{baseline:?}"
+        );
+        let plans = flip_plans(&trace, 5_000);
+        assert!(plans.len() > 200, "{}", plans.len());
+        let batch = rec.run_batch(&test, &plans, "events").unwrap();
+        assert_eq!(batch.len(), plans.len());
+        let mut labels = BTreeMap::new();
+        for (i, (plan, (result, trace))) in plans.iter().zip(&batch).enumerate() {
+            let seen = labels.entry(result.outcome.label()).or_insert(0);
+            *seen += 1;
+            // The first runs of every outcome, and a sample of the rest, are compared with a
+            // process of their own (all of them would take a minute).
+            if *seen > 8 && i % 25 != 0 {
+                continue;
+            }
+            let (alone, alone_trace) = rec.run(&test, Some(plan), "events").unwrap();
+            assert_eq!(result.outcome, alone.outcome, "plan {i}: {plan:?}");
+            assert_eq!(
+                normalized(trace),
+                normalized(&alone_trace),
+                "plan {i}: traces differ"
+            );
+            assert_eq!(trace.complete, alone_trace.complete, "plan {i}");
+        }
+        // The subject yields passing, failing and runaway runs.
+        assert_eq!(
+            labels.keys().copied().collect::<Vec<_>>(),
+            ["failed", "fuel-exhausted", "passed"],
+            "{labels:?}"
+        );
+        // No batch leaves files behind.
+        assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_hanging_run_times_out_and_the_rest_goes_on() {
+        let scratch = tempfile::tempdir().unwrap();
+        let rec = recorder(scratch.path(), Duration::from_millis(1500), 1);
+        let test = test_id(&fixture().suite, "settles");
+        let (baseline, trace) = rec.run(&test, None, "events").unwrap();
+        assert_eq!(baseline.outcome, Outcome::Passed);
+        let hang = flip_plans(&trace, 1_000)
+            .into_iter()
+            .find(|p| p.flips[0].site.line == site_line("if n > 100"))
+            .unwrap();
+        let plans = [no_plan(), hang, no_plan()];
+        let start = Instant::now();
+        let results = rec.run_batch(&test, &plans, "events").unwrap();
+        let outcomes: Vec<&str> = results.iter().map(|(r, _)| r.outcome.label()).collect();
+        assert_eq!(outcomes, ["passed", "timeout", "passed"]);
+        // One timeout, not one per remaining run.
+        assert!(
+            start.elapsed() < Duration::from_secs(6),
+            "{:?}",
+            start.elapsed()
+        );
+        // The hung run's trace is what it wrote before it was killed.
+        assert!(!results[1].1.complete && !results[1].1.events.is_empty());
+    }
+
+    #[test]
+    fn libtest_binaries_run_one_process_per_plan() {
+        let scratch = tempfile::tempdir().unwrap();
+        let rec = recorder(scratch.path(), Duration::from_secs(60), 2);
+        let mut test = test_id(&fixture().unit, "tests::finds_the_first");
+        test.target = "fixture_harness".into();
+        let (_, trace) = rec.run(&test, None, "events").unwrap();
+        let plans = flip_plans(&trace, 1_000);
+        assert!(!plans.is_empty());
+        let results = rec.run_batch(&test, &plans, "events").unwrap();
+        assert_eq!(results.len(), plans.len());
+        for (plan, (result, trace)) in plans.iter().zip(&results) {
+            // A process of its own: its output is there, its trace complete or out of fuel.
+            assert!(result.stdout.contains("running 1 test"), "{plan:?}");
+            assert!(trace.complete || result.outcome == Outcome::FuelExhausted);
+        }
+        assert!(results.iter().any(|(r, _)| r.outcome.passed()));
+    }
+
+    /// The line of the fixture's `lib.rs` where `code` is.
+    fn site_line(code: &str) -> u32 {
+        let text = std::fs::read_to_string(fixture().root.join("src/lib.rs")).unwrap();
+        text.lines().position(|l| l.contains(code)).unwrap() as u32 + 1
+    }
+
+    /// A plan that changes nothing.
+    fn no_plan() -> Plan {
+        Plan {
+            version: PLAN_VERSION,
+            ..Plan::default()
+        }
+    }
+}
