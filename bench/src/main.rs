@@ -55,7 +55,7 @@ struct RunArgs {
     /// Versions the brute-force repair baseline runs on [default: 10, quick: 1].
     #[arg(long)]
     repair_sample: Option<usize>,
-    /// Candidate mutations per brute-force version at most [default: 60, quick: 25].
+    /// Candidate mutations per brute-force version at most [default: 100, quick: 25].
     #[arg(long)]
     repair_candidates: Option<usize>,
     /// The cargo-autodebug binary [default: built with `$CARGO build -p cargo-autodebug`].
@@ -183,7 +183,7 @@ fn run_cmd(args: RunArgs) -> Result<()> {
             .unwrap_or(if args.quick { 1 } else { 10 }),
         repair_candidates: args
             .repair_candidates
-            .unwrap_or(if args.quick { 25 } else { 60 })
+            .unwrap_or(if args.quick { 25 } else { 100 })
             .min(if args.quick { 25 } else { usize::MAX }),
         tool: args.tool,
         jobs: args.jobs,
