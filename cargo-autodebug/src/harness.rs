@@ -291,7 +291,9 @@ fn watch(
 ) -> Result<Option<std::process::ExitStatus>> {
     let mut last_len = 0;
     let mut last_progress = Instant::now();
-    let mut pause = Duration::from_micros(500);
+    // Short pauses: a batch of small runs lasts milliseconds, and a late look at a finished
+    // batch is time every rerun of it pays.
+    let mut pause = Duration::from_micros(100);
     loop {
         if let Some(status) = child.try_wait()? {
             return Ok(Some(status));
@@ -306,7 +308,7 @@ fn watch(
             return Ok(None);
         }
         std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(20));
+        pause = (pause * 2).min(Duration::from_millis(2));
     }
 }
 
@@ -681,6 +683,74 @@ mod tests {
             assert!(trace.complete || result.outcome == Outcome::FuelExhausted);
         }
         assert!(results.iter().any(|(r, _)| r.outcome.passed()));
+    }
+
+    /// The benchmark of `bench/reruns/` (run it with `bench/reruns/run.sh`): the same 200
+    /// flip plans over the branch instances of the fixture's failing test (fuel: ten times
+    /// the hook calls of the failing run), rerun one process per plan ([`Recorder::run`])
+    /// and in one batch ([`Recorder::run_batch`]), both with one job, side by side, for each
+    /// trace mode: `coverage` (the outcome and the sites reached: what a switching search
+    /// needs per rerun) and `events` (the full trace, read back by the tool). Checks that
+    /// both paths give the same outcome for every plan; writes a Markdown table to
+    /// `$AUTODEBUG_BENCH_RERUNS_OUT` if set.
+    #[test]
+    #[ignore = "a benchmark: bench/reruns/run.sh"]
+    fn bench_reruns() {
+        const PLANS: usize = 200;
+        let scratch = tempfile::tempdir().unwrap();
+        let rec = recorder(scratch.path(), Duration::from_secs(60), 1);
+        let test = test_id(&fixture().suite, "finds_every_prime");
+        let (_, trace) = rec.run(&test, None, "events").unwrap();
+        let fuel = 10 * trace.events.len() as u64;
+        let plans: Vec<Plan> = flip_plans(&trace, fuel).into_iter().take(PLANS).collect();
+        assert_eq!(plans.len(), PLANS, "the fixture has fewer branch instances");
+        let mut table = String::from(
+            "| trace per rerun | path | reruns | wall time (s) | reruns per second | in-process speed-up |\n\
+             |---|---|---:|---:|---:|---:|\n",
+        );
+        let mut notes = Vec::new();
+        for mode in ["coverage", "events"] {
+            let start = Instant::now();
+            let separate: Vec<_> = plans
+                .iter()
+                .map(|p| rec.run(&test, Some(p), mode).unwrap())
+                .collect();
+            let separate_s = start.elapsed().as_secs_f64();
+            let start = Instant::now();
+            let batch = rec.run_batch(&test, &plans, mode).unwrap();
+            let batch_s = start.elapsed().as_secs_f64();
+            for (i, ((a, _), (b, _))) in separate.iter().zip(&batch).enumerate() {
+                assert_eq!(a.outcome, b.outcome, "{mode} plan {i}");
+            }
+            let count = |label: &str| {
+                batch
+                    .iter()
+                    .filter(|(r, _)| r.outcome.label() == label)
+                    .count()
+            };
+            let inside: f64 = batch.iter().map(|(r, _)| r.duration.as_secs_f64()).sum();
+            let events: usize = batch.iter().map(|(_, t)| t.events.len()).sum();
+            let (separate_rate, batch_rate) = (PLANS as f64 / separate_s, PLANS as f64 / batch_s);
+            table.push_str(&format!(
+                "| `{mode}` | one process per rerun (`Recorder::run`) | {PLANS} | {separate_s:.3} | {separate_rate:.1} | |\n\
+                 | `{mode}` | in-process harness (`Recorder::run_batch`) | {PLANS} | {batch_s:.3} | {batch_rate:.1} | **{:.1}×** |\n",
+                batch_rate / separate_rate
+            ));
+            notes.push(format!(
+                "- `{mode}`: same outcome on every plan both ways ({} passed, {} failed, {} out of fuel); \
+                 the runs themselves took {inside:.3} s inside the batch process, {events} trace events were read back.",
+                count("passed"),
+                count("failed"),
+                count("fuel-exhausted"),
+            ));
+        }
+        table.push('\n');
+        table.push_str(&notes.join("\n"));
+        table.push('\n');
+        println!("{table}");
+        if let Some(out) = std::env::var_os("AUTODEBUG_BENCH_RERUNS_OUT") {
+            std::fs::write(out, table).unwrap();
+        }
     }
 
     /// The line of the fixture's `lib.rs` where `code` is.
