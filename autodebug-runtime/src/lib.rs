@@ -4,6 +4,7 @@
 
 pub use autodebug_macros::*;
 
+#[cfg(feature = "harness")]
 pub mod harness;
 pub mod protocol;
 

@@ -299,6 +299,8 @@ struct Fuel {
 }
 
 struct SiteState {
+    /// The site's identity, to look up its part of a new plan between batch runs.
+    #[cfg_attr(not(feature = "harness"), allow(dead_code))]
     key: SiteKey,
     instances: u32,
     plan: SitePlan,
@@ -491,6 +493,7 @@ fn site_info(site: &'static Site) -> SiteInfo {
     }
 }
 
+#[cfg(feature = "harness")]
 /// The trace one batch run writes.
 pub(crate) struct TraceSetup {
     /// Where the trace goes (created or truncated).
@@ -501,6 +504,7 @@ pub(crate) struct TraceSetup {
     pub(crate) max_events: u64,
 }
 
+#[cfg(feature = "harness")]
 /// Starts one in-process run: from now on the hooks obey `plan` and write to `trace`, with
 /// every site's instance counter back at 0 and the plan's full fuel, as in a new process.
 /// The environment (`AUTODEBUG_TRACE`, `AUTODEBUG_PLAN`) is not read after this. Errors
@@ -542,6 +546,7 @@ pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<()
     Ok(())
 }
 
+#[cfg(feature = "harness")]
 /// Ends the run [`begin_run`] started: the hooks go idle, the trace gets its `End` record
 /// (unless the fuel ran out) and is closed. Returns whether the run's fuel ran out.
 pub(crate) fn end_run() -> bool {

@@ -6,6 +6,7 @@ mod baseline;
 mod build;
 mod console;
 mod exit_code;
+mod harness;
 mod localize;
 mod options;
 mod outcome;

@@ -12,11 +12,6 @@ use anyhow::{Context, Result};
 use autodebug_runtime::protocol::{self, Plan, Record, SiteInfo, SiteKey};
 use serde::Serialize;
 
-// The tool side of the in-process harness. Declared here, next to its one caller, rather
-// than in `main.rs` (owned by the pipeline's maintainer): move it there when convenient.
-#[path = "harness.rs"]
-mod harness;
-
 use crate::console::Console;
 use crate::outcome::Outcome;
 use crate::run::{self, RunConfig, RunResult, TestId};
@@ -231,7 +226,7 @@ impl Recorder<'_> {
         plans: &[Plan],
         mode: &str,
     ) -> Result<Vec<(RunResult, RawTrace)>> {
-        harness::run_batch(self, test, plans, mode)
+        crate::harness::run_batch(self, test, plans, mode)
     }
 
     fn record_one(

@@ -52,20 +52,27 @@ pub fn copy_crate(src: &Path) -> tempfile::TempDir {
     dir
 }
 
-/// Rewrites the `autodebug-runtime` path dependency of a manifest to `runtime`.
+/// Rewrites the `autodebug-runtime` path dependency of a manifest to `runtime`, keeping the
+/// rest of the line (features).
 fn point_runtime_at(manifest: &Path, runtime: &Path) {
     let text = std::fs::read_to_string(manifest).unwrap();
     let rewritten: Vec<String> = text
         .lines()
         .map(|line| {
-            if line.trim_start().starts_with("autodebug-runtime") && line.contains("path") {
-                format!(
-                    "autodebug-runtime = {{ path = {:?} }}",
-                    runtime.display().to_string()
-                )
-            } else {
-                line.to_string()
+            let Some(start) = line.find("path = \"") else {
+                return line.to_string();
+            };
+            if !line.trim_start().starts_with("autodebug-runtime") {
+                return line.to_string();
             }
+            let value = start + "path = ".len();
+            let end = value + 1 + line[value + 1..].find('"').unwrap() + 1;
+            format!(
+                "{}{:?}{}",
+                &line[..value],
+                runtime.display().to_string(),
+                &line[end..]
+            )
         })
         .collect();
     std::fs::write(manifest, rewritten.join("\n") + "\n").unwrap();
