@@ -88,6 +88,11 @@ impl PlanIndex {
     }
 
     /// What the plan asks of the site `key` (nothing for most sites).
+    /// Whether the plan asks nothing of any site (it may still carry fuel).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.by_site.is_empty()
+    }
+
     pub(crate) fn for_site(&self, key: &SiteKey) -> SitePlan {
         self.by_site.get(key).cloned().unwrap_or_default()
     }

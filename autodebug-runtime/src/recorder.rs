@@ -44,6 +44,10 @@ static RECORDER: OnceLock<Mutex<Recorder>> = OnceLock::new();
 static RECORDING: AtomicBool = AtomicBool::new(false);
 /// Set when the trace is closed (`End` or `FuelExhausted` written): nothing follows it.
 static FINISHED: AtomicBool = AtomicBool::new(false);
+/// Set when a hook has nothing to do at a site it has seen before: the trace keeps no events
+/// (`coverage` mode, or past the event cap) and no plan counts instances or fuel. Such hooks
+/// return without taking the lock, so a coverage run costs little more than an idle one.
+static SITES_ONLY: AtomicBool = AtomicBool::new(false);
 /// Set by [`begin_run`]: the harness runs plans in this process, so the fuel running out
 /// unwinds the run instead of exiting.
 static BATCH: AtomicBool = AtomicBool::new(false);
@@ -89,6 +93,12 @@ fn initialize() -> bool {
 
 fn recording() -> bool {
     RECORDING.load(Ordering::Relaxed)
+}
+
+/// Whether a hook at `site` has nothing left to do (see [`SITES_ONLY`]).
+#[inline]
+fn seen_and_done(site: &'static Site) -> bool {
+    SITES_ONLY.load(Ordering::Relaxed) && site.id.load(Ordering::Relaxed) != 0
 }
 
 /// Prints `message` and exits with [`CONFIG_EXIT_CODE`]: a run the tool cannot trust.
@@ -142,6 +152,10 @@ fn activate() -> u8 {
         initial,
         left: initial,
     });
+    SITES_ONLY.store(
+        trace.as_ref().is_some_and(|t| t.coverage) && plan.is_empty() && fuel.is_none(),
+        Ordering::Relaxed,
+    );
     let recorder = Recorder {
         trace,
         plan,
@@ -469,6 +483,10 @@ impl Recorder {
         if trace.events >= trace.max_events {
             trace.truncated = true;
             RECORDING.store(false, Ordering::Relaxed);
+            let plan_idle = self.plan.is_empty() && self.fuel.is_none();
+            if plan_idle && !BATCH.load(Ordering::Relaxed) {
+                SITES_ONLY.store(true, Ordering::Relaxed);
+            }
             trace.write(&Record::Truncated {
                 events: trace.events,
             });
@@ -511,6 +529,8 @@ pub(crate) struct TraceSetup {
 /// (the trace file cannot be created) leave the runtime idle.
 pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<(), String> {
     BATCH.store(true, Ordering::Relaxed);
+    // Every batch run's trace declares its sites anew.
+    SITES_ONLY.store(false, Ordering::Relaxed);
     // Whatever the environment says no longer matters: this process is driven run by run.
     INIT.call_once(|| STATE.store(IDLE, Ordering::Release));
     STATE.store(IDLE, Ordering::Release);
@@ -586,6 +606,9 @@ pub(crate) fn enter<F: FnOnce() -> Vec<(&'static str, Value)>>(
     if !active() {
         return false;
     }
+    if seen_and_done(site) {
+        return false;
+    }
     let args = if recording() {
         bindings(args())
     } else {
@@ -624,6 +647,9 @@ pub(crate) fn branch<F: FnOnce() -> Vec<Value>>(
     if !active() {
         return outcome;
     }
+    if seen_and_done(site) {
+        return outcome;
+    }
     fuel_out_again();
     let operands = if recording() { operands() } else { Vec::new() };
     let Some(mut rec) = lock() else {
@@ -657,6 +683,9 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
     scope: F,
 ) -> T {
     if !active() {
+        return value;
+    }
+    if seen_and_done(site) {
         return value;
     }
     fuel_out_again();
@@ -706,6 +735,9 @@ pub(crate) fn iter(site: &'static Site) {
     if !active() {
         return;
     }
+    if seen_and_done(site) {
+        return;
+    }
     fuel_out_again();
     let Some(mut rec) = lock() else { return };
     let id = rec.site(site);
@@ -722,6 +754,9 @@ pub(crate) fn iter(site: &'static Site) {
 #[inline(never)]
 pub(crate) fn contract(site: &'static Site, ok: bool) -> bool {
     if !active() {
+        return ok;
+    }
+    if seen_and_done(site) {
         return ok;
     }
     let Some(mut rec) = lock() else { return ok };
