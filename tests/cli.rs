@@ -14,13 +14,7 @@ fn fixture(name: &str) -> tempfile::TempDir {
 #[test]
 fn all_tests_pass_exits_0() {
     let dir = fixture("all-pass");
-    let output = common::autodebug(dir.path(), &[]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        common::describe(&output)
-    );
+    let output = common::autodebug_expecting(dir.path(), &[], 0);
     let report = common::report(dir.path());
     assert_eq!(report["status"], "clean");
     assert_eq!(report["tests"]["passed"], 1);
@@ -59,22 +53,10 @@ fn compile_error_exits_3_and_shows_the_compiler_error() {
 #[test]
 fn no_tests_exits_4() {
     let dir = fixture("no-tests");
-    let output = common::autodebug(dir.path(), &[]);
-    assert_eq!(
-        output.status.code(),
-        Some(4),
-        "{}",
-        common::describe(&output)
-    );
+    let output = common::autodebug_expecting(dir.path(), &[], 4);
     // A filter that matches nothing is the same situation.
     let dir = fixture("all-pass");
-    let output = common::autodebug(dir.path(), &["no_such_test"]);
-    assert_eq!(
-        output.status.code(),
-        Some(4),
-        "{}",
-        common::describe(&output)
-    );
+    let output = common::autodebug_expecting(dir.path(), &["no_such_test"], 4);
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("no test name contains `no_such_test`")
     );
@@ -83,13 +65,7 @@ fn no_tests_exits_4() {
 #[test]
 fn hanging_test_exits_6_and_the_others_still_run() {
     let dir = fixture("hang");
-    let output = common::autodebug(dir.path(), &["--timeout", "3"]);
-    assert_eq!(
-        output.status.code(),
-        Some(6),
-        "{}",
-        common::describe(&output)
-    );
+    let output = common::autodebug_expecting(dir.path(), &["--timeout", "3"], 6);
     let report = common::report(dir.path());
     assert_eq!(report["status"], "timeout");
     assert_eq!(report["tests"]["passed"], 1);
@@ -101,13 +77,7 @@ fn hanging_test_exits_6_and_the_others_still_run() {
 #[test]
 fn aborting_test_exits_7() {
     let dir = fixture("abort");
-    let output = common::autodebug(dir.path(), &[]);
-    assert_eq!(
-        output.status.code(),
-        Some(7),
-        "{}",
-        common::describe(&output)
-    );
+    let output = common::autodebug_expecting(dir.path(), &[], 7);
     let report = common::report(dir.path());
     let failing = &report["failing_tests"][0];
     assert_eq!(failing["name"], "tests::aborts");
@@ -170,13 +140,7 @@ fn runaway_loop_under_a_plan_stops_by_fuel_and_says_so() {
         dir.path(),
         json!({"version": 1, "overrides": [{"site": site, "value": {"int": {"ty": "u32", "v": 0}}}], "fuel": 100000}),
     );
-    let output = common::autodebug(dir.path(), &["--plan", &plan, "--timeout", "30"]);
-    assert_eq!(
-        output.status.code(),
-        Some(9),
-        "{}",
-        common::describe(&output)
-    );
+    let output = common::autodebug_expecting(dir.path(), &["--plan", &plan, "--timeout", "30"], 9);
     let report = common::report(dir.path());
     let failing = &report["failing_tests"][0];
     assert_eq!(failing["outcome"], "fuel-exhausted", "{report}");
@@ -218,13 +182,7 @@ fn runaway_loop_under_a_plan_without_fuel_stops_by_timeout_and_says_so() {
 fn malformed_plan_is_a_usage_error() {
     let dir = fixture("all-pass");
     let plan = write_plan(dir.path(), json!({"version": 1, "flips": "not a list"}));
-    let output = common::autodebug(dir.path(), &["--plan", &plan]);
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "{}",
-        common::describe(&output)
-    );
+    let output = common::autodebug_expecting(dir.path(), &["--plan", &plan], 2);
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("is not valid"),
         "{}",
@@ -235,26 +193,15 @@ fn malformed_plan_is_a_usage_error() {
 #[test]
 fn missing_manifest_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
-    let output = common::autodebug(dir.path(), &["--manifest-path", "nowhere/Cargo.toml"]);
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "{}",
-        common::describe(&output)
-    );
+    let output =
+        common::autodebug_expecting(dir.path(), &["--manifest-path", "nowhere/Cargo.toml"], 2);
     assert!(String::from_utf8_lossy(&output.stderr).contains("does not exist"));
 }
 
 #[test]
 fn json_message_format_prints_the_report() {
     let dir = fixture("all-pass");
-    let output = common::autodebug(dir.path(), &["--message-format", "json"]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        common::describe(&output)
-    );
+    let output = common::autodebug_expecting(dir.path(), &["--message-format", "json"], 0);
     let printed: Value =
         serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
     assert_eq!(printed, common::report(dir.path()));
@@ -282,8 +229,7 @@ fn failing_names(report: &Value) -> Vec<String> {
 fn cargo_selectors_choose_packages_and_targets() {
     let dir = fixture("multi");
     let root = dir.path();
-    let all = common::autodebug(root, &[]);
-    assert_eq!(all.status.code(), Some(5), "{}", common::describe(&all));
+    let all = common::autodebug_expecting(root, &[], 5);
     assert_eq!(
         failing_names(&common::report(root)),
         [
@@ -293,46 +239,32 @@ fn cargo_selectors_choose_packages_and_targets() {
         ]
     );
 
-    let beta = common::autodebug(root, &["-p", "beta"]);
-    assert_eq!(beta.status.code(), Some(5), "{}", common::describe(&beta));
+    let beta = common::autodebug_expecting(root, &["-p", "beta"], 5);
     assert_eq!(
         failing_names(&common::report(root)),
         ["beta::tests::abs_of_negative", "it::abs_from_outside"]
     );
 
-    let lib = common::autodebug(root, &["-p", "beta", "--lib"]);
-    assert_eq!(lib.status.code(), Some(5), "{}", common::describe(&lib));
+    let lib = common::autodebug_expecting(root, &["-p", "beta", "--lib"], 5);
     assert_eq!(
         failing_names(&common::report(root)),
         ["beta::tests::abs_of_negative"]
     );
 
-    let it = common::autodebug(root, &["-p", "beta", "--test", "it"]);
-    assert_eq!(it.status.code(), Some(5), "{}", common::describe(&it));
+    let it = common::autodebug_expecting(root, &["-p", "beta", "--test", "it"], 5);
     let report = common::report(root);
     assert_eq!(failing_names(&report), ["it::abs_from_outside"]);
     assert_eq!(report["tests"]["total"], 2);
 
     // From a member's directory, as `cargo test` there: that member only.
-    let in_alpha = common::autodebug(&root.join("alpha"), &[]);
-    assert_eq!(
-        in_alpha.status.code(),
-        Some(5),
-        "{}",
-        common::describe(&in_alpha)
-    );
+    let in_alpha = common::autodebug_expecting(&root.join("alpha"), &[], 5);
     assert_eq!(
         failing_names(&common::report(root)),
         ["alpha::tests::doubles"]
     );
 
-    let by_manifest = common::autodebug(root, &["--manifest-path", "beta/Cargo.toml", "abs_of"]);
-    assert_eq!(
-        by_manifest.status.code(),
-        Some(5),
-        "{}",
-        common::describe(&by_manifest)
-    );
+    let by_manifest =
+        common::autodebug_expecting(root, &["--manifest-path", "beta/Cargo.toml", "abs_of"], 5);
     let report = common::report(root);
     assert_eq!(failing_names(&report), ["beta::tests::abs_of_negative"]);
     assert_eq!(
@@ -342,12 +274,6 @@ fn cargo_selectors_choose_packages_and_targets() {
     // A previous report is kept beside the new one.
     assert!(root.join("autodebug.out.old/report.json").exists());
 
-    let unknown = common::autodebug(root, &["-p", "gamma"]);
-    assert_eq!(
-        unknown.status.code(),
-        Some(2),
-        "{}",
-        common::describe(&unknown)
-    );
+    let unknown = common::autodebug_expecting(root, &["-p", "gamma"], 2);
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("members are: alpha, beta"));
 }

@@ -92,6 +92,13 @@ pub fn autodebug(dir: &Path, args: &[&str]) -> Output {
         .expect("cargo-autodebug runs")
 }
 
+/// Runs `cargo autodebug ARGS` in `dir` and checks its exit code (showing its output if not).
+pub fn autodebug_expecting(dir: &Path, args: &[&str], code: i32) -> Output {
+    let output = autodebug(dir, args);
+    assert_eq!(output.status.code(), Some(code), "{}", describe(&output));
+    output
+}
+
 /// The report the last run wrote in `dir`.
 pub fn report(dir: &Path) -> Value {
     let path = dir.join("autodebug.out/report.json");
