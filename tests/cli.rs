@@ -14,7 +14,7 @@ fn fixture(name: &str) -> tempfile::TempDir {
 #[test]
 fn all_tests_pass_exits_0() {
     let dir = fixture("all-pass");
-    let output = common::autodebug_expecting(dir.path(), &[], 0);
+    common::autodebug_expecting(dir.path(), &[], 0);
     let report = common::report(dir.path());
     assert_eq!(report["status"], "clean");
     assert_eq!(report["tests"]["passed"], 1);
