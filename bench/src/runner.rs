@@ -300,14 +300,26 @@ pub fn run(opts: &Options) -> Result<Results> {
         .collect();
     let mut versions = select(&all, opts);
     versions.retain(|v| {
-        let ok = programs.contains_key(&v.program);
-        if !ok {
+        let Some(program) = programs.get(&v.program) else {
             eprintln!(
                 "{}: program {} is not in the corpus, skipped",
                 v.id, v.program
             );
+            return false;
+        };
+        // A program edited since faults.json was generated: its versions would measure
+        // nothing; they are left out, not counted as misses.
+        let stale = program.source().and_then(|src| {
+            mutate::apply(&src, &v.mutations.iter().collect::<Vec<_>>()).map(|_| ())
+        });
+        if let Err(e) = &stale {
+            eprintln!(
+                "{}: skipped, faults.json does not match the corpus (regenerate with \
+                 `generate --program {}`): {e:#}",
+                v.id, v.program
+            );
         }
-        ok
+        stale.is_ok()
     });
     if versions.is_empty() {
         bail!(
