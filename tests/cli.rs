@@ -53,7 +53,7 @@ fn compile_error_exits_3_and_shows_the_compiler_error() {
 #[test]
 fn no_tests_exits_4() {
     let dir = fixture("no-tests");
-    let output = common::autodebug_expecting(dir.path(), &[], 4);
+    common::autodebug_expecting(dir.path(), &[], 4);
     // A filter that matches nothing is the same situation.
     let dir = fixture("all-pass");
     let output = common::autodebug_expecting(dir.path(), &["no_such_test"], 4);
@@ -65,7 +65,7 @@ fn no_tests_exits_4() {
 #[test]
 fn hanging_test_exits_6_and_the_others_still_run() {
     let dir = fixture("hang");
-    let output = common::autodebug_expecting(dir.path(), &["--timeout", "3"], 6);
+    common::autodebug_expecting(dir.path(), &["--timeout", "3"], 6);
     let report = common::report(dir.path());
     assert_eq!(report["status"], "timeout");
     assert_eq!(report["tests"]["passed"], 1);
@@ -77,7 +77,7 @@ fn hanging_test_exits_6_and_the_others_still_run() {
 #[test]
 fn aborting_test_exits_7() {
     let dir = fixture("abort");
-    let output = common::autodebug_expecting(dir.path(), &[], 7);
+    common::autodebug_expecting(dir.path(), &[], 7);
     let report = common::report(dir.path());
     let failing = &report["failing_tests"][0];
     assert_eq!(failing["name"], "tests::aborts");
@@ -229,7 +229,7 @@ fn failing_names(report: &Value) -> Vec<String> {
 fn cargo_selectors_choose_packages_and_targets() {
     let dir = fixture("multi");
     let root = dir.path();
-    let all = common::autodebug_expecting(root, &[], 5);
+    common::autodebug_expecting(root, &[], 5);
     assert_eq!(
         failing_names(&common::report(root)),
         [
@@ -239,32 +239,31 @@ fn cargo_selectors_choose_packages_and_targets() {
         ]
     );
 
-    let beta = common::autodebug_expecting(root, &["-p", "beta"], 5);
+    common::autodebug_expecting(root, &["-p", "beta"], 5);
     assert_eq!(
         failing_names(&common::report(root)),
         ["beta::tests::abs_of_negative", "it::abs_from_outside"]
     );
 
-    let lib = common::autodebug_expecting(root, &["-p", "beta", "--lib"], 5);
+    common::autodebug_expecting(root, &["-p", "beta", "--lib"], 5);
     assert_eq!(
         failing_names(&common::report(root)),
         ["beta::tests::abs_of_negative"]
     );
 
-    let it = common::autodebug_expecting(root, &["-p", "beta", "--test", "it"], 5);
+    common::autodebug_expecting(root, &["-p", "beta", "--test", "it"], 5);
     let report = common::report(root);
     assert_eq!(failing_names(&report), ["it::abs_from_outside"]);
     assert_eq!(report["tests"]["total"], 2);
 
     // From a member's directory, as `cargo test` there: that member only.
-    let in_alpha = common::autodebug_expecting(&root.join("alpha"), &[], 5);
+    common::autodebug_expecting(&root.join("alpha"), &[], 5);
     assert_eq!(
         failing_names(&common::report(root)),
         ["alpha::tests::doubles"]
     );
 
-    let by_manifest =
-        common::autodebug_expecting(root, &["--manifest-path", "beta/Cargo.toml", "abs_of"], 5);
+    common::autodebug_expecting(root, &["--manifest-path", "beta/Cargo.toml", "abs_of"], 5);
     let report = common::report(root);
     assert_eq!(failing_names(&report), ["beta::tests::abs_of_negative"]);
     assert_eq!(
