@@ -79,6 +79,9 @@ struct Failure {
     point: Option<PanicPoint>,
     /// Where the test failed.
     location: Option<Location>,
+    /// Line ranges (file, first, last) of the instrumented functions the failing run reached,
+    /// contracts included: a switched run that fails inside them is not progress of the test.
+    program_lines: Vec<(String, u32, u32)>,
 }
 
 /// One switched run to try.
@@ -310,11 +313,13 @@ fn failure_of(recorded: &RecordedTrace, graph: &Graph) -> Failure {
         Outcome::Failed { location, .. } => location.clone(),
         _ => None,
     };
+    let program_lines = program_lines(&recorded.trace);
     let Some(panic) = graph.panic.as_ref().filter(|p| p.depth > 0) else {
         return Failure {
             in_program: false,
             point: None,
             location,
+            program_lines,
         };
     };
     let trace = &recorded.trace;
@@ -362,6 +367,7 @@ fn failure_of(recorded: &RecordedTrace, graph: &Graph) -> Failure {
         in_program: true,
         point,
         location,
+        program_lines,
     }
 }
 
@@ -526,6 +532,22 @@ fn switched_run(
     }
 }
 
+/// The line ranges of the instrumented functions in `trace`, from their sites.
+fn program_lines(trace: &RawTrace) -> Vec<(String, u32, u32)> {
+    let mut spans: std::collections::BTreeMap<(&str, &str), (u32, u32)> = Default::default();
+    for site in trace.sites.values() {
+        let span = spans
+            .entry((site.file.as_str(), site.function.as_str()))
+            .or_insert((site.line, site.end_line));
+        span.0 = span.0.min(site.line);
+        span.1 = span.1.max(site.end_line);
+    }
+    spans
+        .into_iter()
+        .map(|((file, _), (first, last))| (file.to_string(), first, last))
+        .collect()
+}
+
 /// What a switched run's outcome means for the original failure.
 fn judge(failure: &Failure, outcome: &Outcome, switched: &RawTrace) -> Verdict {
     match outcome {
@@ -554,7 +576,13 @@ fn judge(failure: &Failure, outcome: &Outcome, switched: &RawTrace) -> Verdict {
             location: Some(now),
             ..
         } if !failure.in_program => match &failure.location {
-            Some(before) if before.file == now.file && now.line > before.line => {
+            Some(before)
+                if before.file == now.file
+                    && now.line > before.line
+                    && !failure.program_lines.iter().any(|(file, first, last)| {
+                        *file == now.file && (*first..=*last).contains(&now.line)
+                    }) =>
+            {
                 Verdict::Progress {
                     from: before.line,
                     to: now.line,
@@ -716,6 +744,7 @@ mod tests {
                 line: 20,
                 column: 9,
             }),
+            program_lines: vec![("src/lib.rs".into(), 1, 12)],
         };
         let none = RawTrace::default();
         assert_eq!(judge(&failure, &Outcome::Passed, &none), Verdict::Pass);
@@ -725,6 +754,23 @@ mod tests {
         );
         assert_eq!(judge(&failure, &failed_at(20), &none), Verdict::Nothing);
         assert_eq!(judge(&failure, &failed_at(18), &none), Verdict::Nothing);
+        // A failure that moved into the program (a panic in a function) is not progress.
+        let moved_into_program = Failure {
+            location: Some(Location {
+                file: "src/lib.rs".into(),
+                line: 9,
+                column: 11,
+            }),
+            ..failure.clone()
+        };
+        assert_eq!(
+            judge(&moved_into_program, &failed_at(11), &none),
+            Verdict::Nothing
+        );
+        assert_eq!(
+            judge(&moved_into_program, &failed_at(22), &none),
+            Verdict::Progress { from: 9, to: 22 }
+        );
         assert_eq!(
             judge(&failure, &Outcome::FuelExhausted, &none),
             Verdict::Runaway
@@ -746,6 +792,7 @@ mod tests {
             in_program: true,
             point: Some(point),
             location: None,
+            program_lines: vec![],
         };
         // The switched trace reaches the assignment twice: not past the third instance.
         assert_eq!(judge(&failure, &Outcome::Passed, &trace), Verdict::Avoided);
