@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the project's tests: formatting, lints, and every unit, macro, UI and end-to-end test.
+# Runs the project's tests: formatting, lints, every unit, macro, UI and end-to-end test, and
+# the benchmark's quick subset (it must run and write its table; its scores are not checked).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -7,3 +8,12 @@ cd "$root"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace
+
+quick="$(mktemp -d)"
+trap 'rm -rf "$quick"' EXIT
+cargo run --quiet -p autodebug-bench -- run --quick --out "$quick"
+if [ ! -s "$quick/results.md" ] || ! grep -q '^| ' "$quick/results.md"; then
+    echo "error: the benchmark's quick run wrote no results table" >&2
+    exit 1
+fi
+echo "benchmark quick run: table written ($(grep -c '^| ' "$quick/results.md") table rows)"
