@@ -7,13 +7,19 @@ cd "$root"
 "$root/scripts/ensure-deps.sh"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-cargo test --workspace
+log="$(mktemp)"
+cargo test --workspace 2>&1 | tee "$log"
 
 quick="$(mktemp -d)"
-trap 'rm -rf "$quick"' EXIT
+trap 'rm -rf "$quick" "$log"' EXIT
 cargo run --quiet -p autodebug-bench -- run --quick --out "$quick"
 if [ ! -s "$quick/results.md" ] || ! grep -q '^| ' "$quick/results.md"; then
     echo "error: the benchmark's quick run wrote no results table" >&2
     exit 1
 fi
 echo "benchmark quick run: table written ($(grep -c '^| ' "$quick/results.md") table rows)"
+
+# One closing line for the whole run, summed over every test binary.
+passed=$(grep -o 'test result: [A-Za-z]*\. [0-9]* passed' "$log" | awk '{s += $4} END {print s + 0}')
+failed=$(grep -o '; [0-9]* failed' "$log" | awk '{s += $2} END {print s + 0}')
+echo "tests: $passed passed, $failed failed"
