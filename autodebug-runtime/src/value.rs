@@ -16,36 +16,9 @@ use crate::protocol::{MAX_SEQ_LEN, MAX_STR_LEN, Value};
 use std::any::type_name;
 use std::mem::{ManuallyDrop, size_of, size_of_val};
 
-/// Runs `$mac!(types…)` with every type a sequence may hold: the primitives, `String`, `&str`.
-macro_rules! with_elements {
-    ($mac:ident) => {
-        $mac!(
-            i8,
-            i16,
-            i32,
-            i64,
-            i128,
-            isize,
-            u8,
-            u16,
-            u32,
-            u64,
-            u128,
-            usize,
-            f32,
-            f64,
-            bool,
-            char,
-            (),
-            String,
-            &'static str
-        )
-    };
-}
-
-/// Runs `$mac!(types…)` with every primitive (a [`Prim`]).
+/// Runs `$mac!(types…)` with every primitive (a [`Prim`]), then any extra types given.
 macro_rules! with_prims {
-    ($mac:ident) => {
+    ($mac:ident $(, $extra:ty)*) => {
         $mac!(
             i8,
             i16,
@@ -64,7 +37,15 @@ macro_rules! with_prims {
             bool,
             char,
             ()
+            $(, $extra)*
         )
+    };
+}
+
+/// Runs `$mac!(types…)` with every type a sequence may hold: the primitives, `String`, `&str`.
+macro_rules! with_elements {
+    ($mac:ident) => {
+        with_prims!($mac, String, &'static str)
     };
 }
 
