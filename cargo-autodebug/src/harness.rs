@@ -209,9 +209,7 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
             })
             .collect(),
     };
-    let json = serde_json::to_vec(&request).context("could not serialize a batch")?;
-    std::fs::write(&request_path, json)
-        .with_context(|| format!("could not write {}", request_path.display()))?;
+    crate::trace::write_json(&request_path, &request)?;
     let log = std::fs::File::create(&log_path)
         .with_context(|| format!("could not create {}", log_path.display()))?;
     let mut command = Command::new(&test.binary);

@@ -175,7 +175,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
             .iter()
             .map(|r| (&r.test, &r.first.outcome, &r.coverage)),
     );
-    write_json(&output_dir.join("coverage.json"), &spectrum).or_exit(ExitCode::Software)?;
+    trace::write_json(&output_dir.join("coverage.json"), &spectrum).or_exit(ExitCode::Software)?;
 
     if !to_record.is_empty() {
         let passing = baseline
@@ -306,12 +306,6 @@ fn read_plan(path: &Path) -> Result<PathBuf> {
         );
     }
     std::path::absolute(path).context("bad plan path")
-}
-
-/// Writes `value` as JSON to `path`.
-fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
-    let json = serde_json::to_vec(value).context("could not serialize")?;
-    std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))
 }
 
 /// Saves a failing test's output under `log/`, returning its path relative to the output dir.

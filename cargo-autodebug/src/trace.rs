@@ -19,6 +19,12 @@ use crate::run::{self, RunConfig, RunResult, TestId};
 /// The sites a test reached, by identity.
 pub type Coverage = BTreeMap<SiteKey, SiteInfo>;
 
+/// Writes `value` as JSON to `path` (plans, traces, batches, the spectrum).
+pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
+    let json = serde_json::to_vec(value).context("could not serialize")?;
+    std::fs::write(path, json).with_context(|| format!("could not write {}", path.display()))
+}
+
 /// The sites a coverage-mode trace says its test reached (empty if the file is missing:
 /// the test reached no instrumented code).
 pub fn read_coverage(path: &Path) -> Coverage {
@@ -190,9 +196,7 @@ impl Recorder<'_> {
         env.push((protocol::ENV_MAX_EVENTS.into(), self.max_events.to_string()));
         let plan_path = run::scratch_file(self.scratch, test, &format!("{n}.plan.json"));
         if let Some(plan) = plan {
-            let json = serde_json::to_vec(plan).context("could not serialize a plan")?;
-            std::fs::write(&plan_path, json)
-                .with_context(|| format!("could not write {}", plan_path.display()))?;
+            write_json(&plan_path, plan)?;
             env.retain(|(k, _)| k != protocol::ENV_PLAN);
             env.push((protocol::ENV_PLAN.into(), plan_path.display().to_string()));
         }
@@ -257,9 +261,7 @@ impl Recorder<'_> {
         };
         let file_name = format!("{}.json", test.file_stem());
         let path = traces_dir.join(&file_name);
-        let json = serde_json::to_vec(&stored).context("could not serialize a trace")?;
-        std::fs::write(&path, json)
-            .with_context(|| format!("could not write {}", path.display()))?;
+        write_json(&path, &stored)?;
         let summary = TraceSummary {
             test: test.display(),
             role,
