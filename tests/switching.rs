@@ -59,6 +59,25 @@ fn fault_in_a_branch_condition_is_the_critical_predicate() {
             && e.contains("ordering PRIOR")),
         "{evidence:?}"
     );
+    // The search itself is in the report, structured.
+    let searches = report["localization"]["predicate-switching"]
+        .as_array()
+        .expect("localization.predicate-switching[]");
+    let search = searches
+        .iter()
+        .find(|s| {
+            s["test"]
+                .as_str()
+                .is_some_and(|t| t.ends_with("tests::finds_the_last"))
+        })
+        .expect("a search for tests::finds_the_last");
+    assert_eq!(search["ordering"], "PRIOR");
+    assert_eq!(search["criterion"], "pass");
+    let reruns = search["reruns"].as_u64().unwrap();
+    assert!(
+        reruns >= 1 && reruns <= search["candidates"].as_u64().unwrap(),
+        "{search}"
+    );
 }
 
 #[test]

@@ -234,9 +234,10 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
             traces: &traces,
             rerun: &recorder,
         };
-        let (suspects, notes) = localize::localize(&context, options, console);
-        report.suspects = suspects;
-        report.notes.extend(notes);
+        let localization = localize::localize(&context, options, console);
+        report.suspects = localization.suspects;
+        report.notes.extend(localization.notes);
+        report.localization = localization.details;
         report.timing.localize_s = phase.elapsed().as_secs_f64();
     }
 

@@ -36,6 +36,10 @@ pub struct Report {
     /// The compiler's errors, when the build failed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub build_errors: Vec<String>,
+    /// Each technique's account of what it did (e.g. `predicate-switching`: one search per
+    /// failing test and ordering, with its criterion and reruns).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub localization: std::collections::BTreeMap<&'static str, serde_json::Value>,
     /// What a technique could not do (unsupported code, nothing to rank).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -151,6 +155,7 @@ impl Report {
             fixes: Vec::new(),
             timing: Timing::default(),
             build_errors: Vec::new(),
+            localization: Default::default(),
             notes: Vec::new(),
             plan: None,
         }

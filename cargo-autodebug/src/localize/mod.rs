@@ -57,15 +57,27 @@ pub trait Technique {
     /// Suspects, most suspicious first. A technique that cannot say anything returns an
     /// empty list (and says why through `notes`), never an error for unsupported code.
     fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>>;
+
+    /// What the technique did, for the report's `localization` (after [`Technique::localize`]).
+    fn details(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
-/// Runs every technique the options ask for and merges their rankings. Returns the merged
-/// suspects and notes on what some technique could not do.
+/// What localization found: the merged suspects, notes on what some technique could not do,
+/// and each technique's account of what it did (the report's `localization`).
+pub struct Localization {
+    pub suspects: Vec<Ranked>,
+    pub notes: Vec<String>,
+    pub details: BTreeMap<&'static str, serde_json::Value>,
+}
+
+/// Runs every technique the options ask for and merges their rankings.
 pub fn localize(
     context: &Context,
     options: &crate::options::Options,
     console: &crate::console::Console,
-) -> (Vec<Ranked>, Vec<String>) {
+) -> Localization {
     let mut notes = Vec::new();
     let techniques: Vec<(f64, Box<dyn Technique>)> = vec![
         (
@@ -81,20 +93,29 @@ pub fn localize(
                 order: options.switching_order,
                 all_critical: options.all_critical,
                 max_switches: options.max_switches,
+                searches: Default::default(),
             }),
         ),
     ];
     let mut rankings = Vec::new();
+    let mut details = BTreeMap::new();
     for (weight, technique) in techniques {
         console.status("Localizing", technique.name());
         match technique.localize(context, &mut notes) {
             Ok(suspects) => rankings.push((weight, suspects)),
             Err(error) => notes.push(format!("{}: failed: {error:#}", technique.name())),
         }
+        if let Some(detail) = technique.details() {
+            details.insert(technique.name(), detail);
+        }
     }
     let mut merged = merge(&rankings);
     add_source_lines(&mut merged, context.workspace_root);
-    (merged, notes)
+    Localization {
+        suspects: merged,
+        notes,
+        details,
+    }
 }
 
 /// Fills in each suspect's source line, so that a site whose code is a bare `1` reads as

@@ -41,6 +41,23 @@ pub struct Switching {
     pub all_critical: bool,
     /// Cap on the switched runs of one test (per ordering).
     pub max_switches: usize,
+    /// One record per failing test and ordering searched (the report's `localization`).
+    pub searches: std::sync::Mutex<Vec<Search>>,
+}
+
+/// How one search for a critical predicate went.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Search {
+    /// The failing test (`target::name`).
+    pub test: String,
+    /// `PRIOR` or `LEFS`.
+    pub ordering: &'static str,
+    /// Branch instances (and whole-call flips) the search could try.
+    pub candidates: usize,
+    /// `pass` (the switched test passed), `progress` (its failure moved later) or `none`.
+    pub criterion: &'static str,
+    /// Switched runs in this ordering until the first critical predicate (or all it tried).
+    pub reruns: usize,
 }
 
 /// The technique's name in evidence and notes.
@@ -108,6 +125,10 @@ struct Critical {
 impl Technique for Switching {
     fn name(&self) -> &'static str {
         NAME
+    }
+
+    fn details(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(&*self.searches.lock().unwrap()).ok()
     }
 
     fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
@@ -254,6 +275,31 @@ impl Switching {
                 }
             }
             tried_total = tried_total.max(tried);
+            let progressed = progress
+                .as_ref()
+                .is_some_and(|p| p.reruns.iter().any(|(l, _)| *l == label));
+            let criterion = if found_here {
+                "pass"
+            } else if progressed {
+                "progress"
+            } else {
+                "none"
+            };
+            let reruns = match (found_here, &progress) {
+                (false, Some(p)) if progressed => p
+                    .reruns
+                    .iter()
+                    .find(|(l, _)| *l == label)
+                    .map_or(tried, |(_, n)| *n),
+                _ => tried,
+            };
+            self.searches.lock().unwrap().push(Search {
+                test: test.display(),
+                ordering: label,
+                candidates: candidates.len(),
+                criterion,
+                reruns,
+            });
         }
         let avoided = cache.values().filter(|v| **v == Verdict::Avoided).count();
         if avoided > 0 {
