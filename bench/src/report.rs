@@ -21,6 +21,29 @@ pub struct Report {
     pub fixes: Vec<Fix>,
     pub timing: Timing,
     pub tool: ToolInfo,
+    pub localization: Localization,
+}
+
+/// The techniques' own accounts (`report.json` `localization`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Localization {
+    /// One search per failing test and ordering.
+    #[serde(rename = "predicate-switching")]
+    pub switching: Vec<Search>,
+}
+
+/// One predicate-switching search.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Search {
+    pub test: String,
+    /// `PRIOR` or `LEFS`.
+    pub ordering: String,
+    pub candidates: usize,
+    /// `pass`, `progress` or `none`.
+    pub criterion: String,
+    pub reruns: usize,
 }
 
 /// Name and version of the tool.

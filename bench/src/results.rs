@@ -37,6 +37,76 @@ pub struct VersionResult {
     pub wall_s: f64,
     /// Why scoring was incomplete (no report, unreadable coverage, …).
     pub error: Option<String>,
+    /// Predicate switching per ordering searched.
+    #[serde(default)]
+    pub switching: Vec<Switching>,
+}
+
+/// How predicate switching did on one version with one ordering.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Switching {
+    /// `PRIOR` or `LEFS`.
+    pub ordering: String,
+    /// Some failing test of the version got a critical predicate (criterion pass or progress).
+    pub found: bool,
+    /// Reruns to the first critical predicate (fewest over the version's failing tests).
+    pub reruns: Option<usize>,
+}
+
+/// Per ordering, a version's searches in one line: found if any of its failing tests found
+/// a critical predicate, with the fewest reruns among those that did.
+pub fn switching_of(searches: &[crate::report::Search]) -> Vec<Switching> {
+    let mut orderings: Vec<&str> = searches.iter().map(|s| s.ordering.as_str()).collect();
+    orderings.sort();
+    orderings.dedup();
+    orderings
+        .into_iter()
+        .map(|ordering| {
+            let found = searches
+                .iter()
+                .filter(|s| s.ordering == ordering && s.criterion != "none");
+            let reruns = found.clone().map(|s| s.reruns).min();
+            Switching {
+                ordering: ordering.to_string(),
+                found: reruns.is_some(),
+                reruns,
+            }
+        })
+        .collect()
+}
+
+/// The predicate-switching table: per ordering, the share of versions searched where a
+/// critical predicate was found and the median reruns it took.
+pub fn render_switching(results: &[VersionResult]) -> String {
+    let mut out = String::from(
+        "| ordering | versions searched | critical predicate found | median reruns to it |\n|---|---:|---:|---:|\n",
+    );
+    for ordering in ["PRIOR", "LEFS"] {
+        let searched: Vec<&Switching> = results
+            .iter()
+            .flat_map(|r| r.switching.iter())
+            .filter(|s| s.ordering == ordering)
+            .collect();
+        if searched.is_empty() {
+            out.push_str(&format!("| {ordering} | 0 | — | — |\n"));
+            continue;
+        }
+        let found: Vec<f64> = searched
+            .iter()
+            .filter_map(|s| s.reruns.map(|n| n as f64))
+            .collect();
+        let share = 100.0 * found.len() as f64 / searched.len() as f64;
+        let median = if found.is_empty() {
+            "—".to_string()
+        } else {
+            format!("{}", median(found))
+        };
+        out.push_str(&format!(
+            "| {ordering} | {} | {share:.0}% | {median} |\n",
+            searched.len()
+        ));
+    }
+    out
 }
 
 /// Aggregated figures of a set of versions.
@@ -376,6 +446,56 @@ mod tests {
         let none = BruteForce { validated: 0, ..b };
         assert_eq!(none.per_validated(), None);
         assert!(render_brute_force(&[none], &[&ours]).contains("n/a — none validated"));
+    }
+
+    #[test]
+    fn switching_per_ordering_and_its_table() {
+        let search = |test: &str, ordering: &str, criterion: &str, reruns| crate::report::Search {
+            test: test.into(),
+            ordering: ordering.into(),
+            candidates: 9,
+            criterion: criterion.into(),
+            reruns,
+        };
+        let one = switching_of(&[
+            search("a", "PRIOR", "none", 9),
+            search("b", "PRIOR", "pass", 4),
+            search("c", "PRIOR", "progress", 2),
+            search("a", "LEFS", "none", 9),
+        ]);
+        assert_eq!(
+            one,
+            [
+                Switching {
+                    ordering: "LEFS".into(),
+                    found: false,
+                    reruns: None
+                },
+                Switching {
+                    ordering: "PRIOR".into(),
+                    found: true,
+                    reruns: Some(2)
+                },
+            ]
+        );
+        let two = switching_of(&[
+            search("a", "PRIOR", "pass", 6),
+            search("a", "LEFS", "pass", 1),
+        ]);
+        let results = [
+            VersionResult {
+                switching: one,
+                ..Default::default()
+            },
+            VersionResult {
+                switching: two,
+                ..Default::default()
+            },
+            VersionResult::default(),
+        ];
+        let table = render_switching(&results);
+        assert!(table.contains("| PRIOR | 2 | 100% | 4 |"), "{table}");
+        assert!(table.contains("| LEFS | 2 | 50% | 1 |"), "{table}");
     }
 
     #[test]

@@ -143,6 +143,8 @@ fn run_version(
         .arg(work.join("target"))
         .args(["--timeout", &opts.test_timeout.to_string()])
         .args(["--jobs", &opts.jobs.to_string()])
+        // Both orderings, so the run measures LEFS and PRIOR side by side.
+        .args(["--switching-order", "both"])
         .arg("--output")
         .arg(&output)
         .args(["--message-format", "json"])
@@ -194,6 +196,7 @@ fn run_version(
     let o = score::ochiai_score(&coverage, &version.mutations);
     r.ochiai_rank = o.rank;
     r.ochiai_exam = o.exam;
+    r.switching = results::switching_of(&rep.localization.switching);
     r.fixes = rep.fixes.len();
     r.validated_fixes = rep.fixes.iter().filter(|x| x.validated).count();
     r.fix_found = !rep.fixes.is_empty();
@@ -485,6 +488,11 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
     let md = format!(
         "# Benchmark results\n\n{}\n\nCommand: `{}` ({:.0} s in total).\n\n\
          ## Localization and repair per fault class\n\n{}\n{}\n\n\
+         ## Predicate switching: LEFS and PRIOR\n\n\
+         The tool runs with `--switching-order both`: per faulty version and ordering, whether \
+         some failing test got a critical predicate (its switched run passed, or its failure \
+         moved later in the test) and the reruns to the first one (fewest over the version's \
+         failing tests).\n\n{}\n\
          ## Brute-force mutation repair (baseline)\n\n\
          Each sampled faulty version is copied; every candidate single mutation of the faulty \
          program (the same engine as the fault generator, all classes, in a fixed \
@@ -501,6 +509,7 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
         r.total_s,
         table,
         NOTES,
+        results::render_switching(&r.versions),
         ours,
         brute
     );
