@@ -212,19 +212,8 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
     crate::trace::write_json(&request_path, &request)?;
     let log = std::fs::File::create(&log_path)
         .with_context(|| format!("could not create {}", log_path.display()))?;
-    let mut command = Command::new(&test.binary);
+    let mut command = crate::run::test_command(test);
     command
-        .args([
-            "--exact",
-            &test.name,
-            "--test-threads=1",
-            "--nocapture",
-            "--color=never",
-        ])
-        .current_dir(&test.package_root)
-        .env("CARGO_MANIFEST_DIR", &test.package_root)
-        .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::null())
         .stdout(log.try_clone().context("could not share the batch log")?)
         .stderr(log);
     for (key, value) in recorder.base_env {
@@ -241,7 +230,6 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
         command.env_remove(var);
     }
     command.env(protocol::ENV_BATCH, &request_path);
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let mut child = command
         .spawn()
         .with_context(|| format!("could not run {}", test.binary.display()))?;
@@ -301,25 +289,13 @@ fn watch(
             last_len = len;
             last_progress = Instant::now();
         } else if last_progress.elapsed() >= timeout {
-            kill_group(child);
+            crate::run::kill_group(child);
             let _ = child.wait();
             return Ok(None);
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(2));
     }
-}
-
-fn kill_group(child: &mut Child) {
-    unsafe extern "C" {
-        fn kill(pid: i32, sig: i32) -> i32;
-    }
-    const SIGKILL: i32 = 9;
-    // SAFETY: kill(2) with a negative pid signals the process group made for the child.
-    unsafe {
-        kill(-(child.id() as i32), SIGKILL);
-    }
-    let _ = child.kill();
 }
 
 /// The whole lines of a results file, in run order (a torn last line is left out).

@@ -119,9 +119,10 @@ pub struct RunResult {
 /// Keep at most this much of a test's output (the head and the tail).
 const MAX_OUTPUT: usize = 256 * 1024;
 
-/// Runs one test alone in its own process (as `cargo test` would: in the package
-/// directory, with `CARGO_MANIFEST_DIR` set), killing it at the timeout.
-pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
+/// The command that runs one test alone, as `cargo test` would: in the package directory,
+/// with `CARGO_MANIFEST_DIR` set, no stdin, in its own process group (so a timeout kills
+/// whatever the test spawned too). Output and extra environment are the caller's.
+pub fn test_command(test: &TestId) -> Command {
     let mut command = Command::new(&test.binary);
     command
         .args([
@@ -134,14 +135,19 @@ pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
         .current_dir(&test.package_root)
         .env("CARGO_MANIFEST_DIR", &test.package_root)
         .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .stdin(Stdio::null());
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    command
+}
+
+/// Runs one test alone in its own process (as `cargo test` would: in the package
+/// directory, with `CARGO_MANIFEST_DIR` set), killing it at the timeout.
+pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
+    let mut command = test_command(test);
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
     for (key, value) in &config.env {
         command.env(key, value);
     }
-    // Its own process group, so a timeout kills whatever the test spawned too.
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let start = Instant::now();
     let mut child = command
         .spawn()
@@ -227,7 +233,8 @@ fn wait_with_timeout(
     }
 }
 
-fn kill_group(child: &mut Child) {
+/// Kills the child's process group (see [`test_command`]), then the child.
+pub fn kill_group(child: &mut Child) {
     unsafe extern "C" {
         fn kill(pid: i32, sig: i32) -> i32;
     }
