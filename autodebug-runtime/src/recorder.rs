@@ -603,10 +603,7 @@ pub(crate) fn enter<F: FnOnce() -> Vec<(&'static str, Value)>>(
     site: &'static Site,
     args: F,
 ) -> bool {
-    if !active() {
-        return false;
-    }
-    if seen_and_done(site) {
+    if !active() || seen_and_done(site) {
         return false;
     }
     let args = if recording() {
@@ -644,10 +641,7 @@ pub(crate) fn branch<F: FnOnce() -> Vec<Value>>(
     outcome: bool,
     operands: F,
 ) -> bool {
-    if !active() {
-        return outcome;
-    }
-    if seen_and_done(site) {
+    if !active() || seen_and_done(site) {
         return outcome;
     }
     fuel_out_again();
@@ -682,10 +676,7 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
     value: T,
     scope: F,
 ) -> T {
-    if !active() {
-        return value;
-    }
-    if seen_and_done(site) {
+    if !active() || seen_and_done(site) {
         return value;
     }
     fuel_out_again();
@@ -732,10 +723,7 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
 #[cold]
 #[inline(never)]
 pub(crate) fn iter(site: &'static Site) {
-    if !active() {
-        return;
-    }
-    if seen_and_done(site) {
+    if !active() || seen_and_done(site) {
         return;
     }
     fuel_out_again();
@@ -753,10 +741,7 @@ pub(crate) fn iter(site: &'static Site) {
 #[cold]
 #[inline(never)]
 pub(crate) fn contract(site: &'static Site, ok: bool) -> bool {
-    if !active() {
-        return ok;
-    }
-    if seen_and_done(site) {
+    if !active() || seen_and_done(site) {
         return ok;
     }
     let Some(mut rec) = lock() else { return ok };
