@@ -1,0 +1,11 @@
+//! The symbolic engine: a useful subset of Rust lowered from syn to a small IR
+//! ([`ir`], [`lower`]), and model-based diagnosis over z3 ([`diagnose`], [`conflicts`]):
+//! minimal sets of components that, declared abnormal, make failing runs consistent with
+//! their specifications.
+//!
+//! The subcommand's techniques (`cargo-autodebug/src/localize/`) and repair build on it.
+
+pub mod conflicts;
+pub mod diagnose;
+pub mod ir;
+pub mod lower;
