@@ -133,3 +133,21 @@ fn a_multi_call_test_reports_progress() {
         "{evidence:?}"
     );
 }
+
+#[test]
+fn a_harness_test_is_switched_in_process() {
+    let (report, _) = debug("switch-harness", &[]);
+    let top = &suspects(&report)[0];
+    assert_eq!(top["code"], "lo < hi", "{report:#}");
+    let evidence = switching_evidence(top);
+    assert!(
+        evidence
+            .iter()
+            .any(|e| e.contains("critical predicate") && e.contains("makes finds_the_last pass")),
+        "{evidence:?}"
+    );
+    let search = &report["localization"]["predicate-switching"][0];
+    assert_eq!(search["test"], "suite::finds_the_last", "{search}");
+    assert_eq!(search["in_process"], true, "{search}");
+    assert_eq!(search["criterion"], "pass", "{search}");
+}

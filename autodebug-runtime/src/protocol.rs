@@ -227,7 +227,22 @@ pub enum Record {
     /// The trace reached its event cap; no more events follow.
     Truncated { events: u64 },
     /// Last line of a trace whose process exited normally.
-    End { events: u64 },
+    End {
+        events: u64,
+        /// In `coverage` mode under a plan (whose hooks count instances anyway): how many
+        /// instances each reached site counted, so a coverage trace still tells how often a
+        /// point was reached. Empty otherwise.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        hits: Vec<SiteHits>,
+    },
+}
+
+/// How many instances a site counted in one run (0 for a function entry, which counts
+/// none).
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SiteHits {
+    pub site: u32,
+    pub instances: u32,
 }
 
 /// Which instances of a site a plan acts on.
@@ -264,7 +279,7 @@ pub struct Plan {
 }
 
 /// Version of the batch protocol ([`BatchRequest`], [`BatchResult`]).
-pub const BATCH_VERSION: u32 = 1;
+pub const BATCH_VERSION: u32 = 2;
 /// Path of a [`BatchRequest`] (JSON). A test binary built on `autodebug_runtime::harness`
 /// that sees it runs the request's test once per plan inside its own process, writes one
 /// [`BatchResult`] line per run to the request's `results` file, and exits with status 0
@@ -272,7 +287,7 @@ pub const BATCH_VERSION: u32 = 1;
 pub const ENV_BATCH: &str = "AUTODEBUG_BATCH";
 /// Set (to `1`) when the tool asks a test binary whether it supports batches: a harness
 /// binary then prints [`HARNESS_MARKER`] followed by [`BATCH_VERSION`] (`autodebug-harness:
-/// batch 1`) as a line of its `--list` output.
+/// batch 2`) as a line of its `--list` output.
 pub const ENV_HARNESS_PROBE: &str = "AUTODEBUG_HARNESS_PROBE";
 /// The start of the line a harness binary prints when probed (see [`ENV_HARNESS_PROBE`]).
 pub const HARNESS_MARKER: &str = "autodebug-harness: batch ";
@@ -289,6 +304,10 @@ pub struct BatchRequest {
     /// Cap on the event records of each trace (default [`DEFAULT_MAX_EVENTS`]).
     #[serde(default)]
     pub max_events: Option<u64>,
+    /// With `coverage` traces: each run's coverage goes into its result line
+    /// ([`BatchResult::coverage`]) instead of a trace file, so a run costs no file at all.
+    #[serde(default)]
+    pub inline_coverage: bool,
     /// File the [`BatchResult`] lines go to, one line per finished run, flushed as it is
     /// written: after a crash or a kill the lines there tell which runs finished.
     pub results: String,
@@ -353,6 +372,29 @@ pub struct BatchResult {
     /// Wall time of the run, in microseconds.
     #[serde(default)]
     pub micros: u64,
+    /// The run's coverage, when the request asked for it inline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<InlineCoverage>,
+}
+
+/// The coverage of one batch run, carried in its result line. Site ids are process-wide
+/// in a batch: a site is declared (with its [`SiteInfo`]) in the result of the first run
+/// that reached it, and named by id only after that.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+pub struct InlineCoverage {
+    /// The sites first reached in this process by this run.
+    #[serde(default)]
+    pub declared: Vec<SiteDecl>,
+    /// Every site the run reached, with its instance count.
+    #[serde(default)]
+    pub hits: Vec<SiteHits>,
+}
+
+/// A site's declaration: its id in this trace or batch, and what it is.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+pub struct SiteDecl {
+    pub id: u32,
+    pub site: SiteInfo,
 }
 
 /// `i128` through serde's buffered paths (the internally tagged [`Record`], the flattened

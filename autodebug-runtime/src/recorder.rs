@@ -20,7 +20,7 @@ use crate::__rt::{CONFIG_EXIT_CODE, Site};
 use crate::plan::{PlanIndex, SitePlan};
 use crate::protocol::{
     DEFAULT_MAX_EVENTS, ENV_MAX_EVENTS, ENV_PLAN, ENV_TRACE, ENV_TRACE_MODE, FUEL_EXIT_CODE,
-    Record, SiteInfo, SiteKey, TRACE_VERSION, Value,
+    Record, SiteHits, SiteInfo, SiteKey, TRACE_VERSION, Value,
 };
 use crate::value::{from_value, val};
 use std::cell::Cell;
@@ -222,9 +222,11 @@ pub(crate) fn record_panic(info: &std::panic::PanicHookInfo<'_>) {
 
 extern "C" fn at_exit() {
     if let Some(mut rec) = lock() {
+        let rec = &mut *rec;
+        let plan_idle = rec.plan.is_empty() && rec.fuel.is_none();
         if let Some(trace) = rec.trace.as_mut() {
-            let events = trace.events;
-            trace.write(&Record::End { events });
+            let end = end_record(trace, plan_idle, &rec.sites);
+            trace.write(&end);
             trace.flush();
         }
         FINISHED.store(true, Ordering::Relaxed);
@@ -316,10 +318,16 @@ struct SiteState {
     /// The site's identity, to look up its part of a new plan between batch runs.
     #[cfg_attr(not(feature = "harness"), allow(dead_code))]
     key: SiteKey,
+    /// The site itself, to declare it in a batch run's inline coverage.
+    #[cfg_attr(not(feature = "harness"), allow(dead_code))]
+    site: &'static Site,
     instances: u32,
     plan: SitePlan,
-    /// Whether the current trace has this site's `Site` record.
+    /// Whether the current run reached the site (and its trace, if any, declares it).
     declared: bool,
+    /// Whether an inline coverage of this batch process declared the site already.
+    #[cfg_attr(not(feature = "harness"), allow(dead_code))]
+    announced: bool,
 }
 
 impl SiteState {
@@ -340,6 +348,33 @@ struct Trace {
     truncated: bool,
     /// A write failed: reported once, nothing more is written.
     failed: bool,
+}
+
+/// The `End` record of a trace: in `coverage` mode with a plan or fuel (every hook then
+/// counts its instances, see [`SITES_ONLY`]), with each reached site's instance count.
+fn end_record(trace: &Trace, plan_idle: bool, sites: &[SiteState]) -> Record {
+    let hits = if trace.coverage && !plan_idle {
+        reached(sites)
+    } else {
+        Vec::new()
+    };
+    Record::End {
+        events: trace.events,
+        hits,
+    }
+}
+
+/// The sites the current run reached, with their instance counts.
+fn reached(sites: &[SiteState]) -> Vec<SiteHits> {
+    sites
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.declared)
+        .map(|(i, s)| SiteHits {
+            site: u32::try_from(i + 1).unwrap_or(u32::MAX),
+            instances: s.instances,
+        })
+        .collect()
 }
 
 impl Trace {
@@ -429,9 +464,11 @@ impl Recorder {
         let plan = self.plan.for_site(&key);
         self.sites.push(SiteState {
             key,
+            site,
             instances: 0,
             plan,
             declared: true,
+            announced: false,
         });
         let id = u32::try_from(self.sites.len()).unwrap_or(u32::MAX);
         site.id.store(id, Ordering::Relaxed);
@@ -574,10 +611,11 @@ pub(crate) fn end_run() -> bool {
     RECORDING.store(false, Ordering::Relaxed);
     if let Some(mutex) = RECORDER.get() {
         let mut rec = mutex.lock().unwrap_or_else(|e| e.into_inner());
+        let plan_idle = rec.plan.is_empty() && rec.fuel.is_none();
         if let Some(mut trace) = rec.trace.take() {
             if !FINISHED.load(Ordering::Relaxed) {
-                let events = trace.events;
-                trace.write(&Record::End { events });
+                let end = end_record(&trace, plan_idle, &rec.sites);
+                trace.write(&end);
             }
             trace.flush();
         }
@@ -586,6 +624,28 @@ pub(crate) fn end_run() -> bool {
     }
     FINISHED.store(true, Ordering::Relaxed);
     FUEL_OUT.swap(false, Ordering::Relaxed)
+}
+
+#[cfg(feature = "harness")]
+/// The coverage of the run [`end_run`] ended: every site it reached with its instance
+/// count, and the declarations of the sites no earlier call of this function declared.
+pub(crate) fn take_coverage() -> crate::protocol::InlineCoverage {
+    let Some(mutex) = RECORDER.get() else {
+        return Default::default();
+    };
+    let mut rec = mutex.lock().unwrap_or_else(|e| e.into_inner());
+    let hits = reached(&rec.sites);
+    let mut declared = Vec::new();
+    for (i, state) in rec.sites.iter_mut().enumerate() {
+        if state.declared && !state.announced {
+            state.announced = true;
+            declared.push(crate::protocol::SiteDecl {
+                id: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                site: site_info(state.site),
+            });
+        }
+    }
+    crate::protocol::InlineCoverage { declared, hits }
 }
 
 fn bindings(values: Vec<(&'static str, Value)>) -> Vec<(String, Value)> {

@@ -227,6 +227,7 @@ mod checks {
             test: name.to_string(),
             trace_mode: "events".into(),
             max_events: None,
+            inline_coverage: false,
             results: dir.join("results.jsonl").display().to_string(),
             runs: plans
                 .iter()

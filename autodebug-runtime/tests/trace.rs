@@ -10,7 +10,7 @@ use autodebug_runtime::protocol::{
     ENV_MAX_EVENTS, ENV_PLAN, ENV_TRACE, ENV_TRACE_MODE, FUEL_EXIT_CODE, PLAN_VERSION, Plan,
     Record, SiteInfo, SiteKey, TRACE_VERSION,
 };
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Command;
 
@@ -409,7 +409,8 @@ fn records_sites_and_events() {
     assert_eq!(
         records.last(),
         Some(&Record::End {
-            events: events as u64
+            events: events as u64,
+            hits: vec![]
         })
     );
 }
@@ -680,7 +681,13 @@ fn a_panicking_test_keeps_its_whole_trace() {
             ..
         }
     ));
-    assert_eq!(records.last(), Some(&Record::End { events: 6 }));
+    assert_eq!(
+        records.last(),
+        Some(&Record::End {
+            events: 6,
+            hits: vec![]
+        })
+    );
 }
 
 #[test]
@@ -717,7 +724,7 @@ fn events_stop_at_the_cap_but_the_plan_goes_on() {
             other => format!("{other:?}"),
         })
         .collect();
-    assert_eq!(kinds, ["site Return", "End { events: 5 }"]);
+    assert_eq!(kinds, ["site Return", "End { events: 5, hits: [] }"]);
 }
 
 #[test]
@@ -736,7 +743,13 @@ fn coverage_mode_writes_only_sites() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let records = run.records();
     assert!(matches!(&records[0], Record::Header { mode, .. } if mode == "coverage"));
-    assert_eq!(records.last(), Some(&Record::End { events: 0 }));
+    assert_eq!(
+        records.last(),
+        Some(&Record::End {
+            events: 0,
+            hits: vec![]
+        })
+    );
     let kinds: Vec<SiteKind> = records[1..records.len() - 1]
         .iter()
         .map(|r| match r {
@@ -747,6 +760,51 @@ fn coverage_mode_writes_only_sites() {
     // The `+=` is never reached: no positive element.
     use SiteKind::*;
     assert_eq!(kinds, [Fn, Let, Loop, If, Return]);
+}
+
+#[test]
+fn coverage_under_a_plan_counts_each_site_s_instances() {
+    if in_child() {
+        println!("RESULT={}", sum_positive(&[3, -1, 4]));
+        return;
+    }
+    let plan = Plan {
+        version: PLAN_VERSION,
+        fuel: Some(1_000),
+        ..Plan::default()
+    };
+    let run = Child {
+        trace: true,
+        plan: Some(plan),
+        env: vec![(ENV_TRACE_MODE, "coverage")],
+        ..Child::default()
+    }
+    .run("coverage_under_a_plan_counts_each_site_s_instances");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let records = run.records();
+    let kinds: BTreeMap<u32, SiteKind> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Site { id, site } => Some((*id, site.kind)),
+            _ => None,
+        })
+        .collect();
+    let Some(Record::End { events: 0, hits }) = records.last() else {
+        panic!("{:?}", records.last());
+    };
+    let counted: BTreeMap<SiteKind, u32> =
+        hits.iter().map(|h| (kinds[&h.site], h.instances)).collect();
+    // Three elements: three iterations, three `if`s, two additions; one `let`, one return.
+    use SiteKind::*;
+    let expected = BTreeMap::from([
+        (Fn, 0),
+        (Let, 1),
+        (Loop, 3),
+        (If, 3),
+        (Compound, 2),
+        (Return, 1),
+    ]);
+    assert_eq!(counted, expected);
 }
 
 #[test]

@@ -19,6 +19,9 @@ pub struct VersionResult {
     pub missed_tests: Vec<String>,
     /// Rank of the first suspect overlapping a fault.
     pub rank: Option<f64>,
+    /// The same, with suspects of equal score tied at their mid rank (Ochiai's tie rule).
+    #[serde(default)]
+    pub mid_rank: Option<f64>,
     pub exam: f64,
     pub executed_sites: usize,
     /// Ochiai over the tool's own coverage.json.
@@ -104,6 +107,39 @@ pub fn render_switching(results: &[VersionResult]) -> String {
         out.push_str(&format!(
             "| {ordering} | {} | {share:.0}% | {median} |\n",
             searched.len()
+        ));
+    }
+    out
+}
+
+/// The merged ranking against Ochiai alone with one tie rule for both (ties at their mid
+/// rank), overall and per fault class: top-1 and top-5 and the top-1 difference.
+pub fn render_tie_rule(results: &[VersionResult]) -> String {
+    let mut out = String::from(
+        "| fault class | versions | merged top-1 | Ochiai top-1 | top-1 difference | merged top-5 | Ochiai top-5 |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut groups: Vec<(String, Vec<&VersionResult>)> = FaultClass::ALL
+        .iter()
+        .map(|c| {
+            let rows = results.iter().filter(|r| r.classes == [*c]).collect();
+            (c.name().to_string(), rows)
+        })
+        .collect();
+    groups.push((
+        "two faults".into(),
+        results.iter().filter(|r| r.classes.len() > 1).collect(),
+    ));
+    groups.push(("**overall**".into(), results.iter().collect()));
+    for (label, rows) in groups.iter().filter(|(_, rows)| !rows.is_empty()) {
+        let top1 = pct(rows, |r| within(r.mid_rank, 1.0));
+        let ochiai1 = pct(rows, |r| within(r.ochiai_rank, 1.0));
+        out.push_str(&format!(
+            "| {label} | {} | {top1:.0}% | {ochiai1:.0}% | {:+.0} points | {:.0}% | {:.0}% |\n",
+            rows.len(),
+            top1 - ochiai1,
+            pct(rows, |r| within(r.mid_rank, 5.0)),
+            pct(rows, |r| within(r.ochiai_rank, 5.0)),
         ));
     }
     out
@@ -416,6 +452,25 @@ mod tests {
         // Every line has as many cells as the header.
         let cells = |l: &str| l.matches('|').count();
         assert!(lines.iter().all(|l| cells(l) == cells(lines[0])));
+    }
+
+    #[test]
+    fn tie_rule_table_compares_mid_ranks() {
+        let mut a = v("a", &[FaultClass::LoopBound], Some(1.0), 1.0);
+        a.mid_rank = Some(1.0);
+        a.ochiai_rank = Some(2.0);
+        let mut b = v("b", &[FaultClass::LoopBound], Some(1.0), 1.0);
+        // Reported first, but tied with two others: mid rank 2.
+        b.mid_rank = Some(2.0);
+        b.ochiai_rank = Some(6.0);
+        let t = render_tie_rule(&[a, b]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 4, "{t}");
+        assert_eq!(
+            lines[2],
+            "| loop-bound | 2 | 50% | 0% | +50 points | 100% | 50% |"
+        );
+        assert!(lines[3].starts_with("| **overall** | 2 | 50% | 0% |"));
     }
 
     #[test]

@@ -192,6 +192,7 @@ fn run_version(
     let executed = score::executed_sites(&coverage).len();
     r.executed_sites = executed;
     r.rank = score::suspect_rank(&rep.suspects, &version.mutations);
+    r.mid_rank = score::suspect_mid_rank(&rep.suspects, &version.mutations);
     r.exam = score::exam(r.rank, executed);
     let o = score::ochiai_score(&coverage, &version.mutations);
     r.ochiai_rank = o.rank;
@@ -488,6 +489,10 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
     let md = format!(
         "# Benchmark results\n\n{}\n\nCommand: `{}` ({:.0} s in total).\n\n\
          ## Localization and repair per fault class\n\n{}\n{}\n\n\
+         ## Merged ranking vs Ochiai alone, one tie rule\n\n\
+         The main table takes the tool's ranks as reported (ties broken by source order) and \
+         Ochiai's with ties at their mid rank. Here both use the mid rank: suspects of the \
+         merged ranking with equal score share the mean of their positions.\n\n{}\n\
          ## Predicate switching: LEFS and PRIOR\n\n\
          The tool runs with `--switching-order both`: per faulty version and ordering, whether \
          some failing test got a critical predicate (its switched run passed, or its failure \
@@ -509,6 +514,7 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
         r.total_s,
         table,
         NOTES,
+        results::render_tie_rule(&r.versions),
         results::render_switching(&r.versions),
         ours,
         brute

@@ -44,6 +44,29 @@ pub fn suspect_rank(suspects: &[Suspect], faults: &[Mutation]) -> Option<f64> {
         .min_by(f64::total_cmp)
 }
 
+/// The rank of the first suspect overlapping a fault, with suspects of equal `score` tied at
+/// their mid rank — the rule [`ochiai_score`] applies, so that the tool and the baseline are
+/// compared alike (the report itself breaks ties by source order). Suspects without a score
+/// keep their reported rank.
+pub fn suspect_mid_rank(suspects: &[Suspect], faults: &[Mutation]) -> Option<f64> {
+    let keyed: BTreeMap<u32, f64> = suspects
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((i as u32, s.score?)))
+        .collect();
+    let mids = mid_ranks(&keyed);
+    suspects
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| overlaps_fault(&s.file, s.range(), faults))
+        .map(|(i, s)| {
+            mids.get(&(i as u32))
+                .copied()
+                .unwrap_or_else(|| s.rank.unwrap_or((i + 1) as f64))
+        })
+        .min_by(f64::total_cmp)
+}
+
 /// EXAM: the fraction of executed sites examined before the fault, `(rank − 1) / executed`;
 /// 1.0 when the fault is never ranked (or nothing was executed).
 pub fn exam(rank: Option<f64>, executed: usize) -> f64 {
@@ -263,6 +286,27 @@ mod tests {
             outcome: outcome.into(),
             sites: sites.to_vec(),
         }
+    }
+
+    #[test]
+    fn tied_suspects_take_the_mid_rank_as_ochiai_does() {
+        let mut s = vec![
+            suspect(1.0, 10, 1, 5),
+            suspect(2.0, 20, 1, 5),
+            suspect(3.0, 30, 1, 5),
+            suspect(4.0, 40, 1, 5),
+        ];
+        for (x, score) in s.iter_mut().zip([0.9, 0.5, 0.5, 0.5]) {
+            x.score = Some(score);
+        }
+        // The fault on the third suspect: reported rank 3, tied with ranks 2..=4 → 3.
+        assert_eq!(suspect_mid_rank(&s, &[fault(30, 2, 3)]), Some(3.0));
+        // On the second: reported 2, mid rank 3.
+        assert_eq!(suspect_rank(&s, &[fault(20, 2, 3)]), Some(2.0));
+        assert_eq!(suspect_mid_rank(&s, &[fault(20, 2, 3)]), Some(3.0));
+        // The untied top suspect keeps rank 1; nothing overlapping: none.
+        assert_eq!(suspect_mid_rank(&s, &[fault(10, 2, 3)]), Some(1.0));
+        assert_eq!(suspect_mid_rank(&s, &[fault(50, 2, 3)]), None);
     }
 
     #[test]

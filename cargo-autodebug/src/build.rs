@@ -51,6 +51,7 @@ pub fn build(workspace: &Workspace, options: &Options, log_dir: &Path) -> Result
         .args(["test", "--no-run", "--message-format=json"])
         .arg("--target-dir")
         .arg(target_dir(workspace, options))
+        .args(runtime_profile_args())
         .env(autodebug_runtime::protocol::ENV_INSTRUMENT, "1")
         .current_dir(&workspace.root)
         .stdin(Stdio::null())
@@ -123,6 +124,32 @@ pub fn build(workspace: &Workspace, options: &Options, log_dir: &Path) -> Result
         return Ok(BuildOutcome::Failed { errors, stderr });
     }
     Ok(BuildOutcome::Built(binaries))
+}
+
+/// Packages of the recording path that are compiled optimized even in the (debug) test
+/// build: every rerun of a switching search pays for the hooks and the trace writer, and
+/// unoptimized they cost more than the code under test. Only our runtime and the
+/// serialization code it runs: the user's crates keep their profile, so their behaviour
+/// (overflow checks, `debug_assert!`s, `debug_requires`) is exactly that of `cargo test`.
+const OPTIMIZED_PACKAGES: [&str; 5] = [
+    "autodebug-runtime",
+    "serde_json",
+    "serde_core",
+    "itoa",
+    "ryu",
+];
+
+/// `--config` arguments for `cargo test` that compile [`OPTIMIZED_PACKAGES`] with
+/// `opt-level = 3` (and the runtime without debug assertions) in the test profile.
+pub fn runtime_profile_args() -> Vec<String> {
+    let mut args = Vec::new();
+    for package in OPTIMIZED_PACKAGES {
+        args.push("--config".to_string());
+        args.push(format!("profile.dev.package.{package}.opt-level=3"));
+    }
+    args.push("--config".to_string());
+    args.push("profile.dev.package.autodebug-runtime.debug-assertions=false".to_string());
+    args
 }
 
 /// The cargo that invoked us (`$CARGO`), or `cargo` from the PATH.

@@ -4,7 +4,7 @@
 //! a run in a process of its own gives. Anything that goes wrong falls back to one process
 //! per plan, so a batch is only ever faster, never a different answer.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use autodebug_runtime::protocol::{
-    self, BATCH_VERSION, BatchOutcome, BatchRequest, BatchResult, BatchRun, Plan,
+    self, BATCH_VERSION, BatchOutcome, BatchRequest, BatchResult, BatchRun, InlineCoverage, Plan,
+    SiteInfo,
 };
 
 use crate::outcome::{Location, Outcome};
@@ -191,21 +192,28 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
     let request_path = file("batch.json");
     let results_path = file("batch-results.jsonl");
     let log_path = file("batch.log");
-    let traces: Vec<PathBuf> = (0..plans.len())
-        .map(|i| file(&format!("batch-{i}.trace.jsonl")))
-        .collect();
+    // Coverage comes back inside the result lines: no trace file per run.
+    let inline = mode == "coverage";
+    let traces: Vec<PathBuf> = if inline {
+        Vec::new()
+    } else {
+        (0..plans.len())
+            .map(|i| file(&format!("batch-{i}.trace.jsonl")))
+            .collect()
+    };
     let request = BatchRequest {
         version: BATCH_VERSION,
         test: test.name.clone(),
         trace_mode: mode.to_string(),
         max_events: Some(recorder.max_events),
+        inline_coverage: inline,
         results: results_path.display().to_string(),
         runs: plans
             .iter()
-            .zip(&traces)
-            .map(|(plan, trace)| BatchRun {
+            .enumerate()
+            .map(|(i, plan)| BatchRun {
                 plan: Some(plan.clone()),
-                trace: Some(trace.display().to_string()),
+                trace: traces.get(i).map(|t| t.display().to_string()),
             })
             .collect(),
     };
@@ -251,11 +259,17 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
         )),
     };
     let mut done = Vec::with_capacity(finished);
+    let mut sites = BTreeMap::new();
     for (i, result) in results.into_iter().take(finished).enumerate() {
-        let trace = read_trace(&traces[i])?;
+        let trace = match &result.coverage {
+            Some(coverage) => inline_trace(coverage, &mut sites),
+            None if inline => RawTrace::default(),
+            None => read_trace(&traces[i])?,
+        };
         done.push((run_result(&result, i), trace));
     }
     let hung = match stop {
+        Stop::TimedOut if inline => Some(RawTrace::default()),
         Stop::TimedOut => Some(read_trace(&traces[finished])?),
         _ => None,
     };
@@ -315,6 +329,26 @@ fn read_results(path: &Path) -> Vec<BatchResult> {
     results
 }
 
+/// The coverage trace of a batch run whose coverage came inline. `sites` holds the
+/// declarations of the batch so far (a site is declared once per process).
+fn inline_trace(coverage: &InlineCoverage, sites: &mut BTreeMap<u32, SiteInfo>) -> RawTrace {
+    for decl in &coverage.declared {
+        sites.insert(decl.id, decl.site.clone());
+    }
+    let mut trace = RawTrace {
+        coverage: true,
+        complete: true,
+        ..RawTrace::default()
+    };
+    for hit in &coverage.hits {
+        if let Some(site) = sites.get(&hit.site) {
+            trace.sites.insert(hit.site, site.clone());
+            trace.hits.insert(hit.site, hit.instances);
+        }
+    }
+    trace
+}
+
 fn read_trace(path: &Path) -> Result<RawTrace> {
     if path.exists() {
         RawTrace::read(path)
@@ -371,6 +405,7 @@ mod tests {
             location: None,
             trace: None,
             micros: 1500,
+            coverage: None,
         }
     }
 
@@ -473,6 +508,7 @@ mod tests {
         let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .args(["test", "--no-run", "--message-format=json", "--target-dir"])
             .arg(&target)
+            .args(crate::build::runtime_profile_args())
             .env(protocol::ENV_INSTRUMENT, "1")
             .current_dir(&root)
             .stderr(Stdio::inherit())
@@ -615,6 +651,44 @@ mod tests {
     }
 
     #[test]
+    fn inline_coverage_is_the_coverage_a_trace_file_gives() {
+        let scratch = tempfile::tempdir().unwrap();
+        let rec = recorder(scratch.path(), Duration::from_secs(60), 2);
+        let test = test_id(&fixture().suite, "finds_every_prime");
+        let (_, trace) = rec.run(&test, None, "events").unwrap();
+        // Every 20th flip, and the unchanged run (a plan with fuel only).
+        let mut plans: Vec<Plan> = flip_plans(&trace, 5_000).into_iter().step_by(20).collect();
+        let mut unchanged = no_plan();
+        unchanged.fuel = Some(5_000);
+        plans.push(unchanged);
+        let batch = rec.run_batch(&test, &plans, "coverage").unwrap();
+        for (i, (plan, (result, inline))) in plans.iter().zip(&batch).enumerate() {
+            let (alone, file) = rec.run(&test, Some(plan), "coverage").unwrap();
+            assert_eq!(result.outcome, alone.outcome, "plan {i}");
+            assert!(inline.coverage && file.coverage, "plan {i}");
+            if alone.outcome != Outcome::FuelExhausted {
+                assert!(
+                    !file.hits.is_empty(),
+                    "plan {i}: a planned run counts its hits"
+                );
+                assert_eq!(reached(inline), reached(&file), "plan {i}: {plan:?}");
+            }
+        }
+        // The hits of the unchanged run are the event counts of the recorded trace.
+        let (_, last) = batch.last().unwrap();
+        for (id, site) in &trace.sites {
+            let events = trace.reached(&[*id]).unwrap();
+            let inline_id = last.sites.iter().find(|(_, s)| *s == site).map(|(i, _)| *i);
+            let hits = inline_id.map_or(0, |i| last.reached(&[i]).unwrap());
+            assert_eq!(
+                hits, events,
+                "{}:{} {:?}",
+                site.line, site.column, site.kind
+            );
+        }
+    }
+
+    #[test]
     fn a_hanging_run_times_out_and_the_rest_goes_on() {
         let scratch = tempfile::tempdir().unwrap();
         let rec = recorder(scratch.path(), Duration::from_millis(1500), 1);
@@ -693,8 +767,15 @@ mod tests {
             let start = Instant::now();
             let batch = rec.run_batch(&test, &plans, mode).unwrap();
             let batch_s = start.elapsed().as_secs_f64();
-            for (i, ((a, _), (b, _))) in separate.iter().zip(&batch).enumerate() {
+            for (i, ((a, ta), (b, tb))) in separate.iter().zip(&batch).enumerate() {
                 assert_eq!(a.outcome, b.outcome, "{mode} plan {i}");
+                // A run out of fuel ends without the `End` record that holds a file's hits.
+                let keys = |t| reached(t).into_keys().collect::<Vec<_>>();
+                if a.outcome == Outcome::FuelExhausted {
+                    assert_eq!(keys(ta), keys(tb), "{mode} plan {i}: sites reached");
+                } else {
+                    assert_eq!(reached(ta), reached(tb), "{mode} plan {i}: sites reached");
+                }
             }
             let count = |label: &str| {
                 batch
@@ -710,9 +791,16 @@ mod tests {
                  | `{mode}` | in-process harness (`Recorder::run_batch`) | {PLANS} | {batch_s:.3} | {batch_rate:.1} | **{:.1}×** |\n",
                 batch_rate / separate_rate
             ));
+            let read_back = if mode == "coverage" {
+                "each run's coverage came back inside its result line (sites and instance \
+                 counts, equal to those of the per-process trace files)"
+                    .to_string()
+            } else {
+                format!("{events} trace events were read back")
+            };
             notes.push(format!(
                 "- `{mode}`: same outcome on every plan both ways ({} passed, {} failed, {} out of fuel); \
-                 the runs themselves took {inside:.3} s inside the batch process, {events} trace events were read back.",
+                 the runs themselves took {inside:.3} s inside the batch process; {read_back}.",
                 count("passed"),
                 count("failed"),
                 count("fuel-exhausted"),
@@ -725,6 +813,22 @@ mod tests {
         if let Some(out) = std::env::var_os("AUTODEBUG_BENCH_RERUNS_OUT") {
             std::fs::write(out, table).unwrap();
         }
+    }
+
+    /// The sites a trace reached, by key, with their instance counts when the trace has
+    /// them (as a coverage trace under a plan does, in a file or inline).
+    fn reached(trace: &RawTrace) -> BTreeMap<String, Option<u32>> {
+        trace
+            .sites
+            .iter()
+            .map(|(id, site)| {
+                let key = format!(
+                    "{}:{}:{}:{:?}",
+                    site.file, site.line, site.column, site.kind
+                );
+                (key, trace.hits.get(id).copied())
+            })
+            .collect()
     }
 
     /// The line of the fixture's `lib.rs` where `code` is.

@@ -54,9 +54,37 @@ pub struct RawTrace {
     pub complete: bool,
     /// Lines that could not be read (a process killed mid-write leaves at most one).
     pub unreadable_lines: usize,
+    /// A `coverage` trace: sites and outcome, no events.
+    pub coverage: bool,
+    /// Instances counted per reached site, when the trace tells (a `coverage` trace of a
+    /// run under a plan): how often a point was reached without its events. Empty when
+    /// unknown.
+    pub hits: BTreeMap<u32, u32>,
 }
 
 impl RawTrace {
+    /// How many events sites `ids` have in this trace: counted from the events of an
+    /// `events` trace, or from the instance counts of a `coverage` trace that has them.
+    /// `None` when the trace cannot tell.
+    pub fn reached(&self, ids: &[u32]) -> Option<usize> {
+        if !self.coverage {
+            return Some(
+                self.events
+                    .iter()
+                    .filter(|e| record_site(e).is_some_and(|s| ids.contains(&s)))
+                    .count(),
+            );
+        }
+        if self.hits.is_empty() {
+            return None;
+        }
+        Some(
+            ids.iter()
+                .map(|id| self.hits.get(id).copied().unwrap_or(0) as usize)
+                .sum(),
+        )
+    }
+
     /// Reads a raw trace file.
     pub fn read(path: &Path) -> Result<RawTrace> {
         let file = std::fs::File::open(path)
@@ -68,14 +96,17 @@ impl RawTrace {
                 continue;
             }
             match serde_json::from_str::<Record>(&line) {
-                Ok(Record::Header { .. }) => {}
+                Ok(Record::Header { mode, .. }) => trace.coverage = mode == "coverage",
                 Ok(Record::Site { id, site }) => {
                     trace.sites.insert(id, site);
                 }
                 Ok(record) => {
-                    match record {
+                    match &record {
                         Record::Truncated { .. } => trace.truncated = true,
-                        Record::End { .. } => trace.complete = true,
+                        Record::End { hits, .. } => {
+                            trace.complete = true;
+                            trace.hits = hits.iter().map(|h| (h.site, h.instances)).collect();
+                        }
                         _ => {}
                     }
                     trace.events.push(record);
@@ -84,6 +115,18 @@ impl RawTrace {
             }
         }
         Ok(trace)
+    }
+}
+
+/// The site an event record is about (branch, component, iteration and contract events;
+/// function entries and exits are not counted as reaching a point).
+pub fn record_site(record: &Record) -> Option<u32> {
+    match record {
+        Record::Branch { site, .. }
+        | Record::Component { site, .. }
+        | Record::Iteration { site, .. }
+        | Record::Contract { site, .. } => Some(*site),
+        _ => None,
     }
 }
 
@@ -222,8 +265,6 @@ impl Recorder<'_> {
     /// process (a batch: no process start per rerun); other binaries, and a batch that fails,
     /// fall back to one process per plan, `jobs` at a time. A batch run's `stdout`/`stderr`
     /// are empty (its output is not split per run). Safe to call from several threads.
-    // Until predicate switching (`localize/switching.rs`) calls it.
-    #[allow(dead_code)]
     pub fn run_batch(
         &self,
         test: &TestId,

@@ -30,8 +30,9 @@ pub(super) fn run(path: &Path, tests: &[Test]) -> ExitCode {
             std::panic::set_hook(Box::new(on_panic));
             let coverage = request.trace_mode == "coverage";
             let max_events = request.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
+            let inline = request.inline_coverage;
             for (index, run) in request.runs.iter().enumerate() {
-                let result = run_one(index, run, test, coverage, max_events);
+                let result = run_one(index, run, test, (coverage, inline), max_events);
                 let written = serde_json::to_vec(&result)
                     .map_err(std::io::Error::from)
                     .and_then(|mut line| {
@@ -77,6 +78,12 @@ fn prepare<'t>(
             request.trace_mode
         ));
     }
+    if request.inline_coverage && request.trace_mode != "coverage" {
+        return Err(format!(
+            "inline coverage needs the `coverage` trace mode, not `{}`",
+            request.trace_mode
+        ));
+    }
     let test = tests
         .iter()
         .find(|t| t.name == request.test)
@@ -108,21 +115,24 @@ fn on_panic(info: &std::panic::PanicHookInfo<'_>) {
     }
 }
 
-/// Runs the test once under `run`'s plan and trace.
+/// Runs the test once under `run`'s plan and trace. `mode` is (coverage traces, coverage
+/// inline in the result instead of a trace file).
 fn run_one(
     index: usize,
     run: &BatchRun,
     test: &Test,
-    coverage: bool,
+    mode: (bool, bool),
     max_events: u64,
 ) -> BatchResult {
+    let (coverage, inline) = mode;
     let mut result = BatchResult {
         index,
         outcome: BatchOutcome::Refused,
         message: None,
         location: None,
-        trace: run.trace.clone(),
+        trace: if inline { None } else { run.trace.clone() },
         micros: 0,
+        coverage: None,
     };
     let plan = match run.plan.clone().map(PlanIndex::new).transpose() {
         Ok(plan) => plan.unwrap_or_default(),
@@ -131,11 +141,15 @@ fn run_one(
             return result;
         }
     };
-    let trace = run.trace.as_ref().map(|path| TraceSetup {
-        path: PathBuf::from(path),
-        coverage,
-        max_events,
-    });
+    let trace = run
+        .trace
+        .as_ref()
+        .filter(|_| !inline)
+        .map(|path| TraceSetup {
+            path: PathBuf::from(path),
+            coverage,
+            max_events,
+        });
     *FIRST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = None;
     let start = Instant::now();
     if let Err(e) = recorder::begin_run(plan, trace) {
@@ -145,6 +159,9 @@ fn run_one(
     let caught = catch_unwind(AssertUnwindSafe(test.run));
     let fuel_out = recorder::end_run();
     result.micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
+    if inline {
+        result.coverage = Some(recorder::take_coverage());
+    }
     let first = FIRST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take();
     if fuel_out || caught.as_ref().is_err_and(|p| p.is::<FuelOut>()) {
         result.outcome = BatchOutcome::FuelExhausted;

@@ -14,14 +14,14 @@
 use std::collections::{BTreeMap, HashMap};
 
 use anyhow::Result;
-use autodebug_runtime::protocol::{PLAN_VERSION, Plan, Record, SiteKey, SiteKind, Target};
+use autodebug_runtime::protocol::{PLAN_VERSION, Plan, SiteKey, SiteKind, Target};
 
 use super::slice::{Graph, NodeKind};
 use super::source::{Pos, SourceFacts};
 use super::{Context, Evidence, Suspect, Technique, is_candidate};
 use crate::outcome::{Location, Outcome};
-use crate::run::{TestId, run_parallel};
-use crate::trace::{RawTrace, RecordedTrace, Role, workspace_path};
+use crate::run::TestId;
+use crate::trace::{RawTrace, RecordedTrace, Role, record_site, workspace_path};
 
 /// The order in which branch instances are switched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -58,6 +58,9 @@ pub struct Search {
     pub criterion: &'static str,
     /// Switched runs in this ordering until the first critical predicate (or all it tried).
     pub reruns: usize,
+    /// Whether the switched runs ran inside the test's own process (a test target on the
+    /// in-process harness) rather than one process each.
+    pub in_process: bool,
 }
 
 /// The technique's name in evidence and notes.
@@ -100,6 +103,11 @@ struct Failure {
     /// contracts included: a switched run that fails inside them is not progress of the test.
     program_lines: Vec<(String, u32, u32)>,
 }
+
+/// Switched runs in the first batch of a search when the test runs in-process.
+const FIRST_BATCH: usize = 8;
+/// The largest batch of switched runs (batches double up to it).
+const MAX_BATCH: usize = 64;
 
 /// One switched run to try.
 #[derive(Debug, Clone)]
@@ -209,10 +217,14 @@ impl Switching {
             return Vec::new();
         }
         let fuel = 20 * trace.events.len() as u64 + 10_000;
-        let mode = if failure.point.is_some() {
-            "events"
+        // Switched runs in batches: a harness binary runs a whole batch in one process, so
+        // batches grow (a few wasted runs past the first critical predicate cost less than a
+        // process start); other binaries run one process per plan, `jobs` at a time.
+        let in_process = crate::harness::supports_batch(test);
+        let mut batch_size = if in_process {
+            FIRST_BATCH
         } else {
-            "coverage"
+            context.rerun.jobs.max(1)
         };
         let mut cache: HashMap<usize, Verdict> = HashMap::new();
         let mut criticals: Vec<Critical> = Vec::new();
@@ -224,18 +236,20 @@ impl Switching {
             let sequence = &sequence[..sequence.len().min(self.max_switches)];
             let mut tried = 0;
             let mut found_here = false;
-            for batch in sequence.chunks(context.rerun.jobs.max(1)) {
+            let mut start = 0;
+            while start < sequence.len() {
+                let batch = &sequence[start..(start + batch_size).min(sequence.len())];
+                start += batch.len();
+                if in_process {
+                    batch_size = (batch_size * 2).min(MAX_BATCH);
+                }
                 let missing: Vec<usize> = batch
                     .iter()
                     .copied()
                     .filter(|c| !cache.contains_key(c))
                     .collect();
-                let verdicts = run_parallel(
-                    &missing,
-                    context.rerun.jobs,
-                    |&c| switched_run(context, test, trace, &candidates[c], fuel, mode, &failure),
-                    |_, _| {},
-                );
+                let verdicts =
+                    switched_runs(context, test, trace, &candidates, &missing, fuel, &failure);
                 for (c, verdict) in missing.into_iter().zip(verdicts) {
                     cache.insert(c, verdict);
                 }
@@ -299,6 +313,7 @@ impl Switching {
                 candidates: candidates.len(),
                 criterion,
                 reruns,
+                in_process,
             });
         }
         let avoided = cache.values().filter(|v| **v == Verdict::Avoided).count();
@@ -397,7 +412,7 @@ fn failure_of(recorded: &RecordedTrace, graph: &Graph) -> Failure {
     let point = holder.map(|site| {
         let done = trace.events[..panic.event]
             .iter()
-            .filter(|e| event_site(e) == Some(site))
+            .filter(|e| record_site(e) == Some(site))
             .count();
         let recorded_before_panic = last.is_some_and(|n| n.site == site);
         PanicPoint {
@@ -414,16 +429,6 @@ fn failure_of(recorded: &RecordedTrace, graph: &Graph) -> Failure {
         point,
         location,
         program_lines,
-    }
-}
-
-fn event_site(record: &Record) -> Option<u32> {
-    match record {
-        Record::Branch { site, .. }
-        | Record::Component { site, .. }
-        | Record::Iteration { site, .. }
-        | Record::Contract { site, .. } => Some(*site),
-        _ => None,
     }
 }
 
@@ -548,33 +553,45 @@ fn ordered(order: Order, graph: &Graph, candidates: &[Candidate], erroneous: usi
     sequence
 }
 
-/// Reruns the test with `candidate` flipped and judges the outcome.
-fn switched_run(
+/// Reruns the test once per candidate of `chosen`, each with its instances flipped, and
+/// judges the outcomes (in order). Runs that cannot be made count as nothing.
+fn switched_runs(
     context: &Context,
     test: &TestId,
     trace: &RawTrace,
-    candidate: &Candidate,
+    candidates: &[Candidate],
+    chosen: &[usize],
     fuel: u64,
-    mode: &str,
     failure: &Failure,
-) -> Verdict {
-    let key = trace.sites[&candidate.site].key();
-    let plan = Plan {
-        version: PLAN_VERSION,
-        flips: candidate
-            .instances
+) -> Vec<Verdict> {
+    let plans: Vec<Plan> = chosen
+        .iter()
+        .map(|&c| {
+            let candidate = &candidates[c];
+            let key = trace.sites[&candidate.site].key();
+            Plan {
+                version: PLAN_VERSION,
+                flips: candidate
+                    .instances
+                    .iter()
+                    .map(|&k| Target {
+                        site: key.clone(),
+                        instance: Some(k),
+                    })
+                    .collect(),
+                overrides: vec![],
+                fuel: Some(fuel),
+            }
+        })
+        .collect();
+    // Coverage traces under a plan count each site's instances: enough to tell whether a
+    // panicking point was passed, without the events.
+    match context.rerun.run_batch(test, &plans, "coverage") {
+        Ok(runs) => runs
             .iter()
-            .map(|&k| Target {
-                site: key.clone(),
-                instance: Some(k),
-            })
+            .map(|(result, switched)| judge(failure, &result.outcome, switched))
             .collect(),
-        overrides: vec![],
-        fuel: Some(fuel),
-    };
-    match context.rerun.run(test, Some(&plan), mode) {
-        Ok((result, switched)) => judge(failure, &result.outcome, &switched),
-        Err(_) => Verdict::Nothing,
+        Err(_) => vec![Verdict::Nothing; chosen.len()],
     }
 }
 
@@ -605,11 +622,8 @@ fn judge(failure: &Failure, outcome: &Outcome, switched: &RawTrace) -> Verdict {
                     .filter(|(_, s)| s.key() == point.key)
                     .map(|(&id, _)| id)
                     .collect();
-                let reached = switched
-                    .events
-                    .iter()
-                    .filter(|e| event_site(e).is_some_and(|s| ids.contains(&s)))
-                    .count();
+                // A trace that cannot tell whether the point was reached proves nothing.
+                let reached = switched.reached(&ids).unwrap_or(0);
                 if reached >= point.required {
                     Verdict::Pass
                 } else {
@@ -671,7 +685,7 @@ fn slice_suspects(
     let instances_of_site = trace
         .events
         .iter()
-        .filter(|e| event_site(e) == Some(candidate.site))
+        .filter(|e| record_site(e) == Some(candidate.site))
         .count();
     let reruns = critical
         .reruns
@@ -733,6 +747,7 @@ fn slice_suspects(
 mod tests {
     use super::*;
     use crate::localize::slice::tests::{facts, trace};
+    use autodebug_runtime::protocol::Record;
 
     #[test]
     fn lefs_and_prior_orders() {
