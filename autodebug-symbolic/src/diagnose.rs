@@ -273,6 +273,11 @@ fn search<O: ConflictOracle>(
             dag.nodes[id].label = Label::Closed;
             continue;
         }
+        if minimal.len() >= bounds.max_diagnoses {
+            // This node is not closed by what is known: it may lead to more diagnoses.
+            cut = Some(Cut::Diagnoses);
+            break;
+        }
         let label = match dag.reusable_conflict(&path) {
             Some(known) => known,
             None => {
@@ -285,12 +290,6 @@ fn search<O: ConflictOracle>(
                     Verdict::Consistent => {
                         dag.nodes[id].label = Label::Diagnosis;
                         minimal.push(path);
-                        if minimal.len() >= bounds.max_diagnoses {
-                            if queue.iter().any(|&q| dag.nodes[q].live) {
-                                cut = Some(Cut::Diagnoses);
-                            }
-                            break;
-                        }
                         continue;
                     }
                     Verdict::Unknown(reason) => {
@@ -621,6 +620,26 @@ mod tests {
         assert_eq!(oracle.asked.len(), 3);
         assert_eq!(result.cut, Some(Cut::Checks));
         assert!(!result.is_complete());
+    }
+
+    #[test]
+    fn a_bound_of_as_many_diagnoses_as_there_are_cuts_nothing() {
+        let mut oracle = Listed::new(sets::<u32>(&[&[1, 2]]));
+        let two = Bounds {
+            max_diagnoses: 2,
+            ..unbounded()
+        };
+        let result = diagnose(&mut oracle, &two);
+        assert_eq!(result.minimal, sets(&[&[1], &[2]]));
+        assert_eq!(result.cut, None);
+
+        let none = Bounds {
+            max_diagnoses: 0,
+            ..unbounded()
+        };
+        let result = diagnose(&mut oracle, &none);
+        assert!(result.minimal.is_empty());
+        assert_eq!(result.cut, Some(Cut::Diagnoses));
     }
 
     #[test]
