@@ -67,7 +67,17 @@ build() {
     local v=$1 dir=$work/$1 json
     local -a env=(CARGO_TARGET_DIR="$dir/target")
     env+=(AUTODEBUG_INSTRUMENT="$([[ $v == c ]] && echo 1 || echo 0)")
-    json=$(cd "$dir" && env "${env[@]}" cargo test --no-run --message-format=json 2> "$work/build-$v.log") || {
+    # (c) is built as `cargo autodebug` builds: the recording path (the runtime and the
+    # serialization crates it runs) optimized, the crate under test in its own profile
+    # (OPTIMIZED_PACKAGES in cargo-autodebug/src/build.rs).
+    local -a config=()
+    if [[ $v == c ]]; then
+        for p in autodebug-runtime serde_json serde_core itoa ryu; do
+            config+=(--config "profile.dev.package.$p.opt-level=3")
+        done
+        config+=(--config "profile.dev.package.autodebug-runtime.debug-assertions=false")
+    fi
+    json=$(cd "$dir" && env "${env[@]}" cargo test --no-run --message-format=json "${config[@]}" 2> "$work/build-$v.log") || {
         cat "$work/build-$v.log" >&2
         echo "overhead: build of variant $v failed" >&2
         return 1
