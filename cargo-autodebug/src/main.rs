@@ -1,6 +1,6 @@
 //! `cargo autodebug`: finds the failing tests of a workspace, records what they did, and
 //! reports. The pipeline runs one way, one module per stage:
-//! workspace → build → run (baseline) → trace → report.
+//! workspace → build → run (baseline) → trace → oracle → localize → report.
 
 mod baseline;
 mod build;
@@ -9,6 +9,7 @@ mod exit_code;
 mod harness;
 mod localize;
 mod options;
+mod oracle;
 mod outcome;
 mod report;
 mod run;
@@ -221,6 +222,19 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
                 .map(|t| t.path.clone());
         }
     }
+
+    // What passing means for each failing test, confirmed by reruns.
+    let phase = Instant::now();
+    let oracles = oracle::derive(
+        &oracle::Context {
+            baseline: &baseline,
+            traces: &traces,
+            rerun: &recorder,
+        },
+        console,
+    );
+    report.oracles = oracles.iter().map(oracle::Oracle::entry).collect();
+    report.timing.oracle_s = phase.elapsed().as_secs_f64();
 
     if report
         .failing_tests

@@ -28,6 +28,9 @@ pub struct Report {
     pub tests: TestCounts,
     pub failing_tests: Vec<FailingTest>,
     pub traces: Vec<TraceSummary>,
+    /// What passing means for each failing test: the call the failure is about and what it
+    /// should have done, confirmed by a rerun where a value could be formed.
+    pub oracles: Vec<crate::oracle::Entry>,
     /// Ranked suspect sites, with each technique's evidence.
     pub suspects: Vec<crate::localize::Ranked>,
     /// Validated fixes.
@@ -134,6 +137,7 @@ pub struct Timing {
     pub build_s: f64,
     pub baseline_s: f64,
     pub record_s: f64,
+    pub oracle_s: f64,
     pub localize_s: f64,
     pub repair_s: f64,
     pub total_s: f64,
@@ -151,6 +155,7 @@ impl Report {
             tests: TestCounts::default(),
             failing_tests: Vec::new(),
             traces: Vec::new(),
+            oracles: Vec::new(),
             suspects: Vec::new(),
             fixes: Vec::new(),
             timing: Timing::default(),
@@ -233,6 +238,10 @@ impl Report {
                     }
                     if let Some(trace) = &failing.trace {
                         out.push_str(&format!("      trace: {output_dir}/{trace}\n"));
+                    }
+                    let id = format!("{}::{}", failing.target, failing.name);
+                    if let Some(oracle) = self.oracles.iter().find(|o| o.test == id) {
+                        out.push_str(&format!("      oracle: {}\n", oracle.line()));
                     }
                 }
                 let passing = self
@@ -327,6 +336,23 @@ mod tests {
             truncated: false,
             complete: true,
         });
+        report.oracles.push(crate::oracle::Entry {
+            test: "sum::tests::sum_of_three".into(),
+            function: Some("sum::sum".into()),
+            call: Some(2),
+            kind: Some("returns"),
+            args: Vec::new(),
+            returned: None,
+            expected: None,
+            other_than: None,
+            contract: None,
+            statement: "sum(3) should return 6".into(),
+            confirmed: true,
+            reruns: 1,
+            later_failure: None,
+            why: None,
+            accepted_calls: Vec::new(),
+        });
         let site = |line, code: &str| crate::localize::Suspect {
             site: autodebug_runtime::protocol::SiteInfo {
                 file: "src/lib.rs".into(),
@@ -364,6 +390,7 @@ mod tests {
        right: 6
       at src/lib.rs:40:9
       trace: autodebug.out/traces/sum.sum.tests__sum_of_three-0.json
+      oracle: sum(3) should return 6 (confirmed by a rerun)
 
   FLAKY sum::tests::sometimes
       did not finish within 2.0s (hangs?)
@@ -405,6 +432,7 @@ Report: autodebug.out/report.json (3.2s)
             "timing",
             "tests",
             "traces",
+            "oracles",
             "status",
             "exit_code",
         ] {
@@ -422,6 +450,20 @@ Report: autodebug.out/report.json (3.2s)
                 failing.get(field).is_some(),
                 "missing failing_tests[].{field}"
             );
+        }
+        let oracle = &json["oracles"][0];
+        for field in [
+            "test",
+            "function",
+            "call",
+            "kind",
+            "expected",
+            "confirmed",
+            "reruns",
+            "why",
+            "accepted_calls",
+        ] {
+            assert!(oracle.get(field).is_some(), "missing oracles[].{field}");
         }
         assert_eq!(json["version"], 1);
         assert_eq!(json["exit_code"], 5);
