@@ -166,6 +166,13 @@ fn a_panic_inside_the_function_is_no_panic() {
     assert_eq!(o["kind"], "no-panic", "{o:#}");
     assert!(o["function"].as_str().unwrap().ends_with("::last"), "{o:#}");
     assert_eq!(o["call"], 1);
+    assert!(
+        o["panic"]
+            .as_str()
+            .unwrap()
+            .starts_with("index out of bounds"),
+        "{o:#}"
+    );
     assert_eq!(o["confirmed"], false);
     assert!(o["why"].is_string());
     // `first(&[4, 5])` returned 4 before it.
@@ -181,6 +188,13 @@ fn a_violated_postcondition_is_a_contract_oracle() {
     assert!(o["function"].as_str().unwrap().ends_with("::larger"));
     assert_eq!(o["call"], 1);
     assert_eq!(o["contract"], "ret >= a && ret >= b");
+    assert!(
+        o["panic"]
+            .as_str()
+            .unwrap()
+            .starts_with("Post-condition of larger violated"),
+        "{o:#}"
+    );
     assert_eq!(o["returned"], int(4));
     assert_eq!(accepted(o), [(0, int(1), int(2))]);
 }

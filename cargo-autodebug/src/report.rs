@@ -346,6 +346,7 @@ mod tests {
             expected: None,
             other_than: None,
             contract: None,
+            panic: None,
             statement: "sum(3) should return 6".into(),
             confirmed: true,
             reruns: 1,

@@ -111,6 +111,14 @@ pub fn describe(value: &Value) -> String {
     match value {
         Value::Opaque { ty } => format!("<{ty}>"),
         Value::Str { v, truncated: true } => format!("{v:?}…"),
+        Value::Seq { items, len } if items.len() < *len => {
+            let items: Vec<String> = items.iter().map(describe).collect();
+            format!("[{}, … ({len} items)]", items.join(", "))
+        }
+        Value::Seq { items, .. } => {
+            let items: Vec<String> = items.iter().map(describe).collect();
+            format!("[{}]", items.join(", "))
+        }
         other => debug_text(other).unwrap_or_else(|| "<?>".to_string()),
     }
 }
@@ -432,6 +440,8 @@ mod tests {
             len: 100,
         };
         assert_eq!(debug_text(&cut), None);
+        assert_eq!(describe(&cut), "[1, … (100 items)]");
+        assert_eq!(describe(&v), "[1, -2]");
         assert_eq!(debug_text(&Value::Unit).as_deref(), Some("()"));
         assert!(parse_like("[1, 2]", &v).is_err());
     }

@@ -70,14 +70,19 @@ impl Call {
     }
 }
 
-/// `text` cut to `max` characters, with `…` when cut.
+/// `text` cut to about `max` characters, with `…` where it was cut; a sequence is cut
+/// after a whole element and keeps its closing bracket.
 fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }
-    let mut cut: String = text.chars().take(max - 1).collect();
-    cut.push('…');
-    cut
+    let cut: String = text.chars().take(max - 1).collect();
+    if text.starts_with('[')
+        && let Some(end) = cut.rfind(", ")
+    {
+        return format!("{}, …]", &cut[..end]);
+    }
+    format!("{cut}…")
 }
 
 /// The top-level calls of `trace`, in order.
@@ -298,5 +303,16 @@ pub(crate) mod tests {
         let shown = call.shown();
         assert_eq!(shown.chars().count(), "f()".len() + 24);
         assert!(shown.ends_with("…)"), "{shown}");
+        let items = (0..20).map(int).collect::<Vec<_>>();
+        call.args = vec![(
+            "v".into(),
+            Value::Seq {
+                items: items.clone(),
+                len: 20,
+            },
+        )];
+        assert_eq!(call.shown(), "f([0, 1, 2, 3, 4, 5, 6, …])");
+        call.args = vec![("v".into(), Value::Seq { items, len: 100 })];
+        assert_eq!(call.shown(), "f([0, 1, 2, 3, 4, 5, 6, …])");
     }
 }

@@ -556,6 +556,9 @@ pub struct Entry {
     /// The violated contract's condition.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub contract: Option<String>,
+    /// The message of the panic the call must not have (`no-panic`, `contract`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub panic: Option<String>,
     /// The oracle in a sentence.
     pub statement: String,
     pub confirmed: bool,
@@ -627,6 +630,9 @@ impl Oracle {
             Expectation::ReturnsOtherThan(v) => {
                 format!("{shown} should return anything but {}", describe(v))
             }
+            Expectation::Rejected(Value::Opaque { ty }) => {
+                format!("{shown} returned a `{ty}` the test rejected")
+            }
             Expectation::Rejected(v) => format!("{shown} should not return {}", describe(v)),
             Expectation::NoPanic { .. } => format!("{shown} should not panic"),
             Expectation::Contract {
@@ -644,11 +650,14 @@ impl Oracle {
 
     /// The report's entry.
     pub fn entry(&self) -> Entry {
-        let (expected, other_than, contract) = match &self.expectation {
-            Some(Expectation::Returns(v)) => (Some(v.clone()), None, None),
-            Some(Expectation::ReturnsOtherThan(v)) => (None, Some(v.clone()), None),
-            Some(Expectation::Contract { condition, .. }) => (None, None, Some(condition.clone())),
-            _ => (None, None, None),
+        let (expected, other_than, contract, panic) = match &self.expectation {
+            Some(Expectation::Returns(v)) => (Some(v.clone()), None, None, None),
+            Some(Expectation::ReturnsOtherThan(v)) => (None, Some(v.clone()), None, None),
+            Some(Expectation::NoPanic { message }) => (None, None, None, Some(message.clone())),
+            Some(Expectation::Contract {
+                condition, message, ..
+            }) => (None, None, Some(condition.clone()), Some(message.clone())),
+            _ => (None, None, None, None),
         };
         Entry {
             test: self.test.display(),
@@ -664,6 +673,7 @@ impl Oracle {
             expected,
             other_than,
             contract,
+            panic,
             statement: self.statement(),
             confirmed: self.confirmed,
             reruns: self.reruns,
@@ -803,6 +813,27 @@ mod tests {
         assert_eq!(oracle.expectation, Some(Expectation::Rejected(int(20))));
         assert!(oracle.why.as_deref().unwrap().contains("neither side"));
         assert_eq!(oracle.entry().expected, None);
+        // A value the runtime does not record (a tuple, an `Option`).
+        let mut opaque = trace();
+        opaque.events[13] = Record::Component {
+            site: 2,
+            instance: 1,
+            value: Value::Opaque {
+                ty: "(bool, bool)".into(),
+            },
+            overridden: false,
+            scope: vec![],
+        };
+        let message =
+            "assertion `left == right` failed\n  left: (true, false)\n right: (true, true)";
+        opaque.events.push(panic_at(30, message));
+        let oracle = form(0, &recorded(opaque, failed(30, message)), None);
+        assert_eq!(oracle.call.as_ref().unwrap().index, 2);
+        assert!(oracle.why.as_deref().unwrap().contains("does not record"));
+        assert_eq!(
+            oracle.statement(),
+            "f(2) returned a `(bool, bool)` the test rejected"
+        );
     }
 
     #[test]
