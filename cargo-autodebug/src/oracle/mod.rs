@@ -206,6 +206,16 @@ pub fn form(index: usize, recorded: &RecordedTrace, should_panic: Option<String>
         });
         return oracle;
     };
+    // The panic is recorded past the event cap, the calls around it are not.
+    if trace.events[..at]
+        .iter()
+        .any(|e| matches!(e, Record::Truncated { .. }))
+    {
+        oracle.why = Some(
+            "the trace was cut at the event cap before the failure (see --max-events)".to_string(),
+        );
+        return oracle;
+    }
     let depth = calls::depth_at(trace, at);
     let enclosing = || {
         calls
@@ -951,6 +961,15 @@ mod tests {
         );
         assert_eq!(oracle.why.as_deref(), Some("should_panic"));
         assert!(oracle.call.is_none());
+        // A trace cut before the failure: its calls are not all there.
+        let mut cut = trace();
+        cut.events.truncate(9);
+        cut.events.push(Record::Truncated { events: 9 });
+        cut.events.push(panic_at(30, "assertion failed: x"));
+        cut.truncated = true;
+        let oracle = form(0, &recorded(cut, failed(30, "assertion failed: x")), None);
+        assert!(oracle.call.is_none());
+        assert!(oracle.why.as_deref().unwrap().contains("event cap"));
         // A failure before any call returned.
         let mut early = RawTrace::default();
         early.sites.insert(1, site(1, SiteKind::Fn, "f"));
