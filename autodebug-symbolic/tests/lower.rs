@@ -945,3 +945,64 @@ fn unparseable_files_are_errors() {
     let missing = Program::from_file("/nonexistent/file.rs").expect_err("no such file");
     assert!(missing.to_string().contains("/nonexistent/file.rs"));
 }
+
+/// Bindings that would alias their scrutinee (`ref mut`, match ergonomics on a `&mut`
+/// value) degrade instead of silently losing the writes through them; a closure that
+/// mutates what it captured changes it where it is called.
+#[test]
+fn aliasing_bindings_and_mutating_closures_are_not_silently_lost() {
+    let src = "\
+fn f(pair: &mut (i32, i32), o: &mut Option<u8>, q: (i32, i32)) -> i32 {
+    let (a, b) = pair;
+    *a += 1;
+    if let Some(ref mut x) = *o { *x += 1; }
+    let (c, d) = q;
+    let mut count = 0;
+    let mut bump = |k: i32| count += k;
+    bump(2);
+    c + d + count
+}
+";
+    let program = lower(src);
+    let f = program.function("f").expect("f");
+    let constructs: Vec<(&str, u32)> = f
+        .degradations
+        .iter()
+        .map(|d| (d.construct.as_str(), d.span.start.line))
+        .collect();
+    assert!(constructs.contains(&("`let` pattern", 2)), "{constructs:?}");
+    assert!(
+        constructs.contains(&("`let` condition", 4)),
+        "{constructs:?}"
+    );
+    // `(c, d) = q` binds copies: fine.
+    assert!(
+        !constructs.iter().any(|(_, line)| *line == 5),
+        "{constructs:?}"
+    );
+    // The call `bump(2)` may change `count`.
+    let count = f.vars_named("count")[0];
+    let mut call_defines = None;
+    Stmt::walk_all(&f.body, &mut |s| {
+        if let Stmt::Opaque { span, defines, .. } = s
+            && span.code == "bump(2)"
+        {
+            call_defines = Some(defines.clone());
+        }
+    });
+    assert_eq!(call_defines, Some(vec![count]));
+}
+
+/// ASCII classes of `char` are comparisons.
+#[test]
+fn ascii_char_classes() {
+    assert_lowers_to(
+        "fn f(c: char) -> bool { c.is_ascii_digit() || c.to_ascii_lowercase() == 'q' }",
+        "
+fn f(c: char) -> bool
+{
+  return ((c >= '0') && (c <= '9')) || ((if (c >= 'A') && (c <= 'Z') { ((c as u8) + 32) as char } else { c }) == 'q')
+}
+",
+    );
+}

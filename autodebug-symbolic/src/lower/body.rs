@@ -93,6 +93,11 @@ pub(crate) struct FnLowerer<'e, 'a> {
     hints: HashMap<(String, Pos), Type>,
     /// The user's variables declared so far, by name and position.
     decls: Vec<(String, Pos, VarId)>,
+    /// Closures held in variables, with the variables a call of them may change.
+    pub closure_writes: HashMap<VarId, Vec<VarId>>,
+    /// Whether the pattern being lowered matches a `&mut` value: its bindings would be
+    /// `&mut` borrows, whose writes the IR does not follow.
+    pub mut_scrutinee: bool,
 }
 
 /// Lowers one function of the file. A function that degrades is lowered a second time
@@ -141,6 +146,8 @@ fn lower_pass(
         const_depth: 0,
         hints,
         decls: Vec::new(),
+        closure_writes: HashMap::new(),
+        mut_scrutinee: false,
     };
     let ret = lw.new_var("ret", ret_ty.clone(), VarKind::Ret);
     let mut prologue = Vec::new();
@@ -305,6 +312,29 @@ impl<'e, 'a> FnLowerer<'e, 'a> {
         visible.into_iter().filter_map(|(_, v)| v).collect()
     }
 
+    /// Whether matching `e` binds by `&mut` (match ergonomics on a `&mut` value, or an
+    /// explicit `&mut`): then bindings alias the scrutinee.
+    pub(crate) fn is_mut_scrutinee(&self, e: &syn::Expr) -> bool {
+        match rules::strip(e) {
+            syn::Expr::Reference(r) => r.mutability.is_some(),
+            syn::Expr::Path(p) => match p
+                .path
+                .get_ident()
+                .and_then(|i| self.lookup(&i.unraw().to_string()))
+            {
+                Some(Binding::Var(v)) => {
+                    matches!(
+                        self.vars.get(v.0 as usize).map(|v| v.kind),
+                        Some(VarKind::Param { mut_ref: true })
+                    ) || self.is_borrow(v)
+                }
+                _ => false,
+            },
+            syn::Expr::MethodCall(m) => m.method.to_string().ends_with("_mut"),
+            _ => false,
+        }
+    }
+
     /// Whether `var` holds a `&mut` borrow of another variable.
     pub(crate) fn is_borrow(&self, var: VarId) -> bool {
         self.borrows.contains_key(&var)
@@ -419,7 +449,9 @@ impl<'e, 'a> FnLowerer<'e, 'a> {
                                 self.new_var("$param", ty.clone(), VarKind::Param { mut_ref });
                             params.push(var);
                             let value = Expr::var(var, ty);
+                            self.mut_scrutinee = mut_ref;
                             self.let_pattern(&t.pat, value, None, t, prologue);
+                            self.mut_scrutinee = false;
                         }
                     }
                 }
@@ -672,7 +704,14 @@ impl<'e, 'a> FnLowerer<'e, 'a> {
                     self.inf.unify(&ty, &value.ty);
                 }
                 let ty = value.ty.clone();
+                let closure_writes = match (&value.kind, rules::strip(&init.expr)) {
+                    (ExprKind::Opaque { defines, .. }, syn::Expr::Closure(_)) => defines.clone(),
+                    _ => Vec::new(),
+                };
                 let var = self.declare_local(&ident.unraw().to_string(), ty, self.pos_of(ident));
+                if !closure_writes.is_empty() {
+                    self.closure_writes.insert(var, closure_writes);
+                }
                 out.push(Stmt::Let {
                     var,
                     init: Some(value),
@@ -681,7 +720,9 @@ impl<'e, 'a> FnLowerer<'e, 'a> {
             }
             _ => {
                 let diverge = init.diverge.as_ref().map(|(_, e)| &**e);
+                self.mut_scrutinee = self.is_mut_scrutinee(&init.expr);
                 self.let_pattern_else(&local.pat, value, component, diverge, local, out);
+                self.mut_scrutinee = false;
             }
         }
     }
@@ -1002,6 +1043,7 @@ impl<'e, 'a> FnLowerer<'e, 'a> {
     /// A `match` as an `if` chain over the arms' pattern tests and guards. The last arm
     /// that has no guard is taken unconditionally (the match is exhaustive).
     fn match_stmt(&mut self, m: &syn::ExprMatch, target: Target, out: &mut Vec<Stmt>) {
+        let mut_scrutinee = self.is_mut_scrutinee(&m.expr);
         let value = self.expr(&m.expr, out);
         let scrutinee = match &value.kind {
             ExprKind::Var(_) => value,
@@ -1022,7 +1064,10 @@ impl<'e, 'a> FnLowerer<'e, 'a> {
                 syn::Pat::Guard(g) => &*g.pat,
                 other => other,
             };
-            match self.pattern(pat, &scrutinee) {
+            self.mut_scrutinee = mut_scrutinee;
+            let result = self.pattern(pat, &scrutinee);
+            self.mut_scrutinee = false;
+            match result {
                 Ok(p) => lowered.push(p),
                 Err(reason) => {
                     let defines = self.defines_expr_of_match(m);

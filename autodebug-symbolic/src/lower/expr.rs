@@ -963,6 +963,7 @@ impl FnLowerer<'_, '_> {
             }
             syn::Expr::Group(g) => self.let_chain(&g.expr, bindings, out, first),
             syn::Expr::Let(l) => {
+                let mut_scrutinee = self.is_mut_scrutinee(&l.expr);
                 let mut buf = Vec::new();
                 let value = self.expr(&l.expr, &mut buf);
                 let scrutinee = if first && !buf.is_empty() {
@@ -990,7 +991,10 @@ impl FnLowerer<'_, '_> {
                 } else {
                     scrutinee
                 };
-                match self.pattern(&l.pat, &scrutinee) {
+                self.mut_scrutinee = mut_scrutinee;
+                let result = self.pattern(&l.pat, &scrutinee);
+                self.mut_scrutinee = false;
+                match result {
                     Ok(lowered) => {
                         for b in &lowered.bindings {
                             self.declare(&b.name, Binding::Alias(b.value.clone()));
@@ -1123,6 +1127,45 @@ impl FnLowerer<'_, '_> {
                     _ => BinOp::CheckedMul,
                 };
                 self.binary_op(op, recv, other, node)
+            }
+            (
+                "is_ascii_digit"
+                | "is_ascii_lowercase"
+                | "is_ascii_uppercase"
+                | "is_ascii_alphabetic"
+                | "is_ascii_alphanumeric"
+                | "is_ascii_whitespace"
+                | "is_ascii",
+                [],
+            ) if rty == Type::Char => ascii_class(&name, &recv),
+            ("to_ascii_lowercase" | "to_ascii_uppercase", []) if rty == Type::Char => {
+                let lower = name == "to_ascii_lowercase";
+                let (class, op) = if lower {
+                    ("is_ascii_uppercase", BinOp::Add)
+                } else {
+                    ("is_ascii_lowercase", BinOp::Sub)
+                };
+                let u8_ty = Type::Int(IntType::U8);
+                let byte = Expr {
+                    kind: ExprKind::Cast(Box::new(recv.clone())),
+                    ty: u8_ty.clone(),
+                };
+                let moved = Expr {
+                    kind: ExprKind::Binary(op, Box::new(byte), Box::new(Expr::int(32, u8_ty))),
+                    ty: Type::Int(IntType::U8),
+                };
+                Expr {
+                    kind: ExprKind::If {
+                        cond: Box::new(ascii_class(class, &recv)),
+                        branch: None,
+                        then: Box::new(Expr {
+                            kind: ExprKind::Cast(Box::new(moved)),
+                            ty: Type::Char,
+                        }),
+                        otherwise: Box::new(recv),
+                    },
+                    ty: Type::Char,
+                }
             }
             ("is_some" | "is_none", []) if option => {
                 let test = Expr {
@@ -1400,9 +1443,19 @@ impl FnLowerer<'_, '_> {
             .rev()
             .map(String::as_str)
             .collect();
-        let local_fn = segments.len() == 1 && self.lookup(&segments[0]).is_some();
-        if local_fn {
-            return self.opaque(node, "call", "a call of a closure or function value");
+        if segments.len() == 1
+            && let Some(binding) = self.lookup(&segments[0])
+        {
+            // A closure changes what it captured when it is called.
+            let mut value = self.opaque(node, "call", "a call of a closure or function value");
+            if let (Binding::Var(v), ExprKind::Opaque { defines, .. }) = (binding, &mut value.kind)
+                && let Some(writes) = self.closure_writes.get(&v)
+            {
+                defines.extend(writes.iter().copied());
+                defines.sort();
+                defines.dedup();
+            }
+            return value;
         }
         match (last_two.as_slice(), args.as_slice()) {
             (["Vec", "new"], []) | (["Vec", "with_capacity"], [_]) => {
@@ -1724,6 +1777,34 @@ impl FnLowerer<'_, '_> {
             }
             _ => Err("not a place of a variable".into()),
         }
+    }
+}
+
+/// `c.is_ascii_digit()` and the like, as comparisons of `c`.
+fn ascii_class(name: &str, c: &Expr) -> Expr {
+    let ch = |x: char| Expr {
+        kind: ExprKind::Lit(Lit::Char(x)),
+        ty: Type::Char,
+    };
+    let cmp = |op: BinOp, x: char| Expr {
+        kind: ExprKind::Binary(op, Box::new(c.clone()), Box::new(ch(x))),
+        ty: Type::Bool,
+    };
+    let within = |lo: char, hi: char| and(cmp(BinOp::Ge, lo), cmp(BinOp::Le, hi));
+    let or = |a: Expr, b: Expr| Expr {
+        kind: ExprKind::Binary(BinOp::Or, Box::new(a), Box::new(b)),
+        ty: Type::Bool,
+    };
+    match name {
+        "is_ascii_digit" => within('0', '9'),
+        "is_ascii_lowercase" => within('a', 'z'),
+        "is_ascii_uppercase" => within('A', 'Z'),
+        "is_ascii_alphabetic" => or(within('a', 'z'), within('A', 'Z')),
+        "is_ascii_alphanumeric" => or(or(within('a', 'z'), within('A', 'Z')), within('0', '9')),
+        "is_ascii_whitespace" => ['\t', '\n', '\x0C', '\r']
+            .into_iter()
+            .fold(cmp(BinOp::Eq, ' '), |acc, x| or(acc, cmp(BinOp::Eq, x))),
+        _ => cmp(BinOp::Le, '\x7F'),
     }
 }
 

@@ -78,6 +78,9 @@ impl FnLowerer<'_, '_> {
             }
             syn::Pat::Ident(p) => {
                 let name = p.ident.unraw().to_string();
+                if p.by_ref.is_some() && p.mutability.is_some() {
+                    return Err("a `ref mut` binding: writes through it are not modeled".into());
+                }
                 if p.subpat.is_none() {
                     // An identifier naming a constant or `None` is a test, not a binding.
                     if name == "None" {
@@ -92,6 +95,11 @@ impl FnLowerer<'_, '_> {
                         let value = self.expr(&path, &mut Vec::new());
                         return Ok(Lowered::test(self.eq(scrutinee.clone(), value)));
                     }
+                }
+                if self.mut_scrutinee {
+                    return Err(
+                        "a binding into a `&mut` value: writes through it are not modeled".into(),
+                    );
                 }
                 let binding = Lowered {
                     test: None,
