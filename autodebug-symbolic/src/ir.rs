@@ -1243,7 +1243,9 @@ impl Program {
 }
 
 // ---------------------------------------------------------------------------------------
-// Display: `{}` shows sites (`@Let(3:13)`), `{:#}` leaves them out.
+// Display: `{}` shows sites after their node, `@Let(3:13)` (kind and start), or
+// `@(Let 3:13)` for a component the instrumentation does not report; operand and guard
+// branches show as `{cond} @Operand(4:8)`. `{:#}` leaves sites out.
 
 impl fmt::Display for Pos {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -1777,5 +1779,81 @@ impl fmt::Display for Program {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_types_know_their_bounds() {
+        assert_eq!(IntType::I8.min_value(), -128);
+        assert_eq!(IntType::I8.max_value(), Some(127));
+        assert_eq!(IntType::Usize.bits(), 64);
+        assert!(!IntType::Usize.signed());
+        assert_eq!(IntType::U64.max_value(), Some(u64::MAX as i128));
+        assert_eq!(IntType::I128.min_value(), i128::MIN);
+        assert_eq!(IntType::U128.max_value(), None);
+        assert_eq!(IntType::from_name("isize"), Some(IntType::Isize));
+        assert_eq!(IntType::from_name("f32"), None);
+    }
+
+    #[test]
+    fn shadowed_names_are_numbered_in_declaration_order() {
+        let var = |name: &str, kind| Var {
+            name: name.into(),
+            ty: Type::Bool,
+            kind,
+        };
+        let f = Function {
+            name: "f".into(),
+            module: Vec::new(),
+            vars: vec![
+                var("ret", VarKind::Ret),
+                var("x", VarKind::Param { mut_ref: true }),
+                var("x", VarKind::Local),
+                var("$t1", VarKind::Temp),
+            ],
+            params: vec![VarId(1)],
+            ret_ty: Type::Unit,
+            ret: VarId(0),
+            entry: Site {
+                kind: SiteKind::Fn,
+                span: Span::default(),
+                reported: true,
+            },
+            instrumented: false,
+            contracts: Vec::new(),
+            body: Vec::new(),
+            degradations: Vec::new(),
+        };
+        assert_eq!(f.var_name(VarId(1)), "x");
+        assert_eq!(f.var_name(VarId(2)), "x#2");
+        assert_eq!(f.var_name(VarId(9)), "?9");
+        assert_eq!(f.vars_named("x"), [VarId(1), VarId(2)]);
+        assert!(f.var(VarId(1)).is_mut_param());
+        assert_eq!(format!("{f:#}"), "fn f(x: &mut bool) -> ()\n{\n}\n");
+    }
+
+    #[test]
+    fn types_render_as_rust_writes_them() {
+        let seq = Type::Seq {
+            elem: Box::new(Type::Int(IntType::U8)),
+            len: Some(3),
+        };
+        assert_eq!(seq.to_string(), "[u8; 3]");
+        let t = Type::Tuple(vec![
+            Type::Char,
+            Type::Option(Box::new(Type::Enum("E".into()))),
+        ]);
+        assert_eq!(t.to_string(), "(char, Option<E>)");
+        assert!(
+            Type::Seq {
+                elem: Box::new(Type::Opaque("x".into())),
+                len: None
+            }
+            .is_opaque()
+        );
     }
 }

@@ -1006,3 +1006,24 @@ fn f(c: char) -> bool
 ",
     );
 }
+
+/// Declarations without a value and destructuring assignments.
+#[test]
+fn destructuring_assignment() {
+    assert_lowers_to(
+        "fn m(p: (i32, i32)) -> i32 { let (a, b); (a, b) = p; _ = a; a + b }",
+        "
+fn m(p: (i32, i32)) -> i32
+{
+  let a: i32
+  let b: i32
+  let $t1: (i32, i32)
+  $t1 = p
+  a = $t1.0
+  b = $t1.1
+  let $t2: i32 = a
+  return a + b
+}
+",
+    );
+}

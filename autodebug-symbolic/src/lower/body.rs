@@ -675,13 +675,16 @@ impl<'e, 'a> FnLowerer<'e, 'a> {
                     });
                 }
                 None => {
-                    let stmt = self.opaque_stmt(
-                        local,
-                        "`let` without a value",
-                        "the pattern is not a single variable",
-                        Vec::new(),
-                    );
-                    out.push(stmt);
+                    // `let (a, b);`: each variable, without a value yet.
+                    for name in pattern_names(&local.pat) {
+                        let ty = self.inf.fresh();
+                        let var = self.declare_local(&name, ty, local_pos(local));
+                        out.push(Stmt::Let {
+                            var,
+                            init: None,
+                            component: None,
+                        });
+                    }
                 }
             }
             return;

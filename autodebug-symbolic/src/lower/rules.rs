@@ -187,3 +187,48 @@ pub(crate) fn for_range(expr: &Expr) -> Option<(&syn::ExprRange, Option<bool>)> 
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse::Parser;
+
+    fn expr(text: &str) -> Expr {
+        syn::parse_str(text).expect("an expression")
+    }
+
+    #[test]
+    fn lets_of_places_into_patterns_and_borrowed_temporaries_are_not_reported() {
+        let pat = |text: &str| Pat::parse_single.parse_str(text).expect("a pattern");
+        assert!(reports_let(&pat("x"), &expr("a + 1")));
+        assert!(reports_let(&pat("x"), &expr("pair")));
+        assert!(!reports_let(&pat("(a, b)"), &expr("pair")));
+        assert!(reports_let(&pat("(a, b)"), &expr("(1, 2)")));
+        assert!(!reports_let(&pat("v"), &expr("&make()")));
+        assert!(reports_let(&pat("v"), &expr("&t.0")));
+        assert!(!reports_let(&pat("x"), &expr("panic!()")));
+        assert!(reports_assign(&expr("a[i]"), &expr("b")));
+        assert!(!reports_assign(&expr("(a, b)"), &expr("pair")));
+    }
+
+    #[test]
+    fn for_ranges_through_parentheses_and_rev() {
+        let range = |text: &str| {
+            for_range(&expr(text)).map(|(r, rev)| (quote::quote!(#r).to_string(), rev))
+        };
+        assert_eq!(range("0..n"), Some(("0 .. n".into(), Some(false))));
+        assert_eq!(range("(0..n).rev()"), Some(("0 .. n".into(), Some(true))));
+        assert_eq!(range("(0..n).step_by(2)"), Some(("0 .. n".into(), None)));
+        assert_eq!(range("v.iter()"), None);
+        assert_eq!(range("0.."), None);
+    }
+
+    #[test]
+    fn chains_and_let_chains() {
+        assert!(is_chain(&expr("(a && b)")));
+        assert!(!is_chain(&expr("!(a && b)")));
+        assert!(contains_let(&expr("let Some(x) = o && x > 0")));
+        assert!(!returns_value(&syn::parse_quote!(-> ())));
+        assert!(returns_value(&syn::parse_quote!(-> u8)));
+    }
+}
