@@ -221,8 +221,8 @@ impl FnLowerer<'_, '_> {
             self.declare("ret", Binding::Var(ret));
         }
         for cond in &parsed.conds {
-            let expr = self.cond_tree(&cond.tree, 0);
             let span = self.env.source.span_of_tokens(&cond.tokens);
+            let expr = self.cond_tree(&cond.tree, 0, &span);
             out.push(Contract {
                 kind,
                 gate,
@@ -240,9 +240,10 @@ impl FnLowerer<'_, '_> {
         self.mode = saved_mode;
     }
 
-    fn cond_tree(&mut self, tree: &CondTree, depth: usize) -> Expr {
+    /// A condition; `at` is the span of the top-level condition it is part of.
+    fn cond_tree(&mut self, tree: &CondTree, depth: usize, at: &crate::ir::Span) -> Expr {
         if depth > 32 {
-            return self.opaque_cond("a condition nested too deeply");
+            return self.opaque_cond("a condition nested too deeply", at);
         }
         match tree {
             CondTree::Expr(e) => {
@@ -256,8 +257,8 @@ impl FnLowerer<'_, '_> {
                 }
             }
             CondTree::Implies(premise, conclusion) => {
-                let p = self.cond_tree(premise, depth + 1);
-                let c = self.cond_tree(conclusion, depth + 1);
+                let p = self.cond_tree(premise, depth + 1, at);
+                let c = self.cond_tree(conclusion, depth + 1, at);
                 Expr {
                     kind: ExprKind::Binary(BinOp::Implies, Box::new(p), Box::new(c)),
                     ty: Type::Bool,
@@ -282,7 +283,7 @@ impl FnLowerer<'_, '_> {
                 let bound = self.new_var(var, start.ty.clone(), VarKind::Bound);
                 self.push_frame();
                 self.declare(var, Binding::Var(bound));
-                let body = self.cond_tree(body, depth + 1);
+                let body = self.cond_tree(body, depth + 1, at);
                 self.pop_frame();
                 if !scratch.is_empty() {
                     return self.opaque(range, "quantifier", "a range that needs statements");
@@ -303,17 +304,20 @@ impl FnLowerer<'_, '_> {
     }
 
     /// The nested condition a placeholder identifier stands for.
-    pub(crate) fn nested_cond(&mut self, name: &str) -> Option<Expr> {
+    /// `ident` is the placeholder's own token (its span is the parenthesized condition's).
+    pub(crate) fn nested_cond(&mut self, name: &str, ident: &syn::Ident) -> Option<Expr> {
         let index: usize = name.strip_prefix(NESTED)?.parse().ok()?;
         let tree = self.nested_conds.get(index)?.clone();
-        Some(self.cond_tree(&tree, 1))
+        let at = self.span(ident);
+        Some(self.cond_tree(&tree, 1, &at))
     }
 
-    fn opaque_cond(&mut self, reason: &str) -> Expr {
+    fn opaque_cond(&mut self, reason: &str, at: &crate::ir::Span) -> Expr {
+        self.degrade("contract condition", at.clone(), reason);
         Expr {
             kind: ExprKind::Opaque {
                 reason: reason.to_string(),
-                span: Default::default(),
+                span: at.clone(),
                 defines: Vec::new(),
             },
             ty: Type::Bool,

@@ -218,13 +218,13 @@ impl FnLowerer<'_, '_> {
                 self.expr(&r.expr, out)
             }
             syn::Expr::If(i) => {
-                self.value_of(e, out, |lw, t, buf| lw.if_stmt(i, Target::Assign(t), buf))
+                self.value_of(out, |lw, t, buf| lw.if_stmt(i, Target::Assign(t), buf))
             }
             syn::Expr::Match(_)
             | syn::Expr::Block(syn::ExprBlock { label: None, .. })
             | syn::Expr::Unsafe(_)
             | syn::Expr::Loop(_) => {
-                self.value_of(e, out, |lw, t, buf| lw.expr_into(e, Target::Assign(t), buf))
+                self.value_of(out, |lw, t, buf| lw.expr_into(e, Target::Assign(t), buf))
             }
             syn::Expr::While(_)
             | syn::Expr::ForLoop(_)
@@ -275,7 +275,6 @@ impl FnLowerer<'_, '_> {
     /// expression instead (and the temporary is not declared).
     fn value_of(
         &mut self,
-        node: &syn::Expr,
         out: &mut Vec<Stmt>,
         lower: impl FnOnce(&mut Self, VarId, &mut Vec<Stmt>),
     ) -> Expr {
@@ -294,7 +293,6 @@ impl FnLowerer<'_, '_> {
             out.extend(buf.drain(..lets));
             return value;
         }
-        let _ = node;
         out.push(Stmt::Let {
             var: tmp,
             init: None,
@@ -348,7 +346,8 @@ impl FnLowerer<'_, '_> {
             [name] => {
                 if name.starts_with(super::contract::NESTED)
                     && matches!(self.mode, Mode::Contract { .. })
-                    && let Some(cond) = self.nested_cond(name)
+                    && let Some(ident) = p.path.get_ident()
+                    && let Some(cond) = self.nested_cond(name, ident)
                 {
                     return cond;
                 }
