@@ -1,0 +1,454 @@
+//! Weakest-precondition evidence (issue 5, item 4): for a component at one of its
+//! instances on a failing run, the values it could have produced for which the rest of the
+//! *recorded path* meets the specification — the path-based weakest precondition of the
+//! AutoDebug paper, restricted to the value that component defines. The later branches keep
+//! their recorded outcomes, every other component behaves as written, and the state before
+//! the instance is the run's. When no value works on the recorded path, the path is allowed
+//! to change, and the result says so.
+//!
+//! z3 computes the set over the encoding of the call ([`crate::encode`]): a single value, a
+//! range (its ends by optimization, checked to have no gap), or "anything but" a few
+//! values; the sentence a developer reads compares it with the value the run had. Walking
+//! the instances in the order of the run, the first whose value lies outside a non-empty
+//! set is where the run first went wrong in a way a single change can mend.
+
+use std::fmt;
+
+use autodebug_runtime::protocol::SiteKey;
+use z3::ast::{BV, Bool};
+use z3::{Model, Optimize, Params, SatResult, Solver};
+
+use crate::conflicts::ComponentId;
+use crate::encode::{Concrete, Encoding, Formula, Val, bv_value, equal_leaves};
+
+/// How hard the solver may work on one requirement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Time limit of each solver check, in milliseconds.
+    pub timeout_ms: u32,
+    /// At most this many instances are examined by [`first_disagreement`].
+    pub max_points: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            timeout_ms: 5_000,
+            max_points: 200,
+        }
+    }
+}
+
+/// The values a component may produce for the specification to hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Allowed {
+    /// None: the specification cannot hold whatever the value.
+    Nothing,
+    /// Every value.
+    Anything,
+    /// Exactly one value.
+    Exactly(Concrete),
+    /// Every integer between the bounds (a missing bound is the type's).
+    Range {
+        /// The smallest allowed value, unless it is the type's smallest.
+        min: Option<i128>,
+        /// The largest allowed value, unless it is the type's largest.
+        max: Option<i128>,
+    },
+    /// Every value but these.
+    AllBut(Vec<Concrete>),
+    /// Some values between `min` and `max` but not all of them; one of them.
+    Among {
+        /// The smallest allowed value.
+        min: i128,
+        /// The largest allowed value.
+        max: i128,
+        /// An allowed value.
+        example: Concrete,
+    },
+}
+
+impl fmt::Display for Allowed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Allowed::Nothing => write!(f, "nothing"),
+            Allowed::Anything => write!(f, "anything"),
+            Allowed::Exactly(v) => write!(f, "{v}"),
+            Allowed::Range {
+                min: Some(lo),
+                max: Some(hi),
+            } => write!(f, "between {lo} and {hi}"),
+            Allowed::Range {
+                min: Some(lo),
+                max: None,
+            } => write!(f, "≥ {lo}"),
+            Allowed::Range {
+                min: None,
+                max: Some(hi),
+            } => write!(f, "≤ {hi}"),
+            Allowed::Range {
+                min: None,
+                max: None,
+            } => write!(f, "anything"),
+            Allowed::AllBut(values) => {
+                let shown: Vec<String> = values.iter().map(ToString::to_string).collect();
+                write!(f, "anything but {}", shown.join(", "))
+            }
+            Allowed::Among { min, max, example } => write!(
+                f,
+                "one of some values between {min} and {max} (e.g. {example})"
+            ),
+        }
+    }
+}
+
+/// What the specification asks of one component instance of a failing run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    /// The component.
+    pub component: ComponentId,
+    /// Its site.
+    pub site: SiteKey,
+    /// What it defines, as people say it (`` `r` ``, ``the condition `y > x` ``).
+    pub target: String,
+    /// The values that let the specification hold.
+    pub allowed: Allowed,
+    /// The value the run had.
+    pub actual: Concrete,
+    /// Whether the run's value is allowed (`None` when the solver could not tell).
+    pub actual_allowed: Option<bool>,
+    /// The later branches were allowed to go another way than in the run (no value
+    /// worked on the recorded path).
+    pub path_changed: bool,
+    /// The specification the run violated, as the sentence names it.
+    pub spec: String,
+    /// The instance's position in the run's order of events.
+    pub step: usize,
+}
+
+impl Requirement {
+    /// Whether the run's value lies outside a non-empty allowed set: evidence against the
+    /// component.
+    pub fn disagrees(&self) -> bool {
+        self.allowed != Allowed::Nothing && self.actual_allowed == Some(false)
+    }
+
+    /// The sentence a developer reads: "for `ensures(ret >= x && ret >= y)` to hold, `r`
+    /// after line 4 must be ≥ 2; it was 1".
+    pub fn sentence(&self) -> String {
+        let place = if self.target.starts_with("the condition") {
+            format!("{} at line {}", self.target, self.site.line)
+        } else {
+            format!("{} after line {}", self.target, self.site.line)
+        };
+        let path = if self.path_changed {
+            " (no value does on the recorded path: the later branches must change too)"
+        } else {
+            ""
+        };
+        match &self.allowed {
+            Allowed::Nothing => format!(
+                "no value of {place} lets `{}` hold, even on another path; it was {}",
+                self.spec, self.actual
+            ),
+            Allowed::Anything
+            | Allowed::Range {
+                min: None,
+                max: None,
+            } => format!(
+                "`{}` does not hold whatever {place} is{path}; it was {}",
+                self.spec, self.actual
+            ),
+            Allowed::AllBut(values) => {
+                let shown: Vec<String> = values.iter().map(ToString::to_string).collect();
+                format!(
+                    "for `{}` to hold, {place} must not be {}{path}; it was {}",
+                    self.spec,
+                    shown.join(" or "),
+                    self.actual
+                )
+            }
+            allowed => format!(
+                "for `{}` to hold, {place} must be {allowed}{path}; it was {}",
+                self.spec, self.actual
+            ),
+        }
+    }
+}
+
+/// What the specification asks of `component` at its first instance on the recorded path
+/// of `encoding` (a failing call). `None` when the component has no instance on the path
+/// or its value is not a scalar, or the call was not encoded.
+pub fn requirement(
+    encoding: &Encoding,
+    component: ComponentId,
+    options: &Options,
+) -> Option<Requirement> {
+    let formula = encoding.formula.as_ref()?;
+    let at = formula
+        .instances
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.component == component && i.step.is_some())
+        .min_by_key(|(_, i)| i.step)?
+        .0;
+    at_instance(encoding, formula, at, options)
+}
+
+/// The first component instance, in the order of the run, whose value lies outside the
+/// values the specification allows there (while some are allowed): where the run first
+/// went wrong in a way one change can mend.
+pub fn first_disagreement(encoding: &Encoding, options: &Options) -> Option<Requirement> {
+    let formula = encoding.formula.as_ref()?;
+    let mut order: Vec<usize> = (0..formula.instances.len())
+        .filter(|&i| formula.instances[i].step.is_some())
+        .collect();
+    order.sort_by_key(|&i| formula.instances[i].step);
+    order
+        .into_iter()
+        .take(options.max_points)
+        .filter_map(|at| at_instance(encoding, formula, at, options))
+        .find(Requirement::disagrees)
+}
+
+fn at_instance(
+    encoding: &Encoding,
+    formula: &Formula,
+    at: usize,
+    options: &Options,
+) -> Option<Requirement> {
+    let inst = &formula.instances[at];
+    let step = inst.step?;
+    let actual = actual(&inst.stored);
+    let (mut found, mut path_changed) = (allowed(formula, at, true, options)?, false);
+    if found.0 == Allowed::Nothing {
+        found = allowed(formula, at, false, options)?;
+        path_changed = true;
+    }
+    let violated = encoding.violated();
+    let spec = if violated.is_empty() {
+        encoding
+            .spec
+            .iter()
+            .map(|s| s.label.as_str())
+            .collect::<Vec<_>>()
+            .join(" and ")
+    } else {
+        violated.join(" and ")
+    };
+    Some(Requirement {
+        component: inst.component,
+        site: inst.site.clone(),
+        target: inst.target.clone(),
+        allowed: found.0,
+        actual,
+        actual_allowed: found.1,
+        path_changed,
+        spec,
+        step,
+    })
+}
+
+fn actual(v: &Val) -> Concrete {
+    match v {
+        Val::Bool(_, Some(b)) => Concrete::Bool(*b),
+        Val::Bits(_, Some(x), crate::encode::Bits::Char) => u32::try_from(*x)
+            .ok()
+            .and_then(char::from_u32)
+            .map_or(Concrete::Int(*x), Concrete::Char),
+        Val::Bits(_, Some(x), _) => Concrete::Int(*x),
+        _ => Concrete::Unknown,
+    }
+}
+
+/// The scalar an instance stores: a `bool` or a bit-vector with its signedness.
+enum Scalar {
+    Bool(Bool),
+    Bits(BV, bool, crate::encode::Bits),
+}
+
+/// The set of values instance `at` may store for the specification to hold, and whether
+/// the run's value is in it. `pinned` keeps the later branches' recorded outcomes. `None`
+/// when the value is not a scalar or the solver gave up.
+fn allowed(
+    formula: &Formula,
+    at: usize,
+    pinned: bool,
+    options: &Options,
+) -> Option<(Allowed, Option<bool>)> {
+    let inst = &formula.instances[at];
+    let step = inst.step?;
+    let mut base: Vec<Bool> = formula.structure.clone();
+    for (i, other) in formula.instances.iter().enumerate() {
+        if i != at {
+            base.push(equal_leaves(&other.value, &other.normal));
+        }
+    }
+    if pinned {
+        for d in formula.decisions.iter().filter(|d| d.step > step) {
+            base.push(d.cond.iff(Bool::from_bool(d.outcome)));
+        }
+    }
+    let spec = Bool::and(&formula.spec);
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("timeout", options.timeout_ms);
+    solver.set_params(&params);
+    for b in &base {
+        solver.assert(b);
+    }
+    let check = |extra: &[Bool]| match solver.check_assumptions(extra) {
+        SatResult::Sat => Some(true),
+        SatResult::Unsat => Some(false),
+        SatResult::Unknown => None,
+    };
+    // Assumptions must be literals: name each extra condition.
+    let literal = |b: &Bool, name: &str| {
+        let l = Bool::new_const(format!("wp!{name}!{at}"));
+        solver.assert(l.implies(b));
+        l
+    };
+    let holds = literal(&spec, "spec");
+    let fails = literal(&spec.not(), "fails");
+    let scalar = match &inst.stored {
+        Val::Bool(b, _) => Scalar::Bool(b.clone()),
+        Val::Bits(bv, _, k) => Scalar::Bits(bv.clone(), k.signed(), *k),
+        _ => return None,
+    };
+    let actual = actual(&inst.stored);
+    let is_actual = match (&scalar, actual.scalar()) {
+        (Scalar::Bool(b), Some(v)) => Some(b.iff(Bool::from_bool(v != 0))),
+        (Scalar::Bits(bv, _, k), Some(v)) => Some(bv.eq(crate::encode::bv_const(v, k.width()))),
+        _ => None,
+    };
+    let actual_allowed = match &is_actual {
+        Some(eq) => {
+            let l = literal(eq, "actual");
+            check(&[holds.clone(), l])
+        }
+        None => None,
+    };
+    if !check(std::slice::from_ref(&holds))? {
+        return Some((Allowed::Nothing, Some(false)));
+    }
+    match scalar {
+        Scalar::Bool(b) => {
+            let t = literal(&b, "true");
+            let f = literal(&b.not(), "false");
+            let can_true = check(&[holds.clone(), t])?;
+            let can_false = check(&[holds.clone(), f])?;
+            let allowed = match (can_true, can_false) {
+                (true, true) => Allowed::Anything,
+                (true, false) => Allowed::Exactly(Concrete::Bool(true)),
+                _ => Allowed::Exactly(Concrete::Bool(false)),
+            };
+            Some((allowed, actual_allowed))
+        }
+        Scalar::Bits(x, signed, kind) => {
+            if !check(std::slice::from_ref(&fails))? {
+                return Some((Allowed::Anything, actual_allowed));
+            }
+            let width = x.get_size();
+            let value_of = |m: &Model| m.eval(&x, true).and_then(|v| bv_value(&v, signed));
+            let extreme = |maximize: bool| -> Option<i128> {
+                let opt = Optimize::new();
+                opt.set_params(&params);
+                for b in &base {
+                    opt.assert(b);
+                }
+                opt.assert(&spec);
+                // Unsigned order of `x ^ sign bit` is the signed order of `x`.
+                let key = if signed {
+                    x.bvxor(crate::encode::bv_const(1i128 << (width - 1), width))
+                } else {
+                    x.clone()
+                };
+                if maximize {
+                    opt.maximize(&key);
+                } else {
+                    opt.minimize(&key);
+                }
+                match opt.check(&[]) {
+                    SatResult::Sat => value_of(&opt.get_model()?),
+                    _ => None,
+                }
+            };
+            let lo = extreme(false)?;
+            let hi = extreme(true)?;
+            let shown = |v: i128| match kind {
+                crate::encode::Bits::Char => u32::try_from(v)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .map_or(Concrete::Int(v), Concrete::Char),
+                _ => Concrete::Int(v),
+            };
+            if lo == hi {
+                return Some((Allowed::Exactly(shown(lo)), actual_allowed));
+            }
+            let lo_c = crate::encode::bv_const(lo, width);
+            let hi_c = crate::encode::bv_const(hi, width);
+            let between = if signed {
+                Bool::and(&[x.bvsge(&lo_c), x.bvsle(&hi_c)])
+            } else {
+                Bool::and(&[x.bvuge(&lo_c), x.bvule(&hi_c)])
+            };
+            let inside = literal(&between, "inside");
+            if !check(&[fails.clone(), inside])? {
+                let (min, max) = type_bounds(kind, signed, width);
+                return Some((
+                    Allowed::Range {
+                        min: (lo != min).then_some(lo),
+                        max: (Some(hi) != max).then_some(hi),
+                    },
+                    actual_allowed,
+                ));
+            }
+            // A few forbidden values only?
+            let mut forbidden = Vec::new();
+            let mut blocked: Vec<Bool> = vec![fails.clone()];
+            for n in 0..4 {
+                match solver.check_assumptions(&blocked) {
+                    SatResult::Sat => {
+                        let v = solver.get_model().as_ref().and_then(value_of)?;
+                        forbidden.push(v);
+                        let not_v = x.eq(crate::encode::bv_const(v, width)).not();
+                        blocked.push(literal(&not_v, &format!("not{n}")));
+                    }
+                    SatResult::Unsat => break,
+                    SatResult::Unknown => return None,
+                }
+            }
+            if forbidden.len() <= 3 {
+                forbidden.sort();
+                return Some((
+                    Allowed::AllBut(forbidden.into_iter().map(shown).collect()),
+                    actual_allowed,
+                ));
+            }
+            Some((
+                Allowed::Among {
+                    min: lo,
+                    max: hi,
+                    example: shown(lo),
+                },
+                actual_allowed,
+            ))
+        }
+    }
+}
+
+/// The smallest and largest value of a bit-vector kind (`None`: beyond `i128`).
+fn type_bounds(kind: crate::encode::Bits, signed: bool, width: u32) -> (i128, Option<i128>) {
+    let _ = kind;
+    if signed {
+        if width >= 128 {
+            (i128::MIN, Some(i128::MAX))
+        } else {
+            (-(1i128 << (width - 1)), Some((1i128 << (width - 1)) - 1))
+        }
+    } else if width >= 128 {
+        (0, None)
+    } else {
+        (0, Some((1i128 << width) - 1))
+    }
+}
