@@ -28,7 +28,7 @@ use z3::ast::{Ast, Bool, Dynamic};
 use crate::conflicts::{ComponentId, Role, Z3Oracle};
 use crate::ir::{ContractKind, Expr, ExprKind, Function, Program, Stmt};
 use events::Frame;
-pub(crate) use exec::{Decision, Instance};
+pub(crate) use exec::{Decision, Instance, PanicCond};
 use exec::{Exec, Guard};
 pub(crate) use value::{Bits, Val, bv_const, bv_value};
 
@@ -331,7 +331,11 @@ pub struct TraceCheck {
 #[derive(Debug, Clone)]
 pub(crate) struct Formula {
     pub structure: Vec<Bool>,
+    /// The specification but "no panic".
     pub spec: Vec<Bool>,
+    /// Whether the specification includes "no panic".
+    pub no_panic: bool,
+    pub panics: Vec<PanicCond>,
     pub instances: Vec<Instance>,
     pub decisions: Vec<Decision>,
 }
@@ -447,7 +451,7 @@ impl<'p> Encoder<'p> {
         let mut found: Vec<(crate::ir::Site, String)> = Vec::new();
         Stmt::walk_all(&func.body, &mut |stmt| {
             let statement = |code: &str| match stmt {
-                Stmt::Let { var, .. } => format!("let {} = {code}", func.var_name(*var)),
+                Stmt::Let { var, .. } => format!("let {} = {code}", func.var(*var).name),
                 Stmt::Assign { place, .. } => {
                     format!("{} = {code}", exec::place_text(func, place))
                 }
@@ -618,8 +622,6 @@ impl<'p> Encoder<'p> {
             }
         }
         if call.spec.no_panic {
-            let panics: Vec<&Bool> = exec.panics.iter().map(|(p, _)| p).collect();
-            terms.push(Bool::or(&panics).not());
             items.push(SpecItem {
                 label: match &exec.halted {
                     Some(what) => format!("no panic (the run: {what})"),
@@ -727,12 +729,29 @@ impl<'p> Encoder<'p> {
         let formula = Formula {
             structure: exec.structure,
             spec: spec_terms,
+            no_panic: call.spec.no_panic,
+            panics: exec.panics,
             instances: exec.instances,
             decisions: exec.decisions,
         };
         if enc.degradations.is_empty() {
             let mut constraints: Vec<Bool> = formula.structure.clone();
             constraints.extend(formula.spec.iter().cloned());
+            if formula.no_panic {
+                // A panic inside an abnormal component's computation does not happen.
+                let panics: Vec<Bool> = formula
+                    .panics
+                    .iter()
+                    .map(|p| {
+                        let mut parts = vec![p.term.clone()];
+                        for &o in &p.owners {
+                            parts.push(oracle.ab(formula.instances[o].component).not());
+                        }
+                        Bool::and(&parts)
+                    })
+                    .collect();
+                constraints.push(Bool::or(&panics).not());
+            }
             for inst in &formula.instances {
                 let ab = oracle.ab(inst.component).clone();
                 let normal = equal_leaves(&inst.value, &inst.normal);

@@ -192,12 +192,12 @@ pub fn requirement(
         .filter(|(_, i)| i.component == component && i.step.is_some())
         .min_by_key(|(_, i)| i.step)?
         .0;
-    at_instance(encoding, formula, at, options)
+    at_instance(encoding, formula, at, true, options)
 }
 
 /// The first component instance, in the order of the run, whose value lies outside the
-/// values the specification allows there (while some are allowed): where the run first
-/// went wrong in a way one change can mend.
+/// values the specification allows there on the recorded path (while some are allowed):
+/// where the run first went wrong in a way one change, keeping the path, can mend.
 pub fn first_disagreement(encoding: &Encoding, options: &Options) -> Option<Requirement> {
     let formula = encoding.formula.as_ref()?;
     let mut order: Vec<usize> = (0..formula.instances.len())
@@ -207,21 +207,24 @@ pub fn first_disagreement(encoding: &Encoding, options: &Options) -> Option<Requ
     order
         .into_iter()
         .take(options.max_points)
-        .filter_map(|at| at_instance(encoding, formula, at, options))
+        .filter_map(|at| at_instance(encoding, formula, at, false, options))
         .find(Requirement::disagrees)
 }
 
+/// The requirement at instance `at`; with `may_change_path`, the later branches may go
+/// another way when no value works on the recorded path.
 fn at_instance(
     encoding: &Encoding,
     formula: &Formula,
     at: usize,
+    may_change_path: bool,
     options: &Options,
 ) -> Option<Requirement> {
     let inst = &formula.instances[at];
     let step = inst.step?;
     let actual = actual(&inst.stored);
     let (mut found, mut path_changed) = (allowed(formula, at, true, options)?, false);
-    if found.0 == Allowed::Nothing {
+    if found.0 == Allowed::Nothing && may_change_path {
         found = allowed(formula, at, false, options)?;
         path_changed = true;
     }
@@ -289,7 +292,18 @@ fn allowed(
             base.push(d.cond.iff(Bool::from_bool(d.outcome)));
         }
     }
-    let spec = Bool::and(&formula.spec);
+    let mut spec_parts = formula.spec.clone();
+    if formula.no_panic {
+        // The instance's own computation does not run when its value is replaced.
+        let panics: Vec<&Bool> = formula
+            .panics
+            .iter()
+            .filter(|p| !p.owners.contains(&at))
+            .map(|p| &p.term)
+            .collect();
+        spec_parts.push(Bool::or(&panics).not());
+    }
+    let spec = Bool::and(&spec_parts);
     let solver = Solver::new();
     let mut params = Params::new();
     params.set_u32("timeout", options.timeout_ms);

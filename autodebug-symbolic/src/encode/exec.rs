@@ -88,6 +88,15 @@ pub(crate) struct Instance {
     pub stored: Val,
 }
 
+/// A condition under which the run panics, and the component instances whose evaluation
+/// raises it: when one of them is abnormal it computes something else, and does not panic
+/// there.
+#[derive(Debug, Clone)]
+pub(crate) struct PanicCond {
+    pub term: Bool,
+    pub owners: Vec<usize>,
+}
+
 /// A branch decision of the recorded run, which the weakest precondition may keep.
 #[derive(Debug, Clone)]
 pub(crate) struct Decision {
@@ -122,8 +131,10 @@ pub(crate) struct Exec<'p> {
     fresh: usize,
     /// Constraints that hold whatever the components do: inputs, glue, loop bounds.
     pub structure: Vec<Bool>,
-    /// Panic conditions (each under its guard), with what panics.
-    pub panics: Vec<(Bool, String)>,
+    /// Panic conditions, each under its guard.
+    pub panics: Vec<PanicCond>,
+    /// For each component being evaluated (innermost last), the panics raised inside it.
+    pending: Vec<Vec<usize>>,
     pub instances: Vec<Instance>,
     pub decisions: Vec<Decision>,
     pub notes: Vec<String>,
@@ -139,6 +150,8 @@ pub(crate) struct Exec<'p> {
     inputs: HashMap<String, String>,
     /// Inside a contract: a condition the run's values do not decide is not an error.
     lenient: bool,
+    /// The line of the statement being encoded, for messages.
+    line: u32,
 }
 
 fn site_pos(site: &Site) -> SitePos {
@@ -164,6 +177,7 @@ impl<'p> Exec<'p> {
             fresh: 0,
             structure: Vec::new(),
             panics: Vec::new(),
+            pending: Vec::new(),
             instances: Vec::new(),
             decisions: Vec::new(),
             notes: Vec::new(),
@@ -174,6 +188,7 @@ impl<'p> Exec<'p> {
             adopted: 0,
             inputs: HashMap::new(),
             lenient: false,
+            line: 0,
         }
     }
 
@@ -227,13 +242,21 @@ impl<'p> Exec<'p> {
         if g.dead {
             return;
         }
-        self.panics.push((Bool::and(&[&g.s, &cond]), what.clone()));
+        let at = self.panics.len();
+        self.panics.push(PanicCond {
+            term: Bool::and(&[&g.s, &cond]),
+            owners: Vec::new(),
+        });
+        for open in &mut self.pending {
+            open.push(at);
+        }
         if self.on(g) && conc == Some(true) {
             self.halted = Some(what);
         }
     }
 
-    fn panics_of(&mut self, g: &Guard, panics: Vec<Panic>, line: u32) {
+    fn panics_of(&mut self, g: &Guard, panics: Vec<Panic>) {
+        let line = self.line;
         for p in panics {
             self.panic(g, p.cond, p.conc, format!("{} (line {line})", p.what));
         }
@@ -456,6 +479,21 @@ impl<'p> Exec<'p> {
     /// After an activation on the recorded path: every event of its frame paired, and
     /// both panicked or neither.
     fn check_frame(&mut self, func: &Function, frame: &Frame, was_halted: bool) -> R<()> {
+        let panicked_here = !was_halted && self.halted.is_some();
+        // A panic where the run had none (or none where it had one) says more than the
+        // events missing after it.
+        match frame.end {
+            FrameEnd::Panicked if self.halted.is_none() => Err(Stop::new(format!(
+                "the run of `{}` panicked where the model does not",
+                func.name
+            ))),
+            FrameEnd::Returned if panicked_here => Err(Stop::new(format!(
+                "the model panics in `{}` ({}) where the run returned",
+                func.name,
+                self.halted.clone().unwrap_or_default()
+            ))),
+            _ => Ok(()),
+        }?;
         let known: Vec<SitePos> = func.sites().iter().map(|s| site_pos(s)).collect();
         for (pos, code, count) in frame.leftovers() {
             if known.contains(&pos) {
@@ -479,19 +517,7 @@ impl<'p> Exec<'p> {
                 func.name
             ));
         }
-        let panicked_here = !was_halted && self.halted.is_some();
-        match frame.end {
-            FrameEnd::Panicked if self.halted.is_none() => Err(Stop::new(format!(
-                "the run of `{}` panicked where the model does not",
-                func.name
-            ))),
-            FrameEnd::Returned if panicked_here => Err(Stop::new(format!(
-                "the model panics in `{}` ({}) where the run returned",
-                func.name,
-                self.halted.clone().unwrap_or_default()
-            ))),
-            _ => Ok(()),
-        }
+        Ok(())
     }
 
     fn call(
@@ -612,7 +638,7 @@ impl<'p> Exec<'p> {
             } => {
                 let value = match init {
                     Some(e) => {
-                        let target = format!("`{}`", cx.func.var_name(*var));
+                        let target = format!("`{}`", cx.func.var(*var).name);
                         Some(self.rhs(cx, e, component.as_ref(), &g, target)?)
                     }
                     None => None,
@@ -745,7 +771,10 @@ impl<'p> Exec<'p> {
     }
 
     fn opaque_effects(&mut self, cx: &mut Ctx<'p>, reason: &str, line: u32, defines: &[VarId]) {
-        let names: Vec<String> = defines.iter().map(|&v| cx.func.var_name(v)).collect();
+        let names: Vec<String> = defines
+            .iter()
+            .map(|&v| cx.func.var(v).name.clone())
+            .collect();
         self.note(format!(
             "`{}` line {line}: {reason}: kept opaque{}",
             cx.func.name,
@@ -1002,6 +1031,28 @@ impl<'p> Exec<'p> {
     // -----------------------------------------------------------------------------------
     // Components and branch conditions
 
+    /// Starts collecting the panics raised while a component's value is computed (when the
+    /// site is a diagnosis component); returns the number of instances so far.
+    fn open(&mut self, site: Option<&Component>) -> Option<usize> {
+        let key = self.key(&site?.site);
+        self.components.get(&key)?;
+        self.pending.push(Vec::new());
+        Some(self.instances.len())
+    }
+
+    /// Ends [`Exec::open`]: the panics collected belong to the instance the component just
+    /// created (its last one), if it created one.
+    fn close(&mut self, opened: Option<usize>) {
+        let Some(before) = opened else { return };
+        let raised = self.pending.pop().unwrap_or_default();
+        if self.instances.len() > before {
+            let owner = self.instances.len() - 1;
+            for p in raised {
+                self.panics[p].owners.push(owner);
+            }
+        }
+    }
+
     /// A right-hand side (or returned value, or loop bound) with its component: the value
     /// the statement stores.
     fn rhs(
@@ -1012,26 +1063,33 @@ impl<'p> Exec<'p> {
         g: &Guard,
         target: String,
     ) -> R<Val> {
-        let line = e_line(component);
+        if let Some(c) = component {
+            self.line = c.site.span.start.line;
+        }
         if let (Some(c), ExprKind::Binary(op, lhs, operand)) = (component, &e.kind)
             && c.site.kind == SiteKind::Compound
         {
             // `x op= e`: the component is `e`; the statement stores `x op e`.
             let before = self.eval(cx, lhs, g)?;
+            let opened = self.open(Some(c));
             let v = self.eval_rhs(cx, operand, g)?;
             let (v, at) = self.component(cx, c, v, operand, g, target)?;
+            self.close(opened);
             let (stored, panics) = value::binary(*op, &before, &v)?;
-            self.panics_of(g, panics, line);
+            self.panics_of(g, panics);
             if let Some(at) = at {
                 self.instances[at].stored = stored.clone();
             }
             return Ok(stored);
         }
+        let opened = self.open(component);
         let v = self.eval_rhs(cx, e, g)?;
-        match component {
-            Some(c) => Ok(self.component(cx, c, v, e, g, target)?.0),
-            None => Ok(v),
-        }
+        let v = match component {
+            Some(c) => self.component(cx, c, v, e, g, target)?.0,
+            None => v,
+        };
+        self.close(opened);
+        Ok(v)
     }
 
     /// An expression whose value a component event records: an opaque one is left to
@@ -1231,9 +1289,17 @@ impl<'p> Exec<'p> {
         site: Option<&Component>,
         g: &Guard,
     ) -> R<(Bool, Option<bool>)> {
+        if let Some(comp) = site {
+            self.line = comp.site.span.start.line;
+        }
+        let opened = self.open(site);
         let (c, cc) = self.eval(cx, cond, g)?.as_bool()?;
         match site {
-            Some(comp) => self.branch_site(cx, comp, c, cc, cond, g),
+            Some(comp) => {
+                let decided = self.branch_site(cx, comp, c, cc, cond, g);
+                self.close(opened);
+                decided
+            }
             None => {
                 let what = format!("the condition `{}`", expr_text(cx.func, cond));
                 let cc = self.decide(g, cc, &what)?;
@@ -1401,7 +1467,7 @@ impl<'p> Exec<'p> {
                 let seq = self.place_value(cx, p, g)?;
                 let idx = self.eval(cx, i, g)?;
                 let (new, panics) = value::store(&seq, &idx, &v)?;
-                self.panics_of(g, panics, 0);
+                self.panics_of(g, panics);
                 self.assign(cx, p, new, g)
             }
             Place::Field(p, name) => {
@@ -1465,7 +1531,7 @@ impl<'p> Exec<'p> {
             ExprKind::Unary(op, a) => {
                 let a = self.eval(cx, a, g)?;
                 let (v, panics) = value::unary(*op, &a)?;
-                self.panics_of(g, panics, 0);
+                self.panics_of(g, panics);
                 Ok(v)
             }
             ExprKind::Binary(op @ (BinOp::And | BinOp::Or | BinOp::Implies), a, b)
@@ -1512,7 +1578,7 @@ impl<'p> Exec<'p> {
                 let a = self.eval(cx, a, g)?;
                 let b = self.eval(cx, b, g)?;
                 let (v, panics) = value::binary(*op, &a, &b)?;
-                self.panics_of(g, panics, 0);
+                self.panics_of(g, panics);
                 Ok(v)
             }
             ExprKind::Cast(a) => {
@@ -1523,7 +1589,7 @@ impl<'p> Exec<'p> {
                 let s = self.eval(cx, s, g)?;
                 let i = self.eval(cx, i, g)?;
                 let (v, panics) = value::index(&s, &i)?;
-                self.panics_of(g, panics, 0);
+                self.panics_of(g, panics);
                 Ok(v)
             }
             ExprKind::Len(s) => {
@@ -1615,7 +1681,10 @@ impl<'p> Exec<'p> {
                         g,
                         s.not(),
                         c.map(|c| !c),
-                        "called `Option::unwrap()` on a `None` value".into(),
+                        format!(
+                            "called `Option::unwrap()` on a `None` value (line {})",
+                            self.line
+                        ),
                     );
                     Ok(*payload)
                 }
@@ -1634,8 +1703,10 @@ impl<'p> Exec<'p> {
                 Ok(value::ite(&c, which, &t, &o))
             }
             ExprKind::Branch(inner, comp) => {
+                let opened = self.open(Some(comp));
                 let (c, cc) = self.eval(cx, inner, g)?.as_bool()?;
                 let (c, cc) = self.branch_site(cx, comp, c, cc, inner, g)?;
+                self.close(opened);
                 Ok(Val::Bool(c, cc))
             }
             ExprKind::Call {
@@ -1766,7 +1837,7 @@ impl<'p> Exec<'p> {
                         }
                     };
                     let (added, panics) = value::binary(BinOp::Add, &acc, &b)?;
-                    self.panics_of(&gi, panics, 0);
+                    self.panics_of(&gi, panics);
                     sum = Some(value::ite(&within, Some(true), &added, &acc));
                 }
             }
@@ -1924,14 +1995,10 @@ fn strip_branch(e: &Expr) -> &Expr {
     }
 }
 
-fn e_line(component: Option<&Component>) -> u32 {
-    component.map_or(0, |c| c.site.span.start.line)
-}
-
 /// A place as written (`a[i]`, `self.state`).
 pub(crate) fn place_text(func: &Function, place: &Place) -> String {
     match place {
-        Place::Var(v) => func.var_name(*v),
+        Place::Var(v) => func.var(*v).name.clone(),
         Place::Index(p, i) => format!("{}[{}]", place_text(func, p), expr_text(func, i)),
         Place::Field(p, name) => format!("{}.{name}", place_text(func, p)),
         Place::TupleField(p, i) => format!("{}.{i}", place_text(func, p)),
@@ -1941,7 +2008,7 @@ pub(crate) fn place_text(func: &Function, place: &Place) -> String {
 /// A short rendering of simple expressions, for messages.
 pub(crate) fn expr_text(func: &Function, e: &Expr) -> String {
     match &e.kind {
-        ExprKind::Var(v) => func.var_name(*v),
+        ExprKind::Var(v) => func.var(*v).name.clone(),
         ExprKind::Lit(Lit::Int(n)) => n.to_string(),
         ExprKind::Lit(Lit::Bool(b)) => b.to_string(),
         ExprKind::Len(s) => format!("{}.len()", expr_text(func, s)),
