@@ -13,20 +13,21 @@
 //! comes from a wrong model. Values the model cannot compute (opaque nodes, inputs the
 //! trace did not record) take the recorded values on the path and stay free elsewhere.
 
+mod concrete;
 mod events;
 mod exec;
 mod value;
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use autodebug_runtime::protocol::{Binding, Record, SiteInfo, SiteKey, SiteKind, Value};
+use autodebug_runtime::protocol::{Binding, Record, SiteInfo, SiteKey, SiteKind};
 use z3::FuncDecl;
 use z3::ast::{Ast, Bool, Dynamic};
 
 use crate::conflicts::{ComponentId, Role, Z3Oracle};
 use crate::ir::{ContractKind, Expr, ExprKind, Function, Program, Stmt};
+pub use concrete::Concrete;
 use events::Frame;
 pub(crate) use exec::{Decision, Instance, PanicCond};
 use exec::{Exec, Guard};
@@ -76,112 +77,6 @@ impl Options {
     }
 }
 
-/// A value of the IR's types, as far as it is known: arguments, expected results, the
-/// values a weakest precondition allows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Concrete {
-    /// `()`
-    Unit,
-    /// A `bool`.
-    Bool(bool),
-    /// An integer (its type is the context's).
-    Int(i128),
-    /// A `char`.
-    Char(char),
-    /// A sequence: the known elements and the real length (a recording keeps at most
-    /// `MAX_SEQ_LEN` elements).
-    Seq {
-        /// The elements, first ones first.
-        items: Vec<Concrete>,
-        /// The length.
-        len: usize,
-    },
-    /// A tuple.
-    Tuple(Vec<Concrete>),
-    /// A struct: its name and fields.
-    Struct(String, Vec<(String, Concrete)>),
-    /// A variant of a field-less enum: the enum's name and the variant's.
-    Enum(String, String),
-    /// `Some(v)` or `None`.
-    Option(Option<Box<Concrete>>),
-    /// Not known.
-    Unknown,
-}
-
-impl Concrete {
-    /// A recorded value (strings, floats and opaque values are unknown here).
-    pub fn from_value(v: &Value) -> Concrete {
-        match v {
-            Value::Int { v, .. } => Concrete::Int(*v),
-            Value::Bool(b) => Concrete::Bool(*b),
-            Value::Char(c) => Concrete::Char(*c),
-            Value::Unit => Concrete::Unit,
-            Value::Seq { items, len } => Concrete::Seq {
-                items: items.iter().map(Concrete::from_value).collect(),
-                len: *len,
-            },
-            Value::Float { .. } | Value::Str { .. } | Value::Opaque { .. } => Concrete::Unknown,
-        }
-    }
-
-    /// A scalar as an integer (`bool` as 0/1, `char` as its code).
-    pub(crate) fn scalar(&self) -> Option<i128> {
-        match self {
-            Concrete::Int(v) => Some(*v),
-            Concrete::Bool(b) => Some(i128::from(*b)),
-            Concrete::Char(c) => Some(*c as i128),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Concrete {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fn list(f: &mut fmt::Formatter<'_>, items: &[Concrete]) -> fmt::Result {
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    write!(f, ", ")?;
-                }
-                write!(f, "{item}")?;
-            }
-            Ok(())
-        }
-        match self {
-            Concrete::Unit => write!(f, "()"),
-            Concrete::Bool(b) => write!(f, "{b}"),
-            Concrete::Int(v) => write!(f, "{v}"),
-            Concrete::Char(c) => write!(f, "{c:?}"),
-            Concrete::Seq { items, len } => {
-                write!(f, "[")?;
-                list(f, items)?;
-                if items.len() < *len {
-                    write!(f, ", … ({len} elements)")?;
-                }
-                write!(f, "]")
-            }
-            Concrete::Tuple(items) => {
-                write!(f, "(")?;
-                list(f, items)?;
-                write!(f, ")")
-            }
-            Concrete::Struct(name, fields) => {
-                write!(f, "{name} {{ ")?;
-                for (i, (n, v)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        write!(f, ", ")?;
-                    }
-                    write!(f, "{n}: {v}")?;
-                }
-                write!(f, " }}")
-            }
-            Concrete::Enum(e, v) => write!(f, "{e}::{v}"),
-            Concrete::Option(Some(v)) => write!(f, "Some({v})"),
-            Concrete::Option(None) => write!(f, "None"),
-            Concrete::Unknown => write!(f, "?"),
-        }
-    }
-}
-
 /// What the call's result must be.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Expected {
@@ -193,6 +88,9 @@ pub enum Expected {
     Value(Concrete),
     /// The value the run returned (accepted calls, passing tests).
     Recorded,
+    /// Any value but this one (a failing `assert_ne!`, or a value the test rejected
+    /// without saying what it wanted).
+    Other(Concrete),
 }
 
 /// The specification a call is encoded with.
@@ -296,8 +194,11 @@ impl Components {
 /// An item of the specification a call was encoded with, and whether the run met it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpecItem {
-    /// As people read it: `ensures(ret >= x)`, `no panic`, `ret == 2`.
+    /// As people read it: `ensures(ret >= x)`, `ret == 2`, `no panic`, or the body's
+    /// assertion that panicked (`assert!(r >= x)`).
     pub label: String,
+    /// How the run broke it, when that needs saying (the panic).
+    pub detail: Option<String>,
     /// Whether the recorded run met it, when the model can tell.
     pub held: Option<bool>,
 }
@@ -380,7 +281,27 @@ impl Encoding {
         }
     }
 
-    /// The specification items the run violated, for sentences.
+    /// What the specification asks, for sentences ("for … , `r` must be …"): the items the
+    /// run violated (all of them when the model cannot tell which), quoted and joined.
+    pub fn spec_phrase(&self) -> String {
+        let violated: Vec<&SpecItem> = self.spec.iter().filter(|s| s.held == Some(false)).collect();
+        let items: Vec<&SpecItem> = if violated.is_empty() {
+            self.spec.iter().collect()
+        } else {
+            violated
+        };
+        let parts: Vec<String> = items
+            .iter()
+            .map(|item| match (&*item.label, &item.detail) {
+                ("no panic", Some(what)) => format!("the call not to panic ({what})"),
+                ("no panic", None) => "the call not to panic".to_string(),
+                (label, _) => format!("`{label}` to hold"),
+            })
+            .collect();
+        parts.join(" and ")
+    }
+
+    /// The specification items the run violated.
     pub fn violated(&self) -> Vec<&str> {
         self.spec
             .iter()
@@ -617,22 +538,25 @@ impl<'p> Encoder<'p> {
                 };
                 items.push(SpecItem {
                     label: format!("{word}({})", one_line(&contract.site.span.code)),
+                    detail: None,
                     held: cc.filter(|_| returned_normally),
                 });
             }
         }
         if call.spec.no_panic {
             items.push(SpecItem {
-                label: match &exec.halted {
-                    Some(what) => format!("no panic (the run: {what})"),
-                    None => "no panic".into(),
-                },
+                label: exec
+                    .halted_by_assertion
+                    .clone()
+                    .unwrap_or_else(|| "no panic".into()),
+                detail: exec.halted.clone(),
                 held: Some(returned_normally),
             });
         }
         let expected = match &call.spec.ret {
             Expected::Nothing => None,
-            Expected::Value(c) => Some(c.clone()),
+            Expected::Value(c) => Some((c.clone(), true)),
+            Expected::Other(c) => Some((c.clone(), false)),
             Expected::Recorded => match recorded_return.as_ref().map(Concrete::from_value) {
                 Some(Concrete::Unknown) | None => {
                     exec.note(
@@ -642,17 +566,23 @@ impl<'p> Encoder<'p> {
                     );
                     None
                 }
-                Some(c) => Some(c),
+                Some(c) => Some((c, true)),
             },
         };
-        if let Some(expected) = expected {
+        if let Some((expected, equal)) = expected {
             let free = exec.name("expected");
             let want =
                 Val::from_concrete(&func.ret_ty, &expected, &free, self.program, &mut |_, _| {});
             let (eq, held) = value::equal(&ret, &want)?;
+            let (eq, held, op) = if equal {
+                (eq, held, "==")
+            } else {
+                (eq.not(), held.map(|h| !h), "!=")
+            };
             terms.push(Bool::and(&[&exit.s, &eq]));
             items.push(SpecItem {
-                label: format!("ret == {expected}"),
+                label: format!("ret {op} {expected}"),
+                detail: None,
                 held: held.filter(|_| returned_normally).or(if returned_normally {
                     None
                 } else {

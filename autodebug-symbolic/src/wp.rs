@@ -120,7 +120,8 @@ pub struct Requirement {
     /// The later branches were allowed to go another way than in the run (no value
     /// worked on the recorded path).
     pub path_changed: bool,
-    /// The specification the run violated, as the sentence names it.
+    /// What the specification asks, as the sentence says it (`` `ensures(ret >= x)` to
+    /// hold ``, `the call not to panic (…)`).
     pub spec: String,
     /// The instance's position in the run's order of events.
     pub step: usize,
@@ -148,7 +149,7 @@ impl Requirement {
         };
         match &self.allowed {
             Allowed::Nothing => format!(
-                "no value of {place} lets `{}` hold, even on another path; it was {}",
+                "for {}, no value of {place} will do, even on another path; it was {}",
                 self.spec, self.actual
             ),
             Allowed::Anything
@@ -156,20 +157,20 @@ impl Requirement {
                 min: None,
                 max: None,
             } => format!(
-                "`{}` does not hold whatever {place} is{path}; it was {}",
+                "for {}, any value of {place} will do{path}; it was {}",
                 self.spec, self.actual
             ),
             Allowed::AllBut(values) => {
                 let shown: Vec<String> = values.iter().map(ToString::to_string).collect();
                 format!(
-                    "for `{}` to hold, {place} must not be {}{path}; it was {}",
+                    "for {}, {place} must not be {}{path}; it was {}",
                     self.spec,
                     shown.join(" or "),
                     self.actual
                 )
             }
             allowed => format!(
-                "for `{}` to hold, {place} must be {allowed}{path}; it was {}",
+                "for {}, {place} must be {allowed}{path}; it was {}",
                 self.spec, self.actual
             ),
         }
@@ -228,17 +229,7 @@ fn at_instance(
         found = allowed(formula, at, false, options)?;
         path_changed = true;
     }
-    let violated = encoding.violated();
-    let spec = if violated.is_empty() {
-        encoding
-            .spec
-            .iter()
-            .map(|s| s.label.as_str())
-            .collect::<Vec<_>>()
-            .join(" and ")
-    } else {
-        violated.join(" and ")
-    };
+    let spec = encoding.spec_phrase();
     Some(Requirement {
         component: inst.component,
         site: inst.site.clone(),

@@ -143,9 +143,10 @@ fn overflow_is_a_panic_the_run_must_share() {
     t.enter("next", &[("x", u8(255))]).exit("next", true);
     let (mut oracle, encoding) = encode_one(&program, &failing("next", t.call_trace(), None));
     assert!(encoding.added, "{:?}", encoding.degradations);
+    assert_eq!(encoding.violated(), vec!["no panic"]);
     assert_eq!(
-        encoding.violated(),
-        vec!["no panic (the run: attempt to add with overflow (line 2))"]
+        encoding.spec_phrase(),
+        "the call not to panic (attempt to add with overflow (line 2))"
     );
     let result = diagnose(&mut oracle, &Bounds::default());
     let named: Vec<Vec<&str>> = result.minimal.iter().map(|d| oracle.names(d)).collect();

@@ -224,8 +224,9 @@ fn max_array_no_single_instance_of_the_faulty_comparison_mends_the_run() {
     assert_eq!(req.actual, Concrete::Bool(false));
     assert_eq!(
         req.sentence(),
-        "no value of the condition `s > a[i]` at line 15 lets `ensures(forall i in 0..a.len() \
-         => ret >= a[i]) and ret == 5` hold, even on another path; it was false"
+        "for `ensures(forall i in 0..a.len() => ret >= a[i])` to hold and `ret == 5` to hold, \
+         no value of the condition `s > a[i]` at line 15 will do, even on another path; it was \
+         false"
     );
 
     // On the recorded path only the returned value can still be mended.

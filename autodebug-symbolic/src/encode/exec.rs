@@ -141,6 +141,8 @@ pub(crate) struct Exec<'p> {
     pub learned: Vec<String>,
     /// The panic the model has the recorded run raise, once it has.
     pub halted: Option<String>,
+    /// The assertion of the body that raised that panic, if one did (`assert!(r >= x)`).
+    pub halted_by_assertion: Option<String>,
     step: usize,
     /// Events whose value or outcome the model reproduced.
     pub matched: usize,
@@ -183,6 +185,7 @@ impl<'p> Exec<'p> {
             notes: Vec::new(),
             learned: Vec::new(),
             halted: None,
+            halted_by_assertion: None,
             step: 0,
             matched: 0,
             adopted: 0,
@@ -734,16 +737,18 @@ impl<'p> Exec<'p> {
             }
             Stmt::Assert { cond, span, .. } => {
                 let (c, cc) = self.eval(cx, cond, &g)?.as_bool()?;
+                let code = one_line(&span.code);
+                let code = code.trim_end_matches(';').to_string();
+                let was_halted = self.halted.is_some();
                 self.panic(
                     &g,
                     c.not(),
                     cc.map(|c| !c),
-                    format!(
-                        "assertion `{}` failed (line {})",
-                        one_line(&span.code),
-                        span.start.line
-                    ),
+                    format!("`{code}` failed (line {})", span.start.line),
                 );
+                if !was_halted && self.halted.is_some() {
+                    self.halted_by_assertion = Some(code);
+                }
                 Ok(g)
             }
             Stmt::Panic { span, .. } => {
