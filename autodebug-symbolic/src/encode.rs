@@ -637,7 +637,19 @@ impl<'p> Encoder<'p> {
         // run the model does not describe.
         let held: Vec<Option<bool>> = enc.spec.iter().map(|s| s.held).collect();
         match call.role {
-            Role::Failing if !held.is_empty() && held.iter().all(|h| *h == Some(true)) => {
+            Role::Failing if !held.contains(&Some(false)) && held.contains(&None) => {
+                enc.degradations.push(format!(
+                    "the model cannot tell which part of the specification the run violated \
+                     ({} not known in the run)",
+                    enc.spec
+                        .iter()
+                        .filter(|s| s.held.is_none())
+                        .map(|s| s.label.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            Role::Failing if !held.contains(&Some(false)) => {
                 enc.degradations.push(format!(
                     "in the model the run meets its specification ({}): the failure is \
                      outside what the model sees",

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use autodebug_runtime::protocol::{Record, SiteKey, SiteKind, Value};
-use z3::ast::{Ast, Bool, Dynamic};
+use z3::ast::{Ast, BV, Bool, Dynamic};
 
 use super::events::{Frame, FrameEnd, SitePos};
 use super::value::{self, Bits, Panic, R, Stop, Val};
@@ -411,9 +411,22 @@ impl<'p> Exec<'p> {
         g: &Guard,
     ) -> R<(Bool, Option<bool>)> {
         let lenient = std::mem::replace(&mut self.lenient, true);
-        let v = self.eval(cx, cond, g);
+        let v = self.eval(cx, cond, g).and_then(|v| v.as_bool());
         self.lenient = lenient;
-        v?.as_bool()
+        match v {
+            Ok(v) => Ok(v),
+            // A contract the model cannot evaluate constrains nothing; a failing call whose
+            // violation is then not visible is not explained (see `Encoder::encode`).
+            Err(stop) => {
+                self.note(format!(
+                    "`{}`: the contract `{}` is not modeled ({})",
+                    cx.func.name,
+                    expr_text(cx.func, cond),
+                    stop.0
+                ));
+                Ok((Bool::new_const(self.name("unmodeled")), None))
+            }
+        }
     }
 
     fn contract_event(
@@ -499,7 +512,13 @@ impl<'p> Exec<'p> {
         }?;
         let known: Vec<SitePos> = func.sites().iter().map(|s| site_pos(s)).collect();
         for (pos, code, count) in frame.leftovers() {
-            if known.contains(&pos) {
+            // Contract checks in a frame belong to the calls it makes; those of a call the
+            // model keeps opaque are left over without anything being missed.
+            let contract = matches!(
+                pos.2,
+                SiteKind::Requires | SiteKind::Ensures | SiteKind::Invariant
+            );
+            if known.contains(&pos) && !contract {
                 return Err(Stop::new(format!(
                     "line {}: the run has {count} more instance(s) of `{}` ({:?}) than the model",
                     pos.0,
@@ -1765,18 +1784,51 @@ impl<'p> Exec<'p> {
     ) -> R<Val> {
         let (s, cs, k) = self.eval(cx, start, g)?.as_bits()?;
         let (e, ce, _) = self.eval(cx, end, g)?.as_bits()?;
+        let signed = k.signed();
         let (Some(lo), Some(end_c)) = (cs, ce) else {
+            if self.lenient && kind != Quantifier::Sum {
+                // A contract that cannot be expanded constrains nothing; a failing call
+                // whose violation is not visible then is not explained (see `finish`).
+                self.note(format!(
+                    "`{}`: a quantifier over `{}..{}` is not modeled: its range is not known \
+                     in the run",
+                    cx.func.name,
+                    expr_text(cx.func, start),
+                    expr_text(cx.func, end)
+                ));
+                return Ok(Val::Bool(Bool::new_const(self.name("unexpanded")), None));
+            }
             return Err(Stop::new(
                 "a quantifier's range is not known in the run: it cannot be expanded",
             ));
         };
+        // A bound that is not a constant may move when a component is repaired: the
+        // expansion then reaches over every index of the sequences at hand (quantifiers in
+        // contracts range over indices), the range itself still guarding each element.
+        let reach = cx
+            .env
+            .iter()
+            .chain(cx.entry.iter())
+            .flatten()
+            .filter_map(|v| match v {
+                Val::Seq(seq) => seq.conc.as_ref().map(|items| items.len() as i128),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let fixed = |t: &BV| value::bv_value(t, signed).is_some();
+        let lo = if fixed(&s) {
+            lo
+        } else {
+            lo.min(0).max(k_min(k))
+        };
+        let end_c = if fixed(&e) { end_c } else { end_c.max(reach) };
         let hi = if inclusive { end_c } else { end_c - 1 };
         if hi - lo > 100_000 {
             return Err(Stop::new("a quantifier's range is too large to expand"));
         }
         let ty = cx.func.var(var).ty.clone();
         let bits = value::bits_of(&ty).unwrap_or(k);
-        let signed = k.signed();
         // Elements outside the expanded range are not looked at: a range that would grow
         // beyond it makes a `forall` false and is assumed away for a sum.
         let lo_c = value::bv_const(lo, k.width());
@@ -1812,11 +1864,19 @@ impl<'p> Exec<'p> {
                     },
                 ])
             };
-            let gi = g.and(&within, Some(true));
+            // Whether `i` is in the range the run had (the expansion may reach beyond it).
+            let in_run = cs.is_some_and(|a| a <= i)
+                && ce.is_some_and(|b| if inclusive { i <= b } else { i < b });
+            let gi = g.and(&within, Some(in_run));
             let b = self.eval(cx, body, &gi)?;
             match kind {
                 Quantifier::Forall | Quantifier::Exists => {
                     let (b, cb) = b.as_bool()?;
+                    let cb = if in_run {
+                        cb
+                    } else {
+                        Some(kind == Quantifier::Forall)
+                    };
                     if kind == Quantifier::Forall {
                         parts.push(within.implies(&b));
                         conc = match (conc, cb) {
@@ -1843,7 +1903,7 @@ impl<'p> Exec<'p> {
                     };
                     let (added, panics) = value::binary(BinOp::Add, &acc, &b)?;
                     self.panics_of(&gi, panics);
-                    sum = Some(value::ite(&within, Some(true), &added, &acc));
+                    sum = Some(value::ite(&within, Some(in_run), &added, &acc));
                 }
             }
             i += 1;
@@ -1892,6 +1952,14 @@ fn set_known(v: &mut Val, term: &Dynamic, known: i128) {
         }
         Val::Option(_, _, payload) => set_known(payload, term, known),
         _ => {}
+    }
+}
+
+/// The smallest value of a bit-vector kind, as far as an `i128` holds it.
+fn k_min(k: Bits) -> i128 {
+    match k {
+        Bits::Int(t) => t.min_value(),
+        _ => 0,
     }
 }
 

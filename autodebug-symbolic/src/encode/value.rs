@@ -638,11 +638,37 @@ pub(crate) fn scalar_of(v: &Val) -> R<(Dynamic, Option<i128>)> {
 
 /// `if c then a else b`, part by part; `which` is the branch the run took, if it took one.
 pub(crate) fn ite(c: &Bool, which: Option<bool>, a: &Val, b: &Val) -> Val {
+    // The same value on both sides (a variable neither branch changed) stays as it is.
     let pick = |x: Option<i128>, y: Option<i128>| match which {
         Some(true) => x,
         Some(false) => y,
+        None if x == y => x,
         None => None,
     };
+    match (a, b) {
+        (Val::Bool(x, cx), Val::Bool(y, cy)) if x.ast_eq(y) => {
+            return Val::Bool(
+                x.clone(),
+                pick(cx.map(i128::from), cy.map(i128::from)).map(|v| v != 0),
+            );
+        }
+        (Val::Bits(x, cx, k), Val::Bits(y, cy, _)) if x.ast_eq(y) => {
+            return Val::Bits(x.clone(), pick(*cx, *cy), *k);
+        }
+        (Val::Seq(x), Val::Seq(y)) if x.arr.ast_eq(&y.arr) && x.len.ast_eq(&y.len) => {
+            let conc = match which {
+                Some(true) => x.conc.clone(),
+                Some(false) => y.conc.clone(),
+                None if x.conc == y.conc => x.conc.clone(),
+                None => None,
+            };
+            return Val::Seq(Box::new(SeqVal {
+                conc,
+                ..(**x).clone()
+            }));
+        }
+        _ => {}
+    }
     match (a, b) {
         (Val::Unit, Val::Unit) => Val::Unit,
         (Val::Bool(x, cx), Val::Bool(y, cy)) => Val::Bool(
