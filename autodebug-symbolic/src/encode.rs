@@ -49,6 +49,9 @@ pub struct Options {
     pub inline_depth: usize,
     /// A loop that runs longer than this on the recorded path is not encoded.
     pub max_iterations: u32,
+    /// A call whose encoding takes more statements than this (unrolled and inlined) is not
+    /// encoded: loops in calls in loops multiply.
+    pub max_statements: usize,
 }
 
 impl Default for Options {
@@ -60,6 +63,7 @@ impl Default for Options {
             slack: 2,
             inline_depth: 4,
             max_iterations: 10_000,
+            max_statements: 20_000,
         }
     }
 }
@@ -431,6 +435,7 @@ impl<'p> Encoder<'p> {
             if !self.options.is_component(site.kind) {
                 continue;
             }
+            let statement = shorten(&statement, 60);
             let key = SiteKey {
                 file: self.program.file.clone(),
                 line: site.span.start.line,
@@ -782,6 +787,16 @@ fn compound_text(func: &Function, stmt: &Stmt, code: &str) -> String {
         } => format!("{} {}= {code}", exec::place_text(func, place), op.symbol()),
         _ => code.to_string(),
     }
+}
+
+/// `text` cut to `max` characters, with `…` when cut.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max - 1).collect();
+    cut.push('…');
+    cut
 }
 
 fn one_line(code: &str) -> String {

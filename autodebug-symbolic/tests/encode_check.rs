@@ -451,3 +451,61 @@ fn recursion_beyond_the_inlining_depth_takes_the_recorded_result() {
         Some("ret == 2")
     );
 }
+
+const KEPT: &str = "struct Item {
+    weight: i32,
+    keep: bool,
+}
+
+#[ensures(ret == 8)]
+fn kept() -> i32 {
+    let items = [
+        Item { weight: 1, keep: true },
+        Item { weight: 5, keep: false },
+        Item { weight: 7, keep: true },
+    ];
+    let mut total = 0;
+    for i in 0..items.len() {
+        if !items[i].keep {
+            total += items[i].weight;
+        }
+    }
+    total
+}
+";
+
+#[test]
+fn sequences_of_structs_are_held_field_by_field() {
+    let program = Program::from_source(KEPT, "src/lib.rs").unwrap();
+    let mut oracle = Z3Oracle::default();
+    let options = Options {
+        returns: false,
+        ..Options::default()
+    };
+    let encoding = Encoder::new(&program, options).encode(
+        &mut oracle,
+        &Call {
+            test: "kept".into(),
+            role: Role::Failing,
+            function: "kept".into(),
+            args: Vec::new(),
+            trace: None,
+            spec: Spec::failing(None),
+        },
+    );
+    assert!(encoding.added, "{:?}", encoding.degradations);
+    assert_eq!(encoding.violated(), vec!["ensures(ret == 8)"]);
+    let result = diagnose(
+        &mut oracle,
+        &Bounds {
+            max_cardinality: 1,
+            ..Bounds::default()
+        },
+    );
+    let named: Vec<Vec<&str>> = result.minimal.iter().map(|d| oracle.names(d)).collect();
+    println!("{named:?}");
+    assert!(
+        named.contains(&vec!["line 15: if !items[i].keep"]),
+        "{named:?}"
+    );
+}

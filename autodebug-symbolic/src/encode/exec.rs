@@ -154,6 +154,8 @@ pub(crate) struct Exec<'p> {
     lenient: bool,
     /// The line of the statement being encoded, for messages.
     line: u32,
+    /// Statements encoded so far (against [`Options::max_statements`]).
+    statements: usize,
 }
 
 fn site_pos(site: &Site) -> SitePos {
@@ -192,6 +194,7 @@ impl<'p> Exec<'p> {
             inputs: HashMap::new(),
             lenient: false,
             line: 0,
+            statements: 0,
         }
     }
 
@@ -652,6 +655,14 @@ impl<'p> Exec<'p> {
     }
 
     fn stmt(&mut self, cx: &mut Ctx<'p>, stmt: &Stmt, g: Guard) -> R<Guard> {
+        self.statements += 1;
+        if self.statements > self.options.max_statements {
+            return Err(Stop::new(format!(
+                "the encoding takes more than {} statements (loops unrolled and calls inlined \
+                 multiply): `{}` is too large to model",
+                self.options.max_statements, cx.func.name
+            )));
+        }
         match stmt {
             Stmt::Let {
                 var,
@@ -1641,7 +1652,7 @@ impl<'p> Exec<'p> {
                 Ok(Val::Tuple(items))
             }
             ExprKind::Array(es) => {
-                let elem = seq_elem(&e.ty)?;
+                let elem = seq_elem(&e.ty, self.program)?;
                 let mut items = Vec::with_capacity(es.len());
                 for x in es {
                     items.push(self.eval(cx, x, g)?);
@@ -1649,7 +1660,7 @@ impl<'p> Exec<'p> {
                 value::array(elem, &items)
             }
             ExprKind::Repeat(x, n) => {
-                let elem = seq_elem(&e.ty)?;
+                let elem = seq_elem(&e.ty, self.program)?;
                 let x = self.eval(cx, x, g)?;
                 let n = self.eval(cx, n, g)?;
                 value::repeat(elem, &x, &n, 1 << 16)
@@ -2032,9 +2043,9 @@ fn tuple_field(base: &Val, i: usize) -> R<Val> {
     }
 }
 
-fn seq_elem(ty: &Type) -> R<value::Elem> {
+fn seq_elem(ty: &Type, program: &Program) -> R<value::Elem> {
     ty.elem()
-        .and_then(value::elem_of)
+        .and_then(|e| value::elem_of(e, program))
         .ok_or_else(|| Stop::new(format!("a sequence of type `{ty}`")))
 }
 

@@ -64,30 +64,149 @@ impl Bits {
     }
 }
 
-/// The element of a sequence: sequences hold scalars only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The element type of a sequence, by the scalar parts it is stored in: a sequence of
+/// tuples or structs is held as one array per scalar field ("struct of arrays").
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Elem {
     Bool,
     Bits(Bits),
+    Tuple(Vec<Elem>),
+    Struct(String, Vec<Elem>),
 }
 
 impl Elem {
-    fn sort(self) -> Sort {
+    /// The sorts of the scalar parts, in order.
+    fn sorts(&self) -> Vec<Sort> {
         match self {
-            Elem::Bool => Sort::bool(),
-            Elem::Bits(b) => Sort::bitvector(b.width()),
+            Elem::Bool => vec![Sort::bool()],
+            Elem::Bits(b) => vec![Sort::bitvector(b.width())],
+            Elem::Tuple(es) | Elem::Struct(_, es) => es.iter().flat_map(Elem::sorts).collect(),
+        }
+    }
+
+    /// The width of every scalar part (`None` for a `bool`).
+    fn widths(&self) -> Vec<Option<u32>> {
+        match self {
+            Elem::Bool => vec![None],
+            Elem::Bits(b) => vec![Some(b.width())],
+            Elem::Tuple(es) | Elem::Struct(_, es) => es.iter().flat_map(Elem::widths).collect(),
+        }
+    }
+
+    /// Zero of every scalar part.
+    fn zeros(&self) -> Vec<Dynamic> {
+        match self {
+            Elem::Bool => vec![Dynamic::from_ast(&bool_const(false))],
+            Elem::Bits(b) => vec![Dynamic::from_ast(&bv_const(0, b.width()))],
+            Elem::Tuple(es) | Elem::Struct(_, es) => es.iter().flat_map(Elem::zeros).collect(),
+        }
+    }
+
+    /// The element made of its parts (terms and run values), taken in order.
+    fn build(&self, parts: &mut dyn Iterator<Item = (Dynamic, Option<i128>)>) -> R<Val> {
+        match self {
+            Elem::Bool => {
+                let (t, c) = parts
+                    .next()
+                    .ok_or_else(|| Stop::new("a sequence element lacks a part"))?;
+                Ok(Val::Bool(
+                    t.as_bool()
+                        .ok_or_else(|| Stop::new("a sequence element is not a bool"))?,
+                    c.map(|c| c != 0),
+                ))
+            }
+            Elem::Bits(b) => {
+                let (t, c) = parts
+                    .next()
+                    .ok_or_else(|| Stop::new("a sequence element lacks a part"))?;
+                Ok(Val::Bits(
+                    t.as_bv()
+                        .ok_or_else(|| Stop::new("a sequence element is not a bit-vector"))?,
+                    c,
+                    *b,
+                ))
+            }
+            Elem::Tuple(es) => Ok(Val::Tuple(
+                es.iter().map(|e| e.build(parts)).collect::<R<Vec<_>>>()?,
+            )),
+            Elem::Struct(name, es) => Ok(Val::Struct(
+                name.clone(),
+                es.iter().map(|e| e.build(parts)).collect::<R<Vec<_>>>()?,
+            )),
+        }
+    }
+
+    /// The run values of the parts of a concrete element (unknown parts `None`).
+    fn concrete_parts(&self, c: &Concrete, out: &mut Vec<Option<i128>>) {
+        match (self, c) {
+            (Elem::Tuple(es), Concrete::Tuple(cs)) if es.len() == cs.len() => es
+                .iter()
+                .zip(cs)
+                .for_each(|(e, c)| e.concrete_parts(c, out)),
+            (Elem::Struct(_, es), Concrete::Struct(_, fields)) if es.len() == fields.len() => es
+                .iter()
+                .zip(fields)
+                .for_each(|(e, (_, c))| e.concrete_parts(c, out)),
+            (Elem::Tuple(es) | Elem::Struct(_, es), _) => es
+                .iter()
+                .for_each(|e| e.concrete_parts(&Concrete::Unknown, out)),
+            (_, c) => out.push(c.scalar()),
+        }
+    }
+
+    /// How many scalar parts an element has.
+    fn arity(&self) -> usize {
+        match self {
+            Elem::Bool | Elem::Bits(_) => 1,
+            Elem::Tuple(es) | Elem::Struct(_, es) => es.iter().map(Elem::arity).sum(),
         }
     }
 }
 
-/// A sequence: the elements as an array indexed by `usize`, the length, and the elements
-/// of the run when known (scalars as integers: `bool` as 0/1, `char` as its code).
+/// A sequence: the elements as arrays indexed by `usize` (one per scalar part of the
+/// element), the length, and the elements of the run when known (each as its parts:
+/// scalars as integers, `bool` as 0/1, `char` as its code).
 #[derive(Debug, Clone)]
 pub(crate) struct SeqVal {
-    pub arr: Array,
+    pub arrs: Vec<Array>,
     pub len: BV,
     pub elem: Elem,
-    pub conc: Option<Vec<Option<i128>>>,
+    pub conc: Option<Vec<Vec<Option<i128>>>>,
+}
+
+impl SeqVal {
+    /// Arrays named from `name`, one per part of `elem`.
+    fn fresh_arrays(elem: &Elem, name: &str) -> Vec<Array> {
+        elem.sorts()
+            .iter()
+            .enumerate()
+            .map(|(i, sort)| Array::new_const(format!("{name}.arr{i}"), &Sort::bitvector(64), sort))
+            .collect()
+    }
+
+    /// Arrays holding zeros.
+    fn zero_arrays(elem: &Elem) -> Vec<Array> {
+        elem.zeros()
+            .iter()
+            .map(|z| Array::const_array(&Sort::bitvector(64), z))
+            .collect()
+    }
+
+    /// The element at `i` (a 64-bit index) with its run value.
+    fn select(&self, i: &BV, conc: Option<Vec<Option<i128>>>) -> R<Val> {
+        let conc = conc.unwrap_or_else(|| vec![None; self.elem.arity()]);
+        let mut parts = self.arrs.iter().zip(conc).map(|(a, c)| (a.select(i), c));
+        self.elem.build(&mut parts)
+    }
+
+    /// The arrays with `parts` stored at `i`.
+    fn stored(&self, i: &BV, parts: &[(Dynamic, Option<i128>)]) -> Vec<Array> {
+        self.arrs
+            .iter()
+            .zip(parts)
+            .map(|(a, (t, _))| a.store(i, t))
+            .collect()
+    }
 }
 
 /// A value of the encoding: the z3 term and, beside it, the run's value when known.
@@ -166,27 +285,32 @@ fn bool_const(b: bool) -> Bool {
     Bool::from_bool(b)
 }
 
-/// The scalar of a sequence element read back into a value.
-fn elem_val(elem: Elem, term: &Dynamic, conc: Option<i128>) -> R<Val> {
-    match elem {
-        Elem::Bool => Ok(Val::Bool(
-            term.as_bool()
-                .ok_or_else(|| Stop::new("sequence element is not a bool"))?,
-            conc.map(|c| c != 0),
-        )),
-        Elem::Bits(b) => Ok(Val::Bits(
-            term.as_bv()
-                .ok_or_else(|| Stop::new("sequence element is not a bit-vector"))?,
-            conc,
-            b,
-        )),
-    }
+/// The element kind of a sequence of `ty`, when the subset models it: scalars, and
+/// tuples and structs of them.
+pub(crate) fn elem_of(ty: &Type, program: &Program) -> Option<Elem> {
+    elem_depth(ty, program, 0)
 }
 
-/// The element kind of a sequence of `ty`, when the subset models it.
-pub(crate) fn elem_of(ty: &Type) -> Option<Elem> {
+fn elem_depth(ty: &Type, program: &Program, depth: usize) -> Option<Elem> {
+    if depth > 8 {
+        return None;
+    }
     match ty {
         Type::Bool => Some(Elem::Bool),
+        Type::Tuple(ts) => Some(Elem::Tuple(
+            ts.iter()
+                .map(|t| elem_depth(t, program, depth + 1))
+                .collect::<Option<Vec<_>>>()?,
+        )),
+        Type::Struct(s) => Some(Elem::Struct(
+            s.clone(),
+            program
+                .struct_def(s)?
+                .fields
+                .iter()
+                .map(|(_, t)| elem_depth(t, program, depth + 1))
+                .collect::<Option<Vec<_>>>()?,
+        )),
         _ => bits_of(ty).map(Elem::Bits),
     }
 }
@@ -230,14 +354,13 @@ impl Val {
                 leaf(name, &Dynamic::from_ast(&b));
                 Val::Bool(b, None)
             }
-            Type::Seq { elem, .. } => match elem_of(elem) {
+            Type::Seq { elem, .. } => match elem_of(elem, program) {
                 Some(e) => {
-                    let arr =
-                        Array::new_const(format!("{name}.arr"), &Sort::bitvector(64), &e.sort());
+                    let arrs = SeqVal::fresh_arrays(&e, name);
                     let len = BV::new_const(format!("{name}.len"), 64);
                     leaf(&format!("{name}.len"), &Dynamic::from_ast(&len));
                     Val::Seq(Box::new(SeqVal {
-                        arr,
+                        arrs,
                         len,
                         elem: e,
                         conc: None,
@@ -312,27 +435,37 @@ impl Val {
                 }
             }
             (Type::Seq { elem, .. }, Concrete::Seq { items, len }) => {
-                let Some(e) = elem_of(elem) else {
+                let Some(e) = elem_of(elem, program) else {
                     return Val::Opaque(format!("a sequence of `{elem}`"));
                 };
-                let scalars: Vec<Option<i128>> = items.iter().map(Concrete::scalar).collect();
-                // Elements the record cut off are unknown: a fresh array holds them.
-                let complete = items.len() == *len && scalars.iter().all(Option::is_some);
-                let mut arr = if complete {
-                    Array::const_array(&Sort::bitvector(64), &zero(e))
+                let parts: Vec<Vec<Option<i128>>> = items
+                    .iter()
+                    .map(|item| {
+                        let mut out = Vec::new();
+                        e.concrete_parts(item, &mut out);
+                        out
+                    })
+                    .collect();
+                // Elements the record cut off, or parts it did not show, are unknown: fresh
+                // arrays hold them.
+                let complete = items.len() == *len && parts.iter().flatten().all(Option::is_some);
+                let mut arrs = if complete {
+                    SeqVal::zero_arrays(&e)
                 } else {
-                    Array::new_const(format!("{name}.arr"), &Sort::bitvector(64), &e.sort())
+                    SeqVal::fresh_arrays(&e, name)
                 };
-                let mut conc = Vec::with_capacity(*len);
-                for (i, s) in scalars.iter().enumerate() {
-                    if let Some(v) = s {
-                        arr = arr.store(&bv_const(i as i128, 64), &scalar_term(e, *v));
+                let widths = e.widths();
+                for (i, element) in parts.iter().enumerate() {
+                    for (a, (v, width)) in arrs.iter_mut().zip(element.iter().zip(&widths)) {
+                        if let Some(v) = v {
+                            *a = a.store(&bv_const(i as i128, 64), &scalar_term(*width, *v));
+                        }
                     }
-                    conc.push(*s);
                 }
-                conc.resize(*len, None);
+                let mut conc = parts;
+                conc.resize(*len, vec![None; e.arity()]);
                 Val::Seq(Box::new(SeqVal {
-                    arr,
+                    arrs,
                     len: bv_const(*len as i128, 64),
                     elem: e,
                     conc: Some(conc),
@@ -390,9 +523,9 @@ impl Val {
         match ty {
             Type::Unit => Val::Unit,
             Type::Bool => Val::Bool(bool_const(false), Some(false)),
-            Type::Seq { elem, .. } => match elem_of(elem) {
+            Type::Seq { elem, .. } => match elem_of(elem, program) {
                 Some(e) => Val::Seq(Box::new(SeqVal {
-                    arr: Array::const_array(&Sort::bitvector(64), &zero(e)),
+                    arrs: SeqVal::zero_arrays(&e),
                     len: bv_const(0, 64),
                     elem: e,
                     conc: Some(Vec::new()),
@@ -437,7 +570,7 @@ impl Val {
             Val::Bool(b, _) => out.push(Dynamic::from_ast(b)),
             Val::Bits(bv, ..) => out.push(Dynamic::from_ast(bv)),
             Val::Seq(s) => {
-                out.push(Dynamic::from_ast(&s.arr));
+                out.extend(s.arrs.iter().map(|a| Dynamic::from_ast(a)));
                 out.push(Dynamic::from_ast(&s.len));
             }
             Val::Tuple(vs) | Val::Struct(_, vs) => vs.iter().for_each(|v| v.collect_leaves(out)),
@@ -477,13 +610,19 @@ impl Val {
                 *k,
             ),
             Val::Seq(s) => Val::Seq(Box::new(SeqVal {
-                arr: f(&Dynamic::from_ast(&s.arr))
-                    .as_array()
-                    .unwrap_or_else(|| s.arr.clone()),
+                arrs: s
+                    .arrs
+                    .iter()
+                    .map(|a| {
+                        f(&Dynamic::from_ast(a))
+                            .as_array()
+                            .unwrap_or_else(|| a.clone())
+                    })
+                    .collect(),
                 len: f(&Dynamic::from_ast(&s.len))
                     .as_bv()
                     .unwrap_or_else(|| s.len.clone()),
-                elem: s.elem,
+                elem: s.elem.clone(),
                 conc: s.conc.clone(),
             })),
             Val::Tuple(vs) => Val::Tuple(vs.iter().map(|v| v.rebuild(f)).collect()),
@@ -509,9 +648,10 @@ impl Val {
             (Val::Bits(bv, None, Bits::Char), Value::Char(c)) => {
                 Val::Bits(bv.clone(), Some(*c as i128), Bits::Char)
             }
-            (Val::Seq(s), Value::Seq { items, len }) if s.conc.is_none() => {
-                let mut conc: Vec<Option<i128>> = items.iter().map(value_scalar).collect();
-                conc.resize(*len, None);
+            (Val::Seq(s), Value::Seq { items, len }) if s.conc.is_none() && s.elem.arity() == 1 => {
+                let mut conc: Vec<Vec<Option<i128>>> =
+                    items.iter().map(|v| vec![value_scalar(v)]).collect();
+                conc.resize(*len, vec![None]);
                 Val::Seq(Box::new(SeqVal {
                     conc: Some(conc),
                     ..(**s).clone()
@@ -536,6 +676,10 @@ impl Val {
                 }
                 let mut all_known = true;
                 for (mine, theirs) in conc.iter().zip(items) {
+                    let mine = match mine.as_slice() {
+                        [one] => one,
+                        _ => return None,
+                    };
                     match (mine, value_scalar(theirs)) {
                         (Some(a), Some(b)) if *a != b => return Some(false),
                         (Some(_), Some(_)) => {}
@@ -562,7 +706,10 @@ impl Val {
                 Some(items) => {
                     let shown: Vec<String> = items
                         .iter()
-                        .map(|v| v.map_or("?".into(), |v| v.to_string()))
+                        .map(|parts| match parts.as_slice() {
+                            [Some(v)] => v.to_string(),
+                            _ => "?".into(),
+                        })
                         .collect();
                     format!("[{}]", shown.join(", "))
                 }
@@ -612,28 +759,38 @@ fn value_scalar(v: &Value) -> Option<i128> {
     }
 }
 
-fn zero(e: Elem) -> Dynamic {
-    match e {
-        Elem::Bool => Dynamic::from_ast(&bool_const(false)),
-        Elem::Bits(b) => Dynamic::from_ast(&bv_const(0, b.width())),
+/// The constant `v` of a scalar sort.
+fn scalar_term(width: Option<u32>, v: i128) -> Dynamic {
+    match width {
+        Some(width) => Dynamic::from_ast(&bv_const(v, width)),
+        None => Dynamic::from_ast(&bool_const(v != 0)),
     }
 }
 
-fn scalar_term(e: Elem, v: i128) -> Dynamic {
-    match e {
-        Elem::Bool => Dynamic::from_ast(&bool_const(v != 0)),
-        Elem::Bits(b) => Dynamic::from_ast(&bv_const(v, b.width())),
-    }
+/// The scalar parts of a value stored into a sequence (terms and run values).
+pub(crate) fn parts_of(v: &Val) -> R<Vec<(Dynamic, Option<i128>)>> {
+    let mut out = Vec::new();
+    collect_parts(v, &mut out)?;
+    Ok(out)
 }
 
-/// The scalar of a value stored into a sequence: its term and run value.
-pub(crate) fn scalar_of(v: &Val) -> R<(Dynamic, Option<i128>)> {
+fn collect_parts(v: &Val, out: &mut Vec<(Dynamic, Option<i128>)>) -> R<()> {
     match v {
-        Val::Bool(b, c) => Ok((Dynamic::from_ast(b), c.map(i128::from))),
-        Val::Bits(bv, c, _) => Ok((Dynamic::from_ast(bv), *c)),
-        Val::Opaque(r) => Err(Stop::new(format!("a sequence element is {r}"))),
-        _ => Err(Stop::new("sequences of compound elements are not modeled")),
+        Val::Bool(b, c) => out.push((Dynamic::from_ast(b), c.map(i128::from))),
+        Val::Bits(bv, c, _) => out.push((Dynamic::from_ast(bv), *c)),
+        Val::Tuple(vs) | Val::Struct(_, vs) => {
+            for v in vs {
+                collect_parts(v, out)?;
+            }
+        }
+        Val::Opaque(r) => return Err(Stop::new(format!("a sequence element is {r}"))),
+        _ => {
+            return Err(Stop::new(
+                "sequences of sequences or options are not modeled",
+            ));
+        }
     }
+    Ok(())
 }
 
 /// `if c then a else b`, part by part; `which` is the branch the run took, if it took one.
@@ -655,7 +812,11 @@ pub(crate) fn ite(c: &Bool, which: Option<bool>, a: &Val, b: &Val) -> Val {
         (Val::Bits(x, cx, k), Val::Bits(y, cy, _)) if x.ast_eq(y) => {
             return Val::Bits(x.clone(), pick(*cx, *cy), *k);
         }
-        (Val::Seq(x), Val::Seq(y)) if x.arr.ast_eq(&y.arr) && x.len.ast_eq(&y.len) => {
+        (Val::Seq(x), Val::Seq(y))
+            if x.arrs.len() == y.arrs.len()
+                && x.arrs.iter().zip(&y.arrs).all(|(p, q)| p.ast_eq(q))
+                && x.len.ast_eq(&y.len) =>
+        {
             let conc = match which {
                 Some(true) => x.conc.clone(),
                 Some(false) => y.conc.clone(),
@@ -677,9 +838,14 @@ pub(crate) fn ite(c: &Bool, which: Option<bool>, a: &Val, b: &Val) -> Val {
         ),
         (Val::Bits(x, cx, k), Val::Bits(y, cy, _)) => Val::Bits(c.ite(x, y), pick(*cx, *cy), *k),
         (Val::Seq(x), Val::Seq(y)) => Val::Seq(Box::new(SeqVal {
-            arr: c.ite(&x.arr, &y.arr),
+            arrs: x
+                .arrs
+                .iter()
+                .zip(&y.arrs)
+                .map(|(p, q)| c.ite(p, q))
+                .collect(),
             len: c.ite(&x.len, &y.len),
-            elem: x.elem,
+            elem: x.elem.clone(),
             conc: match which {
                 Some(true) => x.conc.clone(),
                 Some(false) => y.conc.clone(),
@@ -730,10 +896,14 @@ pub(crate) fn equal(a: &Val, b: &Val) -> R<(Bool, Option<bool>)> {
             for k in 0..n {
                 let idx = bv_const(k as i128, 64);
                 let within = idx.bvult(&x.len);
-                parts.push(within.implies(x.arr.select(&idx).eq(y.arr.select(&idx))));
+                for (p, q) in x.arrs.iter().zip(&y.arrs) {
+                    parts.push(within.implies(p.select(&idx).eq(q.select(&idx))));
+                }
             }
+            let known =
+                |items: &Vec<Vec<Option<i128>>>| items.iter().flatten().all(Option::is_some);
             let conc = match (&x.conc, &y.conc) {
-                (Some(p), Some(q)) if p.iter().chain(q).all(Option::is_some) => Some(p == q),
+                (Some(p), Some(q)) if known(p) && known(q) => Some(p == q),
                 (Some(p), Some(q)) if p.len() != q.len() => Some(false),
                 _ => None,
             };
@@ -1208,10 +1378,10 @@ pub(crate) fn index(seq: &Val, idx: &Val) -> R<Outcome> {
     let conc_len = s.conc.as_ref().map(Vec::len);
     let conc_oob = both(ci, conc_len.map(|l| l as i128), |p, l| p < 0 || p >= l);
     let c = match (&s.conc, ci) {
-        (Some(items), Some(p)) if p >= 0 => items.get(p as usize).copied().flatten(),
+        (Some(items), Some(p)) if p >= 0 => items.get(p as usize).cloned(),
         _ => None,
     };
-    let v = elem_val(s.elem, &s.arr.select(&i), c)?;
+    let v = s.select(&i, c)?;
     Ok((
         v,
         vec![Panic {
@@ -1240,23 +1410,23 @@ pub(crate) fn usize_index(idx: &Val) -> R<(BV, Option<i128>)> {
 pub(crate) fn store(seq: &Val, idx: &Val, value: &Val) -> R<Outcome> {
     let s = seq.as_seq()?;
     let (i, ci) = usize_index(idx)?;
-    let (term, cv) = scalar_of(value)?;
+    let parts = parts_of(value)?;
     let oob = i.bvuge(&s.len);
     let conc_len = s.conc.as_ref().map(Vec::len);
     let conc_oob = both(ci, conc_len.map(|l| l as i128), |p, l| p < 0 || p >= l);
     let conc = match (&s.conc, ci) {
         (Some(items), Some(p)) if p >= 0 && (p as usize) < items.len() => {
             let mut items = items.clone();
-            items[p as usize] = cv;
+            items[p as usize] = parts.iter().map(|(_, c)| *c).collect();
             Some(items)
         }
         _ => None,
     };
     Ok((
         Val::Seq(Box::new(SeqVal {
-            arr: s.arr.store(&i, &term),
+            arrs: s.stored(&i, &parts),
             len: s.len.clone(),
-            elem: s.elem,
+            elem: s.elem.clone(),
             conc,
         })),
         vec![Panic {
@@ -1270,31 +1440,34 @@ pub(crate) fn store(seq: &Val, idx: &Val, value: &Val) -> R<Outcome> {
 /// `seq` with `value` appended.
 pub(crate) fn push(seq: &Val, value: &Val) -> R<Val> {
     let s = seq.as_seq()?;
-    let (term, cv) = scalar_of(value)?;
+    let parts = parts_of(value)?;
     let conc = s.conc.as_ref().map(|items| {
         let mut items = items.clone();
-        items.push(cv);
+        items.push(parts.iter().map(|(_, c)| *c).collect());
         items
     });
     Ok(Val::Seq(Box::new(SeqVal {
-        arr: s.arr.store(&s.len, &term),
+        arrs: s.stored(&s.len, &parts),
         len: s.len.bvadd(bv_const(1, 64)),
-        elem: s.elem,
+        elem: s.elem.clone(),
         conc,
     })))
 }
 
 /// A sequence of the given elements.
 pub(crate) fn array(elem: Elem, items: &[Val]) -> R<Val> {
-    let mut arr = Array::const_array(&Sort::bitvector(64), &zero(elem));
+    let mut arrs = SeqVal::zero_arrays(&elem);
     let mut conc = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let (term, c) = scalar_of(item)?;
-        arr = arr.store(&bv_const(i as i128, 64), &term);
-        conc.push(c);
+        let parts = parts_of(item)?;
+        let at = bv_const(i as i128, 64);
+        for (a, (t, _)) in arrs.iter_mut().zip(&parts) {
+            *a = a.store(&at, t);
+        }
+        conc.push(parts.iter().map(|(_, c)| *c).collect());
     }
     Ok(Val::Seq(Box::new(SeqVal {
-        arr,
+        arrs,
         len: bv_const(items.len() as i128, 64),
         elem,
         conc: Some(conc),
@@ -1303,13 +1476,17 @@ pub(crate) fn array(elem: Elem, items: &[Val]) -> R<Val> {
 
 /// `[item; count]`; the run's elements are listed up to `cap`.
 pub(crate) fn repeat(elem: Elem, item: &Val, count: &Val, cap: usize) -> R<Val> {
-    let (term, c) = scalar_of(item)?;
+    let parts = parts_of(item)?;
     let (n, cn) = usize_index(count)?;
+    let one: Vec<Option<i128>> = parts.iter().map(|(_, c)| *c).collect();
     let conc = cn
         .filter(|n| *n >= 0 && (*n as usize) <= cap)
-        .map(|n| vec![c; n as usize]);
+        .map(|n| vec![one.clone(); n as usize]);
     Ok(Val::Seq(Box::new(SeqVal {
-        arr: Array::const_array(&Sort::bitvector(64), &term),
+        arrs: parts
+            .iter()
+            .map(|(t, _)| Array::const_array(&Sort::bitvector(64), t))
+            .collect(),
         len: n,
         elem,
         conc,
