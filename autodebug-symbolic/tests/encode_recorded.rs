@@ -10,7 +10,7 @@ use std::path::Path;
 use autodebug_runtime::protocol::{Record, SiteInfo, Value};
 use autodebug_symbolic::conflicts::{Role, Z3Oracle};
 use autodebug_symbolic::diagnose::{Bounds, diagnose};
-use autodebug_symbolic::encode::{Call, CallTrace, Concrete, Encoder, Expected, Options, Spec};
+use autodebug_symbolic::encode::{Call, CallTrace, Concrete, Encoder, Options, Spec};
 use autodebug_symbolic::ir::Program;
 use autodebug_symbolic::wp;
 use serde::Deserialize;
@@ -208,13 +208,7 @@ fn run_example(example: &str, setup: Setup) -> Outcome {
                     sites: &sites,
                     events: &stored.events[range],
                 }),
-                spec: Spec {
-                    ret: match (&spec.ret, role) {
-                        (Expected::Nothing, _) => Expected::Nothing,
-                        (other, _) => other.clone(),
-                    },
-                    ..spec
-                },
+                spec,
             };
             let encoding = encoder.encode(&mut oracle, &call);
             println!(

@@ -1107,7 +1107,7 @@ impl<'p> Exec<'p> {
             // `x op= e`: the component is `e`; the statement stores `x op e`.
             let before = self.eval(cx, lhs, g)?;
             let opened = self.open(Some(c));
-            let v = self.eval_rhs(cx, operand, g)?;
+            let v = self.eval(cx, operand, g)?;
             let (v, at) = self.component(cx, c, v, operand, g, target)?;
             self.close(opened);
             let (stored, panics) = value::binary(*op, &before, &v)?;
@@ -1118,19 +1118,13 @@ impl<'p> Exec<'p> {
             return Ok(stored);
         }
         let opened = self.open(component);
-        let v = self.eval_rhs(cx, e, g)?;
+        let v = self.eval(cx, e, g)?;
         let v = match component {
             Some(c) => self.component(cx, c, v, e, g, target)?.0,
             None => v,
         };
         self.close(opened);
         Ok(v)
-    }
-
-    /// An expression whose value a component event records: an opaque one is left to
-    /// [`Exec::component`].
-    fn eval_rhs(&mut self, cx: &mut Ctx<'p>, e: &Expr, g: &Guard) -> R<Val> {
-        self.eval(cx, e, g)
     }
 
     /// The component at `c` producing `v`: paired with its event on the recorded path,
