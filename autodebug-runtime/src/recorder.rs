@@ -152,16 +152,16 @@ fn activate() -> u8 {
         initial,
         left: initial,
     });
-    SITES_ONLY.store(
-        trace.as_ref().is_some_and(|t| t.coverage) && plan.is_empty() && fuel.is_none(),
-        Ordering::Relaxed,
-    );
     let recorder = Recorder {
         trace,
         plan,
         sites: Vec::new(),
         fuel,
     };
+    SITES_ONLY.store(
+        recorder.trace.as_ref().is_some_and(|t| t.coverage) && recorder.plan_idle(),
+        Ordering::Relaxed,
+    );
     // `INIT` runs this once per process, so the cell is empty.
     let _ = RECORDER.set(Mutex::new(recorder));
     if tracing {
@@ -222,10 +222,8 @@ pub(crate) fn record_panic(info: &std::panic::PanicHookInfo<'_>) {
 
 extern "C" fn at_exit() {
     if let Some(mut rec) = lock() {
-        let rec = &mut *rec;
-        let plan_idle = rec.plan.is_empty() && rec.fuel.is_none();
-        if let Some(trace) = rec.trace.as_mut() {
-            let end = end_record(trace, plan_idle, &rec.sites);
+        let end = rec.end_record();
+        if let (Some(end), Some(trace)) = (end, rec.trace.as_mut()) {
             trace.write(&end);
             trace.flush();
         }
@@ -348,20 +346,6 @@ struct Trace {
     truncated: bool,
     /// A write failed: reported once, nothing more is written.
     failed: bool,
-}
-
-/// The `End` record of a trace: in `coverage` mode with a plan or fuel (every hook then
-/// counts its instances, see [`SITES_ONLY`]), with each reached site's instance count.
-fn end_record(trace: &Trace, plan_idle: bool, sites: &[SiteState]) -> Record {
-    let hits = if trace.coverage && !plan_idle {
-        reached(sites)
-    } else {
-        Vec::new()
-    };
-    Record::End {
-        events: trace.events,
-        hits,
-    }
 }
 
 /// The sites the current run reached, with their instance counts.
@@ -502,6 +486,28 @@ impl Recorder {
         Err(initial)
     }
 
+    /// Whether the plan asks nothing of the hooks (no flip, no override, no fuel): then
+    /// they need not count instances.
+    fn plan_idle(&self) -> bool {
+        self.plan.is_empty() && self.fuel.is_none()
+    }
+
+    /// The `End` record of the trace, if there is one: in `coverage` mode under a plan
+    /// (every hook then counts its instances, see [`SITES_ONLY`]), with each reached site's
+    /// instance count.
+    fn end_record(&self) -> Option<Record> {
+        let trace = self.trace.as_ref()?;
+        let hits = if trace.coverage && !self.plan_idle() {
+            reached(&self.sites)
+        } else {
+            Vec::new()
+        };
+        Some(Record::End {
+            events: trace.events,
+            hits,
+        })
+    }
+
     /// Whether event records are written now (cheaper than building one to drop it).
     fn recording(&self) -> bool {
         self.trace
@@ -511,27 +517,36 @@ impl Recorder {
 
     /// Writes an event record, or the `Truncated` marker when the cap is reached.
     fn event(&mut self, record: Record) {
-        let Some(trace) = self.trace.as_mut() else {
+        let Some(trace) = self.trace.as_ref() else {
             return;
         };
         if trace.coverage || trace.truncated {
             return;
         }
         if trace.events >= trace.max_events {
+            self.truncate();
+            return;
+        }
+        if let Some(trace) = self.trace.as_mut() {
+            trace.events += 1;
+            trace.write(&record);
+        }
+    }
+
+    /// Closes the trace's events with the `Truncated` marker: the cap is reached.
+    #[cold]
+    fn truncate(&mut self) {
+        RECORDING.store(false, Ordering::Relaxed);
+        if self.plan_idle() && !BATCH.load(Ordering::Relaxed) {
+            SITES_ONLY.store(true, Ordering::Relaxed);
+        }
+        if let Some(trace) = self.trace.as_mut() {
             trace.truncated = true;
-            RECORDING.store(false, Ordering::Relaxed);
-            let plan_idle = self.plan.is_empty() && self.fuel.is_none();
-            if plan_idle && !BATCH.load(Ordering::Relaxed) {
-                SITES_ONLY.store(true, Ordering::Relaxed);
-            }
             trace.write(&Record::Truncated {
                 events: trace.events,
             });
             trace.flush();
-            return;
         }
-        trace.events += 1;
-        trace.write(&record);
     }
 }
 
@@ -611,10 +626,9 @@ pub(crate) fn end_run() -> bool {
     RECORDING.store(false, Ordering::Relaxed);
     if let Some(mutex) = RECORDER.get() {
         let mut rec = mutex.lock().unwrap_or_else(|e| e.into_inner());
-        let plan_idle = rec.plan.is_empty() && rec.fuel.is_none();
+        let end = rec.end_record();
         if let Some(mut trace) = rec.trace.take() {
-            if !FINISHED.load(Ordering::Relaxed) {
-                let end = end_record(&trace, plan_idle, &rec.sites);
+            if let Some(end) = end.filter(|_| !FINISHED.load(Ordering::Relaxed)) {
                 trace.write(&end);
             }
             trace.flush();

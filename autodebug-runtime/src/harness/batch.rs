@@ -28,11 +28,13 @@ pub(super) fn run(path: &Path, tests: &[Test]) -> ExitCode {
         Ok((request, test, mut results)) => {
             let previous = std::panic::take_hook();
             std::panic::set_hook(Box::new(on_panic));
-            let coverage = request.trace_mode == "coverage";
-            let max_events = request.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
-            let inline = request.inline_coverage;
+            let traces = Traces {
+                coverage: request.trace_mode == "coverage",
+                inline: request.inline_coverage,
+                max_events: request.max_events.unwrap_or(DEFAULT_MAX_EVENTS),
+            };
             for (index, run) in request.runs.iter().enumerate() {
-                let result = run_one(index, run, test, (coverage, inline), max_events);
+                let result = run_one(index, run, test, &traces);
                 let written = serde_json::to_vec(&result)
                     .map_err(std::io::Error::from)
                     .and_then(|mut line| {
@@ -115,16 +117,19 @@ fn on_panic(info: &std::panic::PanicHookInfo<'_>) {
     }
 }
 
-/// Runs the test once under `run`'s plan and trace. `mode` is (coverage traces, coverage
-/// inline in the result instead of a trace file).
-fn run_one(
-    index: usize,
-    run: &BatchRun,
-    test: &Test,
-    mode: (bool, bool),
+/// What every run of a batch records.
+struct Traces {
+    /// `coverage` traces (sites reached), not `events`.
+    coverage: bool,
+    /// Coverage goes into each run's result line, not a trace file.
+    inline: bool,
+    /// Cap on the event records of each trace.
     max_events: u64,
-) -> BatchResult {
-    let (coverage, inline) = mode;
+}
+
+/// Runs the test once under `run`'s plan, recording as `traces` says.
+fn run_one(index: usize, run: &BatchRun, test: &Test, traces: &Traces) -> BatchResult {
+    let inline = traces.inline;
     let mut result = BatchResult {
         index,
         outcome: BatchOutcome::Refused,
@@ -147,8 +152,8 @@ fn run_one(
         .filter(|_| !inline)
         .map(|path| TraceSetup {
             path: PathBuf::from(path),
-            coverage,
-            max_events,
+            coverage: traces.coverage,
+            max_events: traces.max_events,
         });
     *FIRST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = None;
     let start = Instant::now();
