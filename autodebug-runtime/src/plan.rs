@@ -145,6 +145,7 @@ mod tests {
                 },
             ],
             fuel: Some(9),
+            replacements: vec![],
         };
         let index = PlanIndex::new(plan).unwrap();
         assert_eq!(index.fuel, Some(9));

@@ -262,6 +262,73 @@ pub struct Override {
     pub value: Value,
 }
 
+/// Replace what a site computes by an expression evaluated at the site: a repair candidate
+/// validated by rerunning the suite instead of rebuilding it. On a component site the
+/// expression's value is the component's value; on a branch site it is the outcome.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+pub struct Replacement {
+    #[serde(flatten)]
+    pub target: Target,
+    pub expr: Expr,
+}
+
+/// An expression over what a site reports: the variables in scope (by name), the value the
+/// code as written computed there ([`Expr::Original`]), and literals. Integer arithmetic
+/// follows Rust's debug semantics for the type the site has (overflow panics).
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+#[serde(tag = "e", rename_all = "snake_case")]
+pub enum Expr {
+    /// A literal value.
+    Lit { value: Value },
+    /// A variable in scope at the site.
+    Var { name: String },
+    /// The value the written code computed at this instance (a branch's outcome, a
+    /// component's value): lets a candidate keep what was there (`original && x > 0`).
+    Original,
+    /// `-a`, `!a`.
+    Unary { op: UnOp, arg: Box<Expr> },
+    /// `a op b`.
+    Binary {
+        op: BinOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
+    /// `a as ty` (`ty` an integer type name, `i64`, `usize`, …).
+    Cast { ty: String, arg: Box<Expr> },
+}
+
+/// A unary operator of an [`Expr`].
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "snake_case")]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+/// A binary operator of an [`Expr`], with Rust's meaning.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "snake_case")]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
 /// What an instrumented process is asked to do differently.
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
 pub struct Plan {
@@ -272,6 +339,9 @@ pub struct Plan {
     /// Component instances whose value is replaced.
     #[serde(default)]
     pub overrides: Vec<Override>,
+    /// Sites whose code is replaced by an expression (repair candidates).
+    #[serde(default)]
+    pub replacements: Vec<Replacement>,
     /// Budget of hook calls (branches, iterations, components); when it runs out the process
     /// records [`Record::FuelExhausted`] and exits with [`FUEL_EXIT_CODE`].
     #[serde(default)]

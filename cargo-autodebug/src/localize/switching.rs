@@ -581,6 +581,7 @@ fn switched_runs(
                     .collect(),
                 overrides: vec![],
                 fuel: Some(fuel),
+                replacements: vec![],
             }
         })
         .collect();

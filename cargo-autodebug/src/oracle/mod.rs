@@ -456,6 +456,7 @@ fn confirm(rerun: &Recorder, recorded: &RecordedTrace, oracle: &Oracle) -> Confi
             value: expected.clone(),
         }],
         fuel: Some(20 * recorded.trace.events.len() as u64 + 10_000),
+        replacements: Vec::new(),
     };
     let (shown, value) = (call.shown(), describe(expected));
     let (result, trace) = match rerun.run(&recorded.test, Some(&plan), "events") {
