@@ -246,6 +246,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
             workspace_root: &workspace.root,
             baseline: &baseline,
             traces: &traces,
+            oracles: &oracles,
             rerun: &recorder,
         };
         let localization = localize::localize(&context, options, console);

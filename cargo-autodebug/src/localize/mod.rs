@@ -25,6 +25,10 @@ pub struct Context<'a> {
     pub baseline: &'a [BaselineResult],
     /// The recorded traces: failing tests first, then passing tests reaching the same code.
     pub traces: &'a [RecordedTrace],
+    /// What passing means for each failing test (the expected value of the failing call, the
+    /// calls the test accepted before it), confirmed by reruns.
+    #[allow(dead_code)] // read by the diagnosis technique (next commit)
+    pub oracles: &'a [crate::oracle::Oracle],
     /// Reruns a test under a plan (dynamic techniques).
     pub rerun: &'a Recorder<'a>,
 }
