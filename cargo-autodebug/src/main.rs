@@ -11,6 +11,7 @@ mod localize;
 mod options;
 mod oracle;
 mod outcome;
+mod repair;
 mod report;
 mod run;
 mod trace;

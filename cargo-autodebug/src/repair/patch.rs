@@ -1,0 +1,709 @@
+//! Patches: a site's expression found again in its file with syn, exactly those bytes
+//! replaced by a candidate's text, and the change shown as a unified diff that `git apply`
+//! accepts. Every byte outside the replaced spans stays as it was (comments, formatting,
+//! line endings, non-ASCII text).
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use anyhow::{Result, bail};
+use autodebug_runtime::protocol::{SiteInfo, SiteKind};
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+use syn::{BinOp, Expr, Stmt};
+
+/// Where a site's expression is in its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// Byte range of the expression in the file's text.
+    pub bytes: Range<usize>,
+    /// The text of those bytes, as written (comments inside included).
+    pub original: String,
+}
+
+/// One replacement in one file: the bytes of a located site and the text that goes there.
+#[derive(Debug, Clone)]
+pub struct Edit {
+    pub bytes: Range<usize>,
+    pub replacement: String,
+}
+
+/// An expression of a parsed file: where it is (byte range, start and end as sites give
+/// them) and which site kinds that position can be.
+#[derive(Debug, Clone)]
+struct Node {
+    bytes: Range<usize>,
+    start: (u32, u32),
+    end: (u32, u32),
+    /// `Binary`, `MethodCall`, … for messages.
+    what: &'static str,
+}
+
+/// Every expression of a file, with the site roles of the positions that have one.
+struct Index {
+    nodes: Vec<Node>,
+    roles: BTreeMap<(usize, usize), Vec<SiteKind>>,
+}
+
+/// A 1-based line and 1-based character column from `proc-macro2`'s 1-based line and
+/// 0-based character column: the convention of sites (the macro converts the same way).
+fn position(lc: proc_macro2::LineColumn) -> (u32, u32) {
+    (lc.line as u32, lc.column as u32 + 1)
+}
+
+/// The text syn should parse: a byte-order mark is skipped (rustc skips it too, so
+/// positions on the first line do not count it) and a shebang line is blanked to spaces,
+/// so byte offsets into the parsed text plus the returned offset are offsets into `text`.
+fn parseable(text: &str) -> (usize, String) {
+    let (offset, body) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => ('\u{feff}'.len_utf8(), rest),
+        None => (0, text),
+    };
+    let mut body = body.to_string();
+    if body.starts_with("#!") && !body[2..].trim_start().starts_with('[') {
+        let end = body.find('\n').unwrap_or(body.len());
+        body.replace_range(..end, &" ".repeat(end));
+    }
+    (offset, body)
+}
+
+impl Index {
+    fn of(text: &str) -> Result<Index> {
+        let (offset, body) = parseable(text);
+        let file: syn::File = match syn::parse_str(&body) {
+            Ok(file) => file,
+            Err(error) => {
+                let at = position(error.span().start());
+                bail!("does not parse at {}:{}: {error}", at.0, at.1)
+            }
+        };
+        let mut visitor = Collector {
+            offset,
+            index: Index {
+                nodes: Vec::new(),
+                roles: BTreeMap::new(),
+            },
+        };
+        visitor.visit_file(&file);
+        Ok(visitor.index)
+    }
+
+    fn roles_at(&self, bytes: &Range<usize>) -> &[SiteKind] {
+        self.roles
+            .get(&(bytes.start, bytes.end))
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+struct Collector {
+    offset: usize,
+    index: Index,
+}
+
+impl Collector {
+    fn bytes(&self, node: &impl Spanned) -> Range<usize> {
+        let range = node.span().byte_range();
+        range.start + self.offset..range.end + self.offset
+    }
+
+    fn mark(&mut self, expr: &Expr, kind: SiteKind) {
+        let bytes = self.bytes(expr);
+        self.index
+            .roles
+            .entry((bytes.start, bytes.end))
+            .or_default()
+            .push(kind);
+    }
+
+    /// A branch condition of `kind`, as the macro instruments it: the whole condition is
+    /// the site unless it contains a `let`; each operand of a top-level `&&`/`||` chain is
+    /// an `Operand` site.
+    fn condition(&mut self, cond: &Expr, kind: SiteKind) {
+        if !contains_let(cond) {
+            self.mark(cond, kind);
+        }
+        if is_chain(cond) || contains_let(cond) {
+            self.operands(cond);
+        }
+    }
+
+    fn operands(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
+                self.operands(&b.left);
+                self.operands(&b.right);
+            }
+            Expr::Paren(p) if is_chain(&p.expr) => self.operands(&p.expr),
+            Expr::Group(g) if is_chain(&g.expr) || contains_let(&g.expr) => self.operands(&g.expr),
+            Expr::Let(_) => {}
+            operand => self.mark(operand, SiteKind::Operand),
+        }
+    }
+}
+
+fn is_chain(expr: &Expr) -> bool {
+    match expr {
+        Expr::Binary(b) => matches!(b.op, BinOp::And(_) | BinOp::Or(_)),
+        Expr::Paren(p) => is_chain(&p.expr),
+        Expr::Group(g) => is_chain(&g.expr),
+        _ => false,
+    }
+}
+
+fn contains_let(expr: &Expr) -> bool {
+    match expr {
+        Expr::Let(_) => true,
+        Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
+            contains_let(&b.left) || contains_let(&b.right)
+        }
+        Expr::Paren(p) => contains_let(&p.expr),
+        Expr::Group(g) => contains_let(&g.expr),
+        _ => false,
+    }
+}
+
+fn is_compound(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
+}
+
+/// The range a `for` loop iterates, through the parentheses and adapters the macro looks
+/// through (`(0..n).rev()`).
+fn iterated_range(expr: &Expr) -> Option<&syn::ExprRange> {
+    match expr {
+        Expr::Range(r) if r.end.is_some() => Some(r),
+        Expr::Paren(p) => iterated_range(&p.expr),
+        Expr::Group(g) => iterated_range(&g.expr),
+        Expr::MethodCall(m)
+            if ["rev", "step_by", "skip", "take"]
+                .iter()
+                .any(|name| m.method == name) =>
+        {
+            match &*m.receiver {
+                Expr::Paren(p) => iterated_range(&p.expr),
+                chained @ Expr::MethodCall(_) => iterated_range(chained),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A name for an expression's syntax, for messages.
+fn what(expr: &Expr) -> &'static str {
+    match expr {
+        Expr::Binary(_) => "binary expression",
+        Expr::Unary(_) => "unary expression",
+        Expr::Lit(_) => "literal",
+        Expr::Path(_) => "path",
+        Expr::MethodCall(_) => "method call",
+        Expr::Call(_) => "call",
+        Expr::Index(_) => "index expression",
+        Expr::Field(_) => "field access",
+        Expr::Paren(_) => "parenthesized expression",
+        Expr::Cast(_) => "cast",
+        Expr::If(_) => "`if`",
+        Expr::Match(_) => "`match`",
+        Expr::Block(_) => "block",
+        Expr::Macro(_) => "macro call",
+        Expr::Range(_) => "range",
+        _ => "expression",
+    }
+}
+
+impl<'ast> Visit<'ast> for Collector {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        let span = expr.span();
+        // An expression without a position (none in parsed text) cannot be a site.
+        if span.start().line > 0 {
+            self.index.nodes.push(Node {
+                bytes: self.bytes(expr),
+                start: position(span.start()),
+                end: position(span.end()),
+                what: what(expr),
+            });
+        }
+        visit::visit_expr(self, expr);
+    }
+
+    fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
+        self.condition(&e.cond, SiteKind::If);
+        visit::visit_expr_if(self, e);
+    }
+
+    fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+        self.condition(&e.cond, SiteKind::While);
+        visit::visit_expr_while(self, e);
+    }
+
+    fn visit_pat_guard(&mut self, g: &'ast syn::PatGuard) {
+        self.condition(&g.guard, SiteKind::Guard);
+        visit::visit_pat_guard(self, g);
+    }
+
+    fn visit_local_init(&mut self, init: &'ast syn::LocalInit) {
+        self.mark(&init.expr, SiteKind::Let);
+        visit::visit_local_init(self, init);
+    }
+
+    fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+        self.mark(&e.right, SiteKind::Assign);
+        visit::visit_expr_assign(self, e);
+    }
+
+    fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+        if is_compound(&e.op) {
+            self.mark(&e.right, SiteKind::Compound);
+        }
+        visit::visit_expr_binary(self, e);
+    }
+
+    fn visit_expr_return(&mut self, e: &'ast syn::ExprReturn) {
+        if let Some(value) = &e.expr {
+            self.mark(value, SiteKind::Return);
+        }
+        visit::visit_expr_return(self, e);
+    }
+
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        // A block's value may be what the function returns (the macro descends through
+        // `if`, `match` and blocks in tail position to the values).
+        if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
+            self.mark(tail, SiteKind::Return);
+        }
+        visit::visit_block(self, block);
+    }
+
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        self.mark(&arm.body, SiteKind::Return);
+        visit::visit_arm(self, arm);
+    }
+
+    fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+        if let Some(end) = iterated_range(&e.expr).and_then(|r| r.end.as_deref()) {
+            self.mark(end, SiteKind::Bound);
+        }
+        visit::visit_expr_for_loop(self, e);
+    }
+}
+
+/// The kind of site a role is, as people read it.
+fn kind_name(kind: SiteKind) -> &'static str {
+    match kind {
+        SiteKind::Fn => "function entry",
+        SiteKind::If => "`if` condition",
+        SiteKind::While => "`while` condition",
+        SiteKind::Guard => "match guard",
+        SiteKind::Operand => "operand of `&&`/`||`",
+        SiteKind::Let => "`let` initializer",
+        SiteKind::Assign => "assigned value",
+        SiteKind::Compound => "right-hand side of a compound assignment",
+        SiteKind::Return => "returned value",
+        SiteKind::Loop => "loop",
+        SiteKind::Bound => "loop bound",
+        SiteKind::Requires => "precondition",
+        SiteKind::Ensures => "postcondition",
+        SiteKind::Invariant => "invariant",
+    }
+}
+
+/// Tokens of code as text, for comparing code regardless of spacing and comments.
+fn tokens(code: &str) -> Option<String> {
+    code.parse::<proc_macro2::TokenStream>()
+        .ok()
+        .map(|t| t.to_string())
+}
+
+/// Finds `site`'s expression in `text` (the file the site is in): the expression node that
+/// starts and ends exactly where the site does and has the site's role (the condition of an
+/// `if`, the right-hand side of an assignment, the end of a loop's range, …), and whose
+/// tokens are the site's code. Anything else means the file is not the one the site was
+/// recorded from, or the site is not an expression a patch can replace: an error that says
+/// which.
+pub fn locate(text: &str, site: &SiteInfo) -> Result<Located> {
+    let index = Index::of(text)?;
+    let (start, end) = ((site.line, site.column), (site.end_line, site.end_column));
+    let at: Vec<&Node> = index
+        .nodes
+        .iter()
+        .filter(|n| n.start == start && n.end == end)
+        .collect();
+    let Some(node) = at
+        .iter()
+        .find(|n| index.roles_at(&n.bytes).contains(&site.kind))
+    else {
+        match at.first() {
+            None => bail!(
+                "no expression spans {}:{}–{}:{} (the file changed since the build?)",
+                start.0,
+                start.1,
+                end.0,
+                end.1
+            ),
+            Some(node) => bail!(
+                "the {} at {}:{} is not a {}",
+                node.what,
+                start.0,
+                start.1,
+                kind_name(site.kind)
+            ),
+        }
+    };
+    let original = text[node.bytes.clone()].to_string();
+    let same = match (tokens(&original), tokens(&site.code)) {
+        (Some(written), Some(recorded)) => written == recorded,
+        _ => squeeze(&original) == squeeze(&site.code),
+    };
+    if !same {
+        bail!(
+            "{}:{} holds `{}`, the run recorded `{}` (the file changed since the build?)",
+            start.0,
+            start.1,
+            original,
+            site.code
+        );
+    }
+    Ok(Located {
+        bytes: node.bytes.clone(),
+        original,
+    })
+}
+
+/// `text` without whitespace.
+pub fn squeeze(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// `text` with each edit's bytes replaced by its replacement. Edits must not overlap. The
+/// result must parse, and each replacement must stand as one expression where it is put
+/// (so `a && b` replacing an operand of `||` does not regroup its neighbours): a
+/// replacement that would is parenthesized; one that still does not fit is an error.
+/// Bytes outside the edits are copied unchanged.
+pub fn apply_edits(text: &str, edits: &[Edit]) -> Result<String> {
+    let mut sorted: Vec<&Edit> = edits.iter().collect();
+    sorted.sort_by_key(|e| e.bytes.start);
+    for pair in sorted.windows(2) {
+        if pair[0].bytes.end > pair[1].bytes.start {
+            bail!("two edits overlap");
+        }
+    }
+    let mut texts: Vec<String> = Vec::with_capacity(sorted.len());
+    for edit in &sorted {
+        if edit.bytes.end > text.len()
+            || !text.is_char_boundary(edit.bytes.start)
+            || !text.is_char_boundary(edit.bytes.end)
+        {
+            bail!("edit outside the file");
+        }
+        if syn::parse_str::<Expr>(&edit.replacement).is_err() {
+            bail!("`{}` is not a Rust expression", edit.replacement);
+        }
+        texts.push(edit.replacement.clone());
+    }
+    // Parenthesize, one edit at a time, the replacements that do not stand alone (or
+    // that keep the file from parsing: `a as u8 < b` needs parentheses).
+    let mut wrapped = vec![false; texts.len()];
+    loop {
+        let (patched, ranges) = splice(text, &sorted, &texts);
+        let culprit = match Index::of(&patched) {
+            Ok(index) => {
+                match ranges
+                    .iter()
+                    .position(|r| !index.nodes.iter().any(|n| &n.bytes == r))
+                {
+                    None => return Ok(patched),
+                    Some(i) if !wrapped[i] => i,
+                    Some(i) => bail!(
+                        "`{}` does not stand as one expression where it goes",
+                        sorted[i].replacement
+                    ),
+                }
+            }
+            Err(error) => match wrapped.iter().position(|w| !w) {
+                Some(i) => i,
+                None => bail!("the patched file {error}"),
+            },
+        };
+        texts[culprit] = format!("({})", texts[culprit]);
+        wrapped[culprit] = true;
+    }
+}
+
+/// `text` with the sorted edits' bytes replaced by `texts`, and where each replacement
+/// ended up.
+fn splice(text: &str, sorted: &[&Edit], texts: &[String]) -> (String, Vec<Range<usize>>) {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut ranges = Vec::new();
+    let mut at = 0;
+    for (edit, replacement) in sorted.iter().zip(texts) {
+        out.push_str(&text[at..edit.bytes.start]);
+        let start = out.len();
+        out.push_str(replacement);
+        ranges.push(start..out.len());
+        at = edit.bytes.end;
+    }
+    out.push_str(&text[at..]);
+    (out, ranges)
+}
+
+/// The unified diff from `before` to `after` of the file at `path` (relative to the
+/// workspace root, `/`-separated), with `a/` and `b/` prefixes as `git diff` writes them,
+/// three lines of context. Empty when nothing changed.
+pub fn unified_diff(path: &str, before: &str, after: &str) -> String {
+    if before == after {
+        return String::new();
+    }
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
+}
+
+/// The 1-based line and character column of byte `offset` in `text` (columns as sites
+/// count them: characters, not bytes; a byte-order mark is not counted).
+pub fn line_column(text: &str, offset: usize) -> (u32, u32) {
+    let before = &text[..offset];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.matches('\n').count() + 1;
+    let column = before[line_start..]
+        .chars()
+        .filter(|&c| c != '\u{feff}')
+        .count()
+        + 1;
+    (line as u32, column as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The site of `code`, found as the first `code` inside the first `context` in `text`.
+    fn site(text: &str, kind: SiteKind, context: &str, code: &str) -> SiteInfo {
+        let at = text
+            .find(context)
+            .unwrap_or_else(|| panic!("no `{context}` in the text"));
+        let start = at + context.find(code).expect("code inside its context");
+        let (line, column) = line_column(text, start);
+        let (end_line, end_column) = line_column(text, start + code.len());
+        SiteInfo {
+            file: "src/lib.rs".into(),
+            line,
+            column,
+            end_line,
+            end_column,
+            kind,
+            code: code.into(),
+            function: "f".into(),
+        }
+    }
+
+    /// Replaces the site and checks that every byte outside its span is unchanged and the
+    /// result parses.
+    fn rewrite(text: &str, site: &SiteInfo, replacement: &str) -> String {
+        let located = locate(text, site).unwrap();
+        let after = apply_edits(
+            text,
+            &[Edit {
+                bytes: located.bytes.clone(),
+                replacement: replacement.into(),
+            }],
+        )
+        .unwrap();
+        let (start, end) = (located.bytes.start, located.bytes.end);
+        assert_eq!(after.as_bytes()[..start], text.as_bytes()[..start]);
+        let tail = text.len() - end;
+        assert_eq!(
+            after.as_bytes()[after.len() - tail..],
+            text.as_bytes()[end..]
+        );
+        syn::parse_file(&after).unwrap();
+        after
+    }
+
+    /// Comments, odd spacing, a tab, non-ASCII text before and inside lines.
+    const ODD: &str = "// Ünïcödé comment: « max » — ok
+use std::fmt;   // trailing comment
+
+/// doc with `code` and émojis 🦀
+pub fn max( x:i32,y :i32 )->i32{
+    let mut r = x;   /* keep   this */
+    if y   >   x /* odd */ {
+\tr =   x ; // tab before
+    }
+    let s = \"ünï < x\";
+    for i in 0..s.len()   - 1 { let _ = i; }
+    r
+}
+";
+
+    #[test]
+    fn only_the_span_changes_in_oddly_formatted_non_ascii_text() {
+        let s = site(ODD, SiteKind::Assign, "r =   x", "x");
+        assert_eq!(s.line, 8);
+        let after = rewrite(ODD, &s, "y");
+        assert!(after.contains("\tr =   y ; // tab before\n"));
+        assert_eq!(after.replace("r =   y", "r =   x"), ODD);
+        let cond = site(ODD, SiteKind::If, "y   >   x", "y   >   x");
+        let after = rewrite(ODD, &cond, "y >= x");
+        assert!(after.contains("    if y >= x /* odd */ {\n"));
+        let bound = site(ODD, SiteKind::Bound, "s.len()   - 1", "s.len()   - 1");
+        let after = rewrite(ODD, &bound, "s.len()");
+        assert!(after.contains("for i in 0..s.len() { let _"));
+    }
+
+    #[test]
+    fn crlf_line_endings_are_kept() {
+        let text = ODD.replace('\n', "\r\n");
+        let s = site(&text, SiteKind::If, "y   >   x", "y   >   x");
+        let after = rewrite(&text, &s, "y > x || x == y");
+        assert_eq!(after.matches("\r\n").count(), text.matches("\r\n").count());
+        assert!(!after.replace("\r\n", "").contains('\n'));
+        assert!(after.contains("if y > x || x == y /* odd */ {\r\n"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_and_a_shebang_do_not_shift_positions() {
+        let text = "\u{feff}#!/usr/bin/env run\nfn f(a: u8) -> u8 { let b = a + 1; b }\n";
+        let s = site(text, SiteKind::Let, "a + 1", "a + 1");
+        let after = rewrite(text, &s, "a + 2");
+        assert_eq!(after, text.replace("a + 1", "a + 2"));
+    }
+
+    #[test]
+    fn comments_inside_the_span_match_the_recorded_code() {
+        let text = "fn f(a: i32) -> i32 { let b = a /* one */ + 1; b }\n";
+        let mut s = site(text, SiteKind::Let, "a /* one */ + 1", "a /* one */ + 1");
+        s.code = "a + 1".into();
+        assert_eq!(locate(text, &s).unwrap().original, "a /* one */ + 1");
+    }
+
+    #[test]
+    fn roles_are_checked() {
+        let text = "fn f(n: usize, v: &[i32]) -> i32 {\n\
+    let mut t = 0;\n\
+    for i in 0..n { t += v[i]; }\n\
+    while t > 10 && n > 0 { t -= 1; }\n\
+    match t { x if x < 0 => 0, _ => t }\n\
+}\n";
+        let check =
+            |kind, context: &str, code: &str| locate(text, &site(text, kind, context, code));
+        assert!(check(SiteKind::Bound, "0..n", "n").is_ok());
+        assert!(check(SiteKind::Compound, "v[i]", "v[i]").is_ok());
+        assert!(check(SiteKind::While, "t > 10 && n > 0", "t > 10 && n > 0").is_ok());
+        assert!(check(SiteKind::Operand, "n > 0", "n > 0").is_ok());
+        assert!(check(SiteKind::Guard, "x < 0", "x < 0").is_ok());
+        assert!(check(SiteKind::Let, "= 0", "0").is_ok());
+        assert!(check(SiteKind::Return, "_ => t", "t").is_ok());
+        // Right position, wrong role: `n` in `0..n` is no `if` condition.
+        let error = check(SiteKind::If, "0..n", "n").unwrap_err().to_string();
+        assert!(error.contains("is not a `if` condition"), "{error}");
+        // A span that is no expression at all.
+        let mut s = site(text, SiteKind::Let, "= 0", "0");
+        s.end_column += 1;
+        assert!(locate(text, &s).is_err());
+        // The file no longer holds what the run recorded.
+        let mut s = site(text, SiteKind::Let, "= 0", "0");
+        s.code = "1".into();
+        let error = locate(text, &s).unwrap_err().to_string();
+        assert!(error.contains("the run recorded `1`"), "{error}");
+    }
+
+    #[test]
+    fn replacements_that_would_regroup_are_parenthesized() {
+        let text = "fn f(a: bool, b: bool, c: bool) -> bool { if a && b { return true; } c }\n";
+        let s = site(text, SiteKind::Operand, "&& b", "b");
+        let after = rewrite(text, &s, "b || c");
+        assert!(after.contains("if a && (b || c) {"), "{after}");
+        let text = "fn f(n: usize, k: u8) { for i in 0..n { let _ = (i, k); } }\n";
+        let s = site(text, SiteKind::Bound, "0..n", "n");
+        assert!(rewrite(text, &s, "n - 1").contains("0..n - 1 {"));
+        let text = "fn f(k: u8, b: u8) -> bool { let c = k < b; c }\n";
+        let s = site(text, SiteKind::Let, "k < b", "k < b");
+        assert!(rewrite(text, &s, "k as u8 <= b").contains("let c = k as u8 <= b;"));
+        assert!(
+            apply_edits(
+                text,
+                &[Edit {
+                    bytes: 0..2,
+                    replacement: "not rust (".into()
+                }]
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn several_edits_in_one_file() {
+        let text = "fn f(x: i32) -> i32 { let a = x + 1; let b = a * 2; b }\n";
+        let a = locate(text, &site(text, SiteKind::Let, "x + 1", "x + 1")).unwrap();
+        let b = locate(text, &site(text, SiteKind::Let, "a * 2", "a * 2")).unwrap();
+        let after = apply_edits(
+            text,
+            &[
+                Edit {
+                    bytes: b.bytes,
+                    replacement: "a * 3".into(),
+                },
+                Edit {
+                    bytes: a.bytes,
+                    replacement: "x".into(),
+                },
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            after,
+            "fn f(x: i32) -> i32 { let a = x; let b = a * 3; b }\n"
+        );
+    }
+
+    #[test]
+    fn unified_diff_is_accepted_by_git_apply() {
+        let repo = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let output = std::process::Command::new("git")
+                .args(args)
+                .current_dir(repo.path())
+                .output()
+                .expect("git runs");
+            assert!(
+                output.status.success(),
+                "git {args:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        };
+        git(&["init", "-q"]);
+        for (name, text) in [
+            ("src/lib.rs", ODD.to_string()),
+            ("crlf/src/lib.rs", ODD.replace('\n', "\r\n")),
+            // No newline at the end of the file.
+            ("tail/src/lib.rs", ODD.trim_end().to_string()),
+        ] {
+            let path = repo.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &text).unwrap();
+            let s = site(&text, SiteKind::Return, "    r", "r");
+            let after = rewrite(&text, &s, "r.max(y)");
+            let diff = unified_diff(name, &text, &after);
+            assert!(diff.starts_with(&format!("--- a/{name}\n+++ b/{name}\n@@ ")));
+            let patch = repo.path().join("fix.patch");
+            std::fs::write(&patch, &diff).unwrap();
+            git(&["apply", "--check", "fix.patch"]);
+            git(&["apply", "fix.patch"]);
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), after);
+        }
+        assert_eq!(unified_diff("x.rs", "same\n", "same\n"), "");
+    }
+}
