@@ -4,9 +4,10 @@
 //!
 //! The rewrite must keep every function compiling exactly as before, so it is deliberately
 //! conservative: closures, async blocks, const blocks, nested items and macro calls are left
-//! untouched; `let` expressions are never wrapped; and the scope values a component reports
-//! are limited to variables that are certainly `Copy` and never mutably borrowed (see
-//! [`scope`] and [`borrows`]).
+//! untouched; `let` expressions are never wrapped; and the scope values a component or a
+//! branch reports are limited to variables that are certainly `Copy` and never mutably
+//! borrowed (see [`scope`] and [`borrows`]). A branch's scope is what a plan's replacement
+//! of its condition computes with.
 
 mod borrows;
 mod scope;
@@ -210,9 +211,9 @@ impl Instrumenter {
     }
 
     /// A branch condition of kind `kind` (`If`, `While`, `Guard`). A condition without
-    /// `let` becomes `branch(SITE, cond, || operands)`, and each operand of a top-level
-    /// `&&`/`||` chain an `Operand` branch; in a chain with `let`, only the non-`let`
-    /// operands are wrapped. Bindings of `let`s are declared in the current scope.
+    /// `let` becomes `branch(SITE, cond, || operands, || scope)`, and each operand of a
+    /// top-level `&&`/`||` chain an `Operand` branch; in a chain with `let`, only the
+    /// non-`let` operands are wrapped. Bindings of `let`s are declared in the current scope.
     fn visit_condition(&mut self, cond: &mut Expr, kind: &str) {
         if contains_let(cond) {
             self.visit_chain(cond);
@@ -226,8 +227,9 @@ impl Instrumenter {
             self.visit_expr_mut(cond);
         }
         let site = self.site(&original, kind);
+        let scope = self.scope_closure();
         *cond = Expr::Verbatim(quote! {
-            ::autodebug_runtime::__rt::branch(#site, #cond, #operands)
+            ::autodebug_runtime::__rt::branch(#site, #cond, #operands, #scope)
         });
     }
 
@@ -251,8 +253,9 @@ impl Instrumenter {
                 let operands = self.operands(operand);
                 self.visit_expr_mut(operand);
                 let site = self.site(&original, "Operand");
+                let scope = self.scope_closure();
                 *operand = Expr::Verbatim(quote! {
-                    ::autodebug_runtime::__rt::branch(#site, #operand, #operands)
+                    ::autodebug_runtime::__rt::branch(#site, #operand, #operands, #scope)
                 });
             }
         }
@@ -648,11 +651,16 @@ mod tests {
 
     /// The names each `component` call reports, in the order of the output.
     fn scopes(func: &syn::ItemFn) -> Vec<Vec<String>> {
+        hook_scopes(func, "component", 2)
+    }
+
+    /// The names each call of `hook` reports in its argument `at` (a scope closure).
+    fn hook_scopes(func: &syn::ItemFn, hook: &str, at: usize) -> Vec<Vec<String>> {
         let mut found = Vec::new();
-        calls(func.to_token_stream(), "component", &mut found);
+        calls(func.to_token_stream(), hook, &mut found);
         found
             .into_iter()
-            .map(|a| match a[2].last() {
+            .map(|a| match a[at].last() {
                 Some(TokenTree::Group(vec)) => args(vec.stream())
                     .iter()
                     .map(|entry| match &entry[0] {
@@ -760,6 +768,65 @@ mod tests {
         );
         // The scope of a `let` does not contain the variable it declares.
         assert_eq!(scopes[0], ["a", "r"]);
+    }
+
+    #[test]
+    fn branches_report_the_scope_a_component_there_would() {
+        let f = instrument(
+            "fn f(n: usize, v: &[i32], mut m: u8, s: String) -> i32 {
+                let mut acc = 0;
+                let p = &mut m;
+                let mut i = 0;
+                while i < n && v[i] > 0 {
+                    let x = v[i];
+                    if x > acc { acc = x; }
+                    i += 1;
+                }
+                match v.first() {
+                    Some(y) if *y > 3 => return *y,
+                    _ => {}
+                }
+                if let Some(z) = v.get(1) && *z > acc { return *z; }
+                acc
+            }",
+        );
+        let branches = hook_scopes(&f, "branch", 3);
+        let outer = ["n", "v", "acc", "i"];
+        // `m` is borrowed mutably, `p` is a `&mut`, `s` may move; pattern bindings (`y`,
+        // `z`) have unknown types.
+        assert_eq!(
+            branches,
+            [
+                &outer[..],
+                &outer[..],
+                &outer[..],
+                &["n", "v", "acc", "i", "x"][..],
+                &outer[..],
+                &outer[..],
+            ],
+            "while, its two operands, if, guard, operand of the let chain"
+        );
+        let mut kinds_in_order = Vec::new();
+        calls(f.to_token_stream(), "branch", &mut kinds_in_order);
+        let kinds: Vec<String> = kinds_in_order
+            .iter()
+            .map(|a| {
+                let mut site = Vec::new();
+                calls(a[0].iter().cloned().collect(), "new", &mut site);
+                site[0][5].last().unwrap().to_string()
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            ["While", "Operand", "Operand", "If", "Guard", "Operand"]
+        );
+        // The `if`'s scope is the one the assignment in its body reports.
+        let components = scopes(&f);
+        let assign = components
+            .iter()
+            .find(|names| names.len() == 5)
+            .expect("the scope of `acc = x`");
+        assert_eq!(assign, &branches[3]);
     }
 
     #[test]

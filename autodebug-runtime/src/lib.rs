@@ -8,6 +8,7 @@ pub use autodebug_macros::*;
 pub mod harness;
 pub mod protocol;
 
+mod expr;
 mod plan;
 mod recorder;
 mod value;

@@ -1,10 +1,13 @@
 //! The plan a process obeys (`AUTODEBUG_PLAN`): loaded and checked once, then split per site
 //! when a site is first reached, so that the hooks look at a short list of instances instead
-//! of hashing a site key on every call.
+//! of hashing a site key on every call. Replacement expressions are compiled here, once per
+//! plan, and shared by reference with the sites (and the batch runs) that use them.
 
+use crate::expr::Candidate;
 use crate::protocol::{PLAN_VERSION, Plan, SiteKey, Value};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A loaded plan, indexed by site.
 #[derive(Default, Debug)]
@@ -19,6 +22,7 @@ pub(crate) struct PlanIndex {
 pub(crate) struct SitePlan {
     flips: Vec<Option<u32>>,
     overrides: Vec<(Option<u32>, Value)>,
+    replacements: Vec<(Option<u32>, Arc<Candidate>)>,
 }
 
 impl SitePlan {
@@ -35,6 +39,15 @@ impl SitePlan {
             .or_else(|| self.overrides.iter().find(|(t, _)| t.is_none()))
             .map(|(_, v)| v)
     }
+
+    /// The expression that replaces the code at instance `instance` of this site, if any. A
+    /// target naming the instance wins over one naming every instance.
+    pub(crate) fn replacement_for(&self, instance: u32) -> Option<&Arc<Candidate>> {
+        let exact = self.replacements.iter().find(|(t, _)| *t == Some(instance));
+        exact
+            .or_else(|| self.replacements.iter().find(|(t, _)| t.is_none()))
+            .map(|(_, c)| c)
+    }
 }
 
 impl PlanIndex {
@@ -48,8 +61,11 @@ impl PlanIndex {
     }
 
     /// Indexes `plan`, refusing targets that could never apply (a flip of a non-branch site,
-    /// an override of a non-component site, an unknown version): a plan that silently does
-    /// nothing would be taken for a run that changed nothing.
+    /// an override of a non-component site, a replacement of a site that is neither, an
+    /// unknown version) and replacements that could never be evaluated (see
+    /// [`Candidate::compile`]) or that compete for one instance: a plan that silently does
+    /// nothing would be taken for a run that changed nothing. Type errors that depend on the
+    /// site's values are found when the site is reached.
     pub(crate) fn new(plan: Plan) -> Result<PlanIndex, String> {
         if plan.version != PLAN_VERSION {
             return Err(format!(
@@ -81,18 +97,42 @@ impl PlanIndex {
             let entry = by_site.entry(o.target.site).or_default();
             entry.overrides.push((o.target.instance, o.value));
         }
+        for r in plan.replacements {
+            let site = r.target.site;
+            if !site.kind.is_branch() && !site.kind.is_component() {
+                return Err(format!(
+                    "replacement of a site that is neither a branch nor a component: {site:?}"
+                ));
+            }
+            let candidate = Candidate::compile(&r.expr)
+                .map_err(|e| format!("replacement of {site:?} holds {e}"))?;
+            let entry = by_site.entry(site.clone()).or_default();
+            if entry
+                .replacements
+                .iter()
+                .any(|(t, _)| *t == r.target.instance)
+            {
+                return Err(format!(
+                    "two replacements of {site:?} at instance {:?}",
+                    r.target.instance
+                ));
+            }
+            entry
+                .replacements
+                .push((r.target.instance, Arc::new(candidate)));
+        }
         Ok(PlanIndex {
             by_site,
             fuel: plan.fuel,
         })
     }
 
-    /// What the plan asks of the site `key` (nothing for most sites).
     /// Whether the plan asks nothing of any site (it may still carry fuel).
     pub(crate) fn is_empty(&self) -> bool {
         self.by_site.is_empty()
     }
 
+    /// What the plan asks of the site `key` (nothing for most sites).
     pub(crate) fn for_site(&self, key: &SiteKey) -> SitePlan {
         self.by_site.get(key).cloned().unwrap_or_default()
     }
@@ -101,7 +141,8 @@ impl PlanIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{Override, SiteKind, Target};
+    use crate::expr::scalar::{Scalar, Ty};
+    use crate::protocol::{BinOp, Expr, Override, Replacement, SiteKind, Target};
 
     fn key(line: u32, kind: SiteKind) -> SiteKey {
         SiteKey {
@@ -225,5 +266,141 @@ mod tests {
         };
         assert!(index.for_site(&site).flips(7));
         assert_eq!(index.fuel, Some(5));
+    }
+
+    fn replacement(line: u32, kind: SiteKind, instance: Option<u32>, expr: Expr) -> Replacement {
+        Replacement {
+            target: target(line, kind, instance),
+            expr,
+        }
+    }
+
+    fn lit(v: i128) -> Expr {
+        Expr::Lit { value: int(v) }
+    }
+
+    /// The value the candidate at `instance` of `site` gives with nothing in scope.
+    fn constant(site: &SitePlan, instance: u32) -> Option<Scalar> {
+        let candidate = site.replacement_for(instance)?;
+        Some(
+            candidate
+                .evaluate(Err("-"), &[], Ty::Int(crate::expr::scalar::IntTy::I32))
+                .unwrap(),
+        )
+    }
+
+    #[test]
+    fn replacements_are_compiled_and_split_per_site() {
+        let plan = Plan {
+            version: PLAN_VERSION,
+            replacements: vec![
+                replacement(5, SiteKind::Assign, None, lit(1)),
+                replacement(5, SiteKind::Assign, Some(3), lit(2)),
+                replacement(
+                    6,
+                    SiteKind::If,
+                    Some(0),
+                    Expr::Binary {
+                        op: BinOp::Le,
+                        left: Box::new(Expr::Var { name: "x".into() }),
+                        right: Box::new(lit(4)),
+                    },
+                ),
+            ],
+            ..Plan::default()
+        };
+        let index = PlanIndex::new(plan).unwrap();
+        assert!(!index.is_empty());
+        let assign = index.for_site(&key(5, SiteKind::Assign));
+        let one = Some(Scalar::Int(crate::expr::scalar::IntTy::I32, 1));
+        let two = Some(Scalar::Int(crate::expr::scalar::IntTy::I32, 2));
+        assert_eq!(constant(&assign, 0), one);
+        assert_eq!(constant(&assign, 3), two, "the exact instance wins");
+        assert_eq!(constant(&assign, 4), one);
+        let cond = index.for_site(&key(6, SiteKind::If));
+        assert!(cond.replacement_for(0).unwrap().reads_scope());
+        assert!(cond.replacement_for(1).is_none());
+        assert!(
+            index
+                .for_site(&key(5, SiteKind::Let))
+                .replacement_for(0)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn impossible_replacements_are_refused() {
+        for kind in [
+            SiteKind::Fn,
+            SiteKind::Loop,
+            SiteKind::Requires,
+            SiteKind::Ensures,
+            SiteKind::Invariant,
+        ] {
+            let plan = Plan {
+                version: PLAN_VERSION,
+                replacements: vec![replacement(3, kind, None, lit(1))],
+                ..Plan::default()
+            };
+            let err = PlanIndex::new(plan).unwrap_err();
+            assert!(
+                err.contains("neither a branch nor a component"),
+                "{kind:?}: {err}"
+            );
+        }
+        let out_of_range = Plan {
+            version: PLAN_VERSION,
+            replacements: vec![replacement(
+                3,
+                SiteKind::Return,
+                None,
+                Expr::Lit {
+                    value: Value::Int {
+                        ty: "u8".into(),
+                        v: 300,
+                    },
+                },
+            )],
+            ..Plan::default()
+        };
+        let err = PlanIndex::new(out_of_range).unwrap_err();
+        assert!(err.contains("out of the range of `u8`"), "{err}");
+        let twice = Plan {
+            version: PLAN_VERSION,
+            replacements: vec![
+                replacement(3, SiteKind::Let, Some(1), lit(1)),
+                replacement(3, SiteKind::Let, Some(1), lit(2)),
+            ],
+            ..Plan::default()
+        };
+        let err = PlanIndex::new(twice).unwrap_err();
+        assert!(err.contains("two replacements"), "{err}");
+    }
+
+    #[test]
+    fn replacements_load_from_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("plan.json");
+        let site = r#"{"file": "a.rs", "line": 1, "column": 2, "kind": "if"}"#;
+        let expr = r#"{"e": "binary", "op": "lt",
+            "left": {"e": "binary", "op": "add", "left": {"e": "var", "name": "a"},
+                     "right": {"e": "lit", "value": {"int": {"ty": "i32", "v": 1}}}},
+            "right": {"e": "var", "name": "b"}}"#;
+        let text =
+            format!(r#"{{"version": 1, "replacements": [{{"site": {site}, "expr": {expr}}}]}}"#);
+        std::fs::write(&path, text).unwrap();
+        let index = PlanIndex::load(&path).unwrap();
+        let site = SiteKey {
+            file: "a.rs".into(),
+            line: 1,
+            column: 2,
+            kind: SiteKind::If,
+        };
+        let candidate = index.for_site(&site).replacement_for(9).cloned().unwrap();
+        let scope = [("a", int(2)), ("b", int(3))];
+        assert_eq!(
+            candidate.evaluate(Ok(Scalar::Bool(true)), &scope, Ty::Bool),
+            Ok(Scalar::Bool(false))
+        );
     }
 }

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the trace record stream ([`Record`]).
 pub const TRACE_VERSION: u32 = 1;
-/// Version of the plan format ([`Plan`]).
+/// Version of the plan format ([`Plan`]). Still 1 with [`Plan::replacements`]: the field is
+/// optional, and every plan written before it means what it meant.
 pub const PLAN_VERSION: u32 = 1;
 
 /// Read by the macros at expansion time: when set to `1`, `#[autodebug]` and every
@@ -186,9 +187,10 @@ pub enum Record {
     Branch {
         site: u32,
         instance: u32,
-        /// The outcome the program went on with (after any flip).
+        /// The outcome the program went on with (after any replacement and flip).
         outcome: bool,
-        /// Whether the plan flipped the computed outcome.
+        /// Whether that outcome differs from the written condition's: the plan flipped it, or
+        /// a replacement computed the other one.
         flipped: bool,
         /// Values of the operands of a comparison, when they could be read without side effects.
         operands: Vec<Value>,
@@ -197,9 +199,10 @@ pub enum Record {
     Component {
         site: u32,
         instance: u32,
-        /// The value the program went on with (after any override).
+        /// The value the program went on with (after any replacement and override).
         value: Value,
-        /// Whether the plan replaced the computed value.
+        /// Whether the value came from the plan (an override, or a replacement's expression)
+        /// instead of the written code.
         overridden: bool,
         scope: Vec<Binding>,
     },
@@ -215,8 +218,9 @@ pub enum Record {
         column: u32,
         thread: String,
     },
-    /// The plan asked for something that could not be done (e.g. an override whose value
-    /// does not fit the site's type).
+    /// The plan asked for something that could not be done: an override whose value does
+    /// not fit the site's type (the written value is kept), or a replacement that cannot be
+    /// evaluated (it would not compile; the run ends here, see [`Replacement`]).
     PlanError {
         site: u32,
         instance: u32,
@@ -264,7 +268,15 @@ pub struct Override {
 
 /// Replace what a site computes by an expression evaluated at the site: a repair candidate
 /// validated by rerunning the suite instead of rebuilding it. On a component site the
-/// expression's value is the component's value; on a branch site it is the outcome.
+/// expression's value is the component's value; on a branch site it is the outcome. Flips and
+/// overrides of the same instance apply on top, as they would to the written code.
+///
+/// The written code still runs first (its value is [`Expr::Original`]), so its side effects
+/// and panics happen as before. The expression must have the site's type exactly. One that
+/// cannot be evaluated (mixed types, a variable the site does not report, a site of a type
+/// that is not primitive) is a [`Record::PlanError`] and ends the run: the process exits with
+/// [`CONFIG_EXIT_CODE`], a batch run is [`BatchOutcome::Refused`]. One that overflows or
+/// divides by zero panics with Rust's message, as the rebuilt candidate would.
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 pub struct Replacement {
     #[serde(flatten)]
@@ -273,8 +285,11 @@ pub struct Replacement {
 }
 
 /// An expression over what a site reports: the variables in scope (by name), the value the
-/// code as written computed there ([`Expr::Original`]), and literals. Integer arithmetic
-/// follows Rust's debug semantics for the type the site has (overflow panics).
+/// code as written computed there ([`Expr::Original`]), and literals. Types are Rust's: a
+/// variable has the type its recorded value names, a literal the type it carries (there is
+/// no inference: an integer literal next to a `u8` must say `u8`), and both operands of an
+/// arithmetic or comparison operator must have one type (a shift's amount may be any integer
+/// type). Integer arithmetic follows Rust's debug semantics in that type (overflow panics).
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 #[serde(tag = "e", rename_all = "snake_case")]
 pub enum Expr {
@@ -293,7 +308,8 @@ pub enum Expr {
         left: Box<Expr>,
         right: Box<Expr>,
     },
-    /// `a as ty` (`ty` an integer type name, `i64`, `usize`, …).
+    /// `a as ty` (`ty` a primitive type name: `i64`, `usize`, `f64`, `bool`, `char`, …;
+    /// only the casts Rust has).
     Cast { ty: String, arg: Box<Expr> },
 }
 

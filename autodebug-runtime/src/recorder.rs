@@ -15,14 +15,23 @@
 //! they are process-wide), [`end_run`] closes the trace and makes the hooks idle again. In
 //! that *batch* mode running out of fuel ends the run, not the process: the hook unwinds with
 //! a private [`FuelOut`] payload that the harness catches.
+//!
+//! A plan's replacement (a repair candidate, `crate::expr`) is evaluated in the hook, outside
+//! the lock: it needs the scope closure's values, and it panics where the candidate would
+//! (overflow, division by zero), in the program's own thread. A candidate that cannot be
+//! evaluated (it would not compile) ends the run with a `PlanError` record, like a plan that
+//! cannot be loaded: the process exits with [`CONFIG_EXIT_CODE`], a batch run unwinds with a
+//! [`PlanFailed`] payload and is reported refused. It never falls back to the written code,
+//! which would make a broken candidate look like the unchanged program.
 
 use crate::__rt::{CONFIG_EXIT_CODE, Site};
+use crate::expr::{Candidate, Failure};
 use crate::plan::{PlanIndex, SitePlan};
 use crate::protocol::{
     DEFAULT_MAX_EVENTS, ENV_MAX_EVENTS, ENV_PLAN, ENV_TRACE, ENV_TRACE_MODE, FUEL_EXIT_CODE,
     Record, SiteHits, SiteInfo, SiteKey, TRACE_VERSION, Value,
 };
-use crate::value::{from_value, val};
+use crate::value::{from_scalar, from_value, scalar, scalar_type, val};
 use std::cell::Cell;
 use std::ffi::OsString;
 use std::fs::File;
@@ -54,6 +63,9 @@ static BATCH: AtomicBool = AtomicBool::new(false);
 /// Set when the fuel of the current batch run ran out: every later fuel-consuming hook of the
 /// run unwinds again, so user code that catches the first unwind cannot loop on.
 static FUEL_OUT: AtomicBool = AtomicBool::new(false);
+/// Set when a replacement of the current batch run could not be evaluated: as [`FUEL_OUT`],
+/// later hooks unwind again, so user code that catches the unwind cannot pass the test.
+static PLAN_FAILED: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     /// Whether this thread holds the recorder's lock: the panic hook and the exit handler
@@ -157,6 +169,7 @@ fn activate() -> u8 {
         plan,
         sites: Vec::new(),
         fuel,
+        failure: None,
     };
     SITES_ONLY.store(
         recorder.trace.as_ref().is_some_and(|t| t.coverage) && recorder.plan_idle(),
@@ -253,12 +266,84 @@ fn fuel_exit(fuel: u64) -> ! {
     std::process::exit(FUEL_EXIT_CODE)
 }
 
-/// In batch mode, after the fuel ran out, unwinds again (unless already unwinding: a second
-/// panic during unwinding would abort the process).
+/// In batch mode, after the fuel ran out or a replacement failed, unwinds again (unless
+/// already unwinding: a second panic during unwinding would abort the process).
 #[inline]
-fn fuel_out_again() {
-    if FUEL_OUT.load(Ordering::Relaxed) && !std::thread::panicking() {
-        fuel_exit(0)
+fn run_over_again() {
+    if (FUEL_OUT.load(Ordering::Relaxed) || PLAN_FAILED.load(Ordering::Relaxed))
+        && !std::thread::panicking()
+    {
+        unwind_again()
+    }
+}
+
+#[cold]
+fn unwind_again() -> ! {
+    if PLAN_FAILED.load(Ordering::Relaxed) {
+        std::panic::resume_unwind(Box::new(PlanFailed))
+    }
+    fuel_exit(0)
+}
+
+/// The panic payload that ends a batch run whose replacement could not be evaluated (see
+/// [`plan_failure`]).
+#[derive(Debug)]
+pub(crate) struct PlanFailed;
+
+/// Ends the run because the replacement at instance `instance` of `site` (id `id`) cannot be
+/// evaluated: writes a `PlanError` record (in every trace mode: like `FuelExhausted`, it
+/// says how the run ended), then exits with [`CONFIG_EXIT_CODE`] or, in batch mode, unwinds
+/// to the harness, which reports the run refused with this message.
+#[cold]
+#[inline(never)]
+fn plan_failure(site: &'static Site, id: u32, instance: u32, message: String) -> ! {
+    let message = format!(
+        "the replacement at {}:{}:{} ({:?}, instance {instance}) cannot be evaluated: {message}",
+        site.file, site.line, site.column, site.kind
+    );
+    let batch = BATCH.load(Ordering::Relaxed);
+    if let Some(mut rec) = lock() {
+        if let Some(trace) = rec.trace.as_mut() {
+            trace.write(&Record::PlanError {
+                site: id,
+                instance,
+                message: message.clone(),
+            });
+            trace.flush();
+        }
+        if batch {
+            rec.failure.get_or_insert_with(|| message.clone());
+        }
+    }
+    if batch {
+        PLAN_FAILED.store(true, Ordering::Relaxed);
+        std::panic::resume_unwind(Box::new(PlanFailed))
+    }
+    eprintln!("autodebug: {message}");
+    std::process::exit(CONFIG_EXIT_CODE)
+}
+
+/// The value the candidate gives at instance `instance` of a site of type `T` whose written
+/// code computed `value`, with the variables `scope`. Panics where the candidate panics;
+/// ends the run (see [`plan_failure`]) where it cannot be evaluated. Called without the lock.
+fn replaced<T>(
+    candidate: &Candidate,
+    value: &T,
+    scope: &[(&'static str, Value)],
+    (site, id, instance): (&'static Site, u32, u32),
+) -> T {
+    let result = scalar_type::<T>()
+        .map_err(|name| {
+            Failure::Invalid(format!(
+                "the site has type `{name}`, not a primitive type a candidate computes"
+            ))
+        })
+        .and_then(|want| candidate.evaluate(scalar(value), scope, want))
+        .and_then(|s| from_scalar::<T>(s).map_err(Failure::Invalid));
+    match result {
+        Ok(new) => new,
+        Err(Failure::Panic(message)) => panic!("{message}"),
+        Err(Failure::Invalid(message)) => plan_failure(site, id, instance, message),
     }
 }
 
@@ -420,6 +505,8 @@ struct Recorder {
     /// Indexed by site id - 1.
     sites: Vec<SiteState>,
     fuel: Option<Fuel>,
+    /// Why the current batch run's replacement could not be evaluated (see [`plan_failure`]).
+    failure: Option<String>,
 }
 
 impl Recorder {
@@ -595,6 +682,7 @@ pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<()
             plan: PlanIndex::default(),
             sites: Vec::new(),
             fuel: None,
+            failure: None,
         })
     });
     let mut rec = mutex.lock().unwrap_or_else(|e| e.into_inner());
@@ -610,20 +698,32 @@ pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<()
     });
     rec.plan = plan;
     rec.trace = trace;
+    rec.failure = None;
     drop(rec);
     RECORDING.store(recording, Ordering::Relaxed);
     FUEL_OUT.store(false, Ordering::Relaxed);
+    PLAN_FAILED.store(false, Ordering::Relaxed);
     FINISHED.store(false, Ordering::Relaxed);
     STATE.store(ACTIVE, Ordering::Release);
     Ok(())
 }
 
 #[cfg(feature = "harness")]
+/// How a run [`begin_run`] started ended, besides the test's own verdict.
+pub(crate) struct RunEnd {
+    /// The plan's fuel ran out.
+    pub(crate) fuel_out: bool,
+    /// A replacement could not be evaluated, and why.
+    pub(crate) plan_failure: Option<String>,
+}
+
+#[cfg(feature = "harness")]
 /// Ends the run [`begin_run`] started: the hooks go idle, the trace gets its `End` record
-/// (unless the fuel ran out) and is closed. Returns whether the run's fuel ran out.
-pub(crate) fn end_run() -> bool {
+/// (unless the fuel ran out or a replacement failed) and is closed.
+pub(crate) fn end_run() -> RunEnd {
     STATE.store(IDLE, Ordering::Release);
     RECORDING.store(false, Ordering::Relaxed);
+    let mut plan_failure = None;
     if let Some(mutex) = RECORDER.get() {
         let mut rec = mutex.lock().unwrap_or_else(|e| e.into_inner());
         let end = rec.end_record();
@@ -635,9 +735,14 @@ pub(crate) fn end_run() -> bool {
         }
         rec.plan = PlanIndex::default();
         rec.fuel = None;
+        plan_failure = rec.failure.take();
     }
     FINISHED.store(true, Ordering::Relaxed);
-    FUEL_OUT.swap(false, Ordering::Relaxed)
+    PLAN_FAILED.store(false, Ordering::Relaxed);
+    RunEnd {
+        fuel_out: FUEL_OUT.swap(false, Ordering::Relaxed),
+        plan_failure,
+    }
 }
 
 #[cfg(feature = "harness")]
@@ -707,18 +812,20 @@ pub(crate) fn exit(site: &'static Site) {
     });
 }
 
-/// Active [`crate::__rt::branch`].
+/// Active [`crate::__rt::branch`]. A replacement computes the outcome in place of the
+/// written condition, a flip then negates it; `flipped` records whether the outcome the
+/// program goes on with differs from the written condition's.
 #[cold]
 #[inline(never)]
-pub(crate) fn branch<F: FnOnce() -> Vec<Value>>(
-    site: &'static Site,
-    outcome: bool,
-    operands: F,
-) -> bool {
+pub(crate) fn branch<F, S>(site: &'static Site, outcome: bool, operands: F, scope: S) -> bool
+where
+    F: FnOnce() -> Vec<Value>,
+    S: FnOnce() -> Vec<(&'static str, Value)>,
+{
     if !active() || seen_and_done(site) {
         return outcome;
     }
-    fuel_out_again();
+    run_over_again();
     let operands = if recording() { operands() } else { Vec::new() };
     let Some(mut rec) = lock() else {
         return outcome;
@@ -730,16 +837,31 @@ pub(crate) fn branch<F: FnOnce() -> Vec<Value>>(
     }
     let state = rec.state(id);
     let instance = state.next_instance();
-    let flipped = state.plan.flips(instance);
-    let outcome = outcome != flipped;
+    let flip = state.plan.flips(instance);
+    let candidate = state.plan.replacement_for(instance).cloned();
+    let mut computed = outcome;
+    if let Some(candidate) = candidate {
+        drop(rec);
+        let vars = if candidate.reads_scope() {
+            scope()
+        } else {
+            Vec::new()
+        };
+        computed = replaced(&candidate, &outcome, &vars, (site, id, instance));
+        rec = match lock() {
+            Some(rec) => rec,
+            None => return computed != flip,
+        };
+    }
+    let taken = computed != flip;
     rec.event(Record::Branch {
         site: id,
         instance,
-        outcome,
-        flipped,
+        outcome: taken,
+        flipped: taken != outcome,
         operands,
     });
-    outcome
+    taken
 }
 
 /// Active [`crate::__rt::component`].
@@ -753,11 +875,12 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
     if !active() || seen_and_done(site) {
         return value;
     }
-    fuel_out_again();
-    let scope = if recording() {
-        bindings(scope())
+    run_over_again();
+    let mut scope = Some(scope);
+    let mut vars = if recording() {
+        scope.take().map(|f| f())
     } else {
-        Vec::new()
+        None
     };
     let Some(mut rec) = lock() else { return value };
     let id = rec.site(site);
@@ -767,19 +890,32 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
     }
     let state = rec.state(id);
     let instance = state.next_instance();
-    let planned = state.plan.override_for(instance).cloned();
-    let (value, overridden) = match planned.map(|v| from_value::<T>(&v)) {
-        None => (value, false),
-        Some(Ok(new)) => (new, true),
-        Some(Err(message)) => {
-            rec.event(Record::PlanError {
-                site: id,
-                instance,
-                message,
-            });
-            (value, false)
+    let candidate = state.plan.replacement_for(instance).cloned();
+    let (mut value, mut overridden) = (value, false);
+    if let Some(candidate) = candidate {
+        drop(rec);
+        if candidate.reads_scope() && vars.is_none() {
+            vars = scope.take().map(|f| f());
         }
-    };
+        let reported = vars.as_deref().unwrap_or_default();
+        value = replaced(&candidate, &value, reported, (site, id, instance));
+        overridden = true;
+        rec = match lock() {
+            Some(rec) => rec,
+            None => return value,
+        };
+    }
+    // An override applies on top of a replacement, as it would on the written code.
+    let planned = rec.state(id).plan.override_for(instance).cloned();
+    match planned.map(|v| from_value::<T>(&v)) {
+        None => {}
+        Some(Ok(new)) => (value, overridden) = (new, true),
+        Some(Err(message)) => rec.event(Record::PlanError {
+            site: id,
+            instance,
+            message,
+        }),
+    }
     if rec.recording() {
         let recorded = val(&value);
         rec.event(Record::Component {
@@ -787,7 +923,7 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
             instance,
             value: recorded,
             overridden,
-            scope,
+            scope: bindings(vars.unwrap_or_default()),
         });
     }
     value
@@ -800,7 +936,7 @@ pub(crate) fn iter(site: &'static Site) {
     if !active() || seen_and_done(site) {
         return;
     }
-    fuel_out_again();
+    run_over_again();
     let Some(mut rec) = lock() else { return };
     let id = rec.site(site);
     if let Err(fuel) = rec.tick() {

@@ -84,16 +84,26 @@ pub fn enter(site: &'static Site, args: impl FnOnce() -> Vec<(&'static str, Valu
     CallGuard { site, recorded }
 }
 
-/// A branch instance: returns the outcome the program goes on with (flipped by a plan).
+/// A branch instance: returns the outcome the program goes on with (replaced or flipped by a
+/// plan). `operands` yields the values of a comparison's operands (called only when
+/// recording), `scope` the variables in scope (called only when a plan's replacement at this
+/// site reads them).
 #[inline(always)]
-pub fn branch(site: &'static Site, outcome: bool, operands: impl FnOnce() -> Vec<Value>) -> bool {
+pub fn branch(
+    site: &'static Site,
+    outcome: bool,
+    operands: impl FnOnce() -> Vec<Value>,
+    scope: impl FnOnce() -> Vec<(&'static str, Value)>,
+) -> bool {
     if recorder::idle() {
         return outcome;
     }
-    recorder::branch(site, outcome, operands)
+    recorder::branch(site, outcome, operands, scope)
 }
 
-/// A component instance: returns the value the program goes on with (overridden by a plan).
+/// A component instance: returns the value the program goes on with (replaced or overridden
+/// by a plan). `scope` yields the variables in scope (called only when recording or when a
+/// plan's replacement at this site reads them).
 #[inline(always)]
 pub fn component<T>(
     site: &'static Site,

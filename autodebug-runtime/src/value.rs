@@ -11,7 +11,10 @@
 //! cannot produce one of these strings, and the size check guards against a compiler whose
 //! spelling would differ. Nested types (the elements of a `Vec`, the pointee of a `&`) are
 //! then known exactly from the name. Everything unknown is `Value::Opaque`, never read.
+//! [`scalar`], [`scalar_type`] and [`from_scalar`] make the same decision for the values a
+//! replacement computes with (`crate::expr`).
 
+use crate::expr::scalar::{Machine, Scalar, Ty};
 use crate::protocol::{MAX_SEQ_LEN, MAX_STR_LEN, Value};
 use std::any::type_name;
 use std::mem::{ManuallyDrop, size_of, size_of_val};
@@ -103,6 +106,58 @@ pub fn from_value<T>(v: &Value) -> Result<T, String> {
     Err(format!("cannot override a value of type `{name}`"))
 }
 
+/// The type of a site whose hook has type `T`, when it is a primitive a replacement can
+/// compute (an integer, a float, `bool`, `char`); otherwise `Err` with the type's name.
+pub(crate) fn scalar_type<T>() -> Result<Ty, &'static str> {
+    let name = type_name::<T>();
+    macro_rules! prim_arms {
+        ($($t:ty),*) => {$(
+            if name == type_name::<$t>() && size_of::<T>() == size_of::<$t>() {
+                return <$t as Prim>::SCALAR.ok_or(name);
+            }
+        )*};
+    }
+    with_prims!(prim_arms);
+    Err(name)
+}
+
+/// `x` as a [`Scalar`], when `T` is a primitive a replacement can compute; otherwise `Err`
+/// with the type's name.
+pub(crate) fn scalar<T>(x: &T) -> Result<Scalar, &'static str> {
+    let name = type_name::<T>();
+    macro_rules! prim_arms {
+        ($($t:ty),*) => {$(
+            if name == type_name::<$t>() && size_of::<T>() == size_of::<$t>() {
+                // SAFETY: `T` is `$t` (same name, same size), a `Copy` primitive.
+                let x = unsafe { *(x as *const T).cast::<$t>() };
+                return x.scalar().ok_or(name);
+            }
+        )*};
+    }
+    with_prims!(prim_arms);
+    Err(name)
+}
+
+/// A value of type `T` made from `s`, when `s` has exactly the type `T` (a replacement's
+/// result, type-checked against [`scalar_type`]).
+pub(crate) fn from_scalar<T>(s: Scalar) -> Result<T, String> {
+    let name = type_name::<T>();
+    macro_rules! prim_arms {
+        ($($t:ty),*) => {$(
+            if name == type_name::<$t>() && size_of::<T>() == size_of::<$t>() {
+                let x = <$t as Prim>::from_scalar(s)
+                    .ok_or_else(|| format!("a `{}` is not a `{name}`", s.ty()))?;
+                // SAFETY: `T` is `$t` (same name, same size).
+                return Ok(unsafe { cast::<$t, T>(x) });
+            }
+        )*};
+    }
+    with_prims!(prim_arms);
+    Err(format!(
+        "a replacement cannot produce a value of type `{name}`"
+    ))
+}
+
 /// Moves `s` into a `T`.
 ///
 /// # Safety
@@ -115,8 +170,12 @@ unsafe fn cast<S, T>(s: S) -> T {
 
 /// A primitive type: how it is recorded and how an override produces it.
 trait Prim: Copy {
+    /// The type as a [`Scalar`] type (`None` for `()`).
+    const SCALAR: Option<Ty>;
     fn value(self) -> Value;
     fn from_value(v: &Value) -> Result<Self, String>;
+    fn scalar(self) -> Option<Scalar>;
+    fn from_scalar(s: Scalar) -> Option<Self>;
 }
 
 fn mismatch(v: &Value, ty: &str) -> String {
@@ -126,6 +185,18 @@ fn mismatch(v: &Value, ty: &str) -> String {
 macro_rules! int_prims {
     ($($t:ty),*) => {$(
         impl Prim for $t {
+            const SCALAR: Option<Ty> = Some(Ty::Int(<$t as Machine>::TY));
+            fn scalar(self) -> Option<Scalar> {
+                Some(Scalar::Int(<$t as Machine>::TY, Machine::to_bits(self)))
+            }
+            fn from_scalar(s: Scalar) -> Option<Self> {
+                match s {
+                    Scalar::Int(t, bits) if t == <$t as Machine>::TY => {
+                        Some(<$t as Machine>::from_bits(bits))
+                    }
+                    _ => None,
+                }
+            }
             fn value(self) -> Value {
                 let ty = type_name::<$t>();
                 match i128::try_from(self) {
@@ -148,8 +219,18 @@ int_prims!(
 );
 
 macro_rules! float_prims {
-    ($($t:ty: $exact:expr),*) => {$(
+    ($($t:ty: $exact:expr, $scalar:ident),*) => {$(
         impl Prim for $t {
+            const SCALAR: Option<Ty> = Some(Ty::$scalar);
+            fn scalar(self) -> Option<Scalar> {
+                Some(Scalar::$scalar(self))
+            }
+            fn from_scalar(s: Scalar) -> Option<Self> {
+                match s {
+                    Scalar::$scalar(f) => Some(f),
+                    _ => None,
+                }
+            }
             fn value(self) -> Value {
                 // `Display` of a float is the shortest text that parses back to it.
                 Value::Float { ty: type_name::<$t>().to_string(), v: self.to_string() }
@@ -165,9 +246,19 @@ macro_rules! float_prims {
         }
     )*};
 }
-float_prims!(f32: 1 << 24, f64: 1 << 53);
+float_prims!(f32: 1 << 24, F32, f64: 1 << 53, F64);
 
 impl Prim for bool {
+    const SCALAR: Option<Ty> = Some(Ty::Bool);
+    fn scalar(self) -> Option<Scalar> {
+        Some(Scalar::Bool(self))
+    }
+    fn from_scalar(s: Scalar) -> Option<Self> {
+        match s {
+            Scalar::Bool(x) => Some(x),
+            _ => None,
+        }
+    }
     fn value(self) -> Value {
         Value::Bool(self)
     }
@@ -180,6 +271,16 @@ impl Prim for bool {
 }
 
 impl Prim for char {
+    const SCALAR: Option<Ty> = Some(Ty::Char);
+    fn scalar(self) -> Option<Scalar> {
+        Some(Scalar::Char(self))
+    }
+    fn from_scalar(s: Scalar) -> Option<Self> {
+        match s {
+            Scalar::Char(x) => Some(x),
+            _ => None,
+        }
+    }
     fn value(self) -> Value {
         Value::Char(self)
     }
@@ -192,6 +293,13 @@ impl Prim for char {
 }
 
 impl Prim for () {
+    const SCALAR: Option<Ty> = None;
+    fn scalar(self) -> Option<Scalar> {
+        None
+    }
+    fn from_scalar(_: Scalar) -> Option<Self> {
+        None
+    }
     fn value(self) -> Value {
         Value::Unit
     }
@@ -644,6 +752,39 @@ mod tests {
         assert!(from_value::<&str>(&s("x")).is_err());
         assert!(from_value::<Vec<i32>>(&seq(vec![])).is_err());
         assert!(from_value::<Option<i32>>(&int("i32", 1)).is_err());
+    }
+
+    #[test]
+    fn scalars_of_primitives() {
+        use crate::expr::scalar::IntTy;
+        assert_eq!(scalar_type::<u8>(), Ok(Ty::Int(IntTy::U8)));
+        assert_eq!(scalar_type::<usize>(), Ok(Ty::Int(IntTy::Usize)));
+        assert_eq!(scalar_type::<f32>(), Ok(Ty::F32));
+        assert_eq!(scalar_type::<bool>(), Ok(Ty::Bool));
+        assert_eq!(scalar_type::<String>(), Err("alloc::string::String"));
+        assert_eq!(scalar_type::<()>(), Err("()"));
+        assert_eq!(scalar_type::<&i32>(), Err("&i32"));
+        assert!(scalar_type::<lookalikes::u8>().is_err());
+        assert_eq!(scalar(&-3i16), Ok(Scalar::Int(IntTy::I16, -3i16 as u128)));
+        assert_eq!(scalar(&u128::MAX), Ok(Scalar::Int(IntTy::U128, u128::MAX)));
+        assert_eq!(scalar(&'x'), Ok(Scalar::Char('x')));
+        assert_eq!(scalar(&0.5f64), Ok(Scalar::F64(0.5)));
+        assert_eq!(scalar(&"s"), Err("&str"));
+        assert!(scalar(&lookalikes::u8).is_err());
+        assert_eq!(
+            from_scalar::<i16>(Scalar::Int(IntTy::I16, -3i16 as u128)),
+            Ok(-3)
+        );
+        assert_eq!(
+            from_scalar::<u128>(Scalar::Int(IntTy::U128, u128::MAX)),
+            Ok(u128::MAX)
+        );
+        assert_eq!(from_scalar::<char>(Scalar::Char('é')), Ok('é'));
+        // Exactly the type: no widening, no conversion.
+        assert!(from_scalar::<i32>(Scalar::Int(IntTy::I16, 1)).is_err());
+        assert!(from_scalar::<f64>(Scalar::F32(1.0)).is_err());
+        assert!(from_scalar::<String>(Scalar::Bool(true)).is_err());
+        assert!(from_scalar::<lookalikes::u8>(Scalar::Int(IntTy::U8, 1)).is_err());
     }
 
     #[test]

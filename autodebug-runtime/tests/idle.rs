@@ -66,7 +66,7 @@ fn hooks(i: u64, text: String) -> (u64, String) {
     let mut total = 0;
     for k in 0..i {
         rt::iter(&LOOP);
-        if rt::branch(&IF, k % 2 == 0, never_values) {
+        if rt::branch(&IF, k % 2 == 0, never_values, never_bindings) {
             total = rt::component(&LET, total + k, never_bindings);
         }
         assert!(rt::contract(&REQ, total <= k * k + k));

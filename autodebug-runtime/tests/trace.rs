@@ -45,7 +45,7 @@ fn sum_positive(xs: &[i32]) -> i32 {
     for &x in xs {
         rt::iter(site!(sum_positive, Loop, "for &x in xs")); // @loop
         let if_site = site!(sum_positive, If, "x > 0"); // @if
-        if rt::branch(if_site, x > 0, || vec![rt::val(&x), rt::val(&0)]) {
+        if rt::branch(if_site, x > 0, || vec![rt::val(&x), rt::val(&0)], Vec::new) {
             let add_site = site!(sum_positive, Compound, "x"); // @add
             let scope = || vec![("s", rt::val(&s)), ("x", rt::val(&x))];
             s = rt::component(add_site, s + x, scope);
@@ -59,7 +59,7 @@ fn sum_positive(xs: &[i32]) -> i32 {
 fn count_to(n: u32) -> u32 {
     let mut i = 0;
     let while_site = site!(count_to, While, "i != n"); // @count_while
-    while rt::branch(while_site, i != n, Vec::new) {
+    while rt::branch(while_site, i != n, Vec::new, Vec::new) {
         rt::iter(site!(count_to, Loop, "while"));
         i = rt::component(site!(count_to, Assign, "i + 1"), i + 1, Vec::new);
     }

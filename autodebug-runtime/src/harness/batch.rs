@@ -9,7 +9,7 @@ use crate::protocol::{
     BATCH_VERSION, BatchOutcome, BatchRequest, BatchResult, BatchRun, CONFIG_EXIT_CODE,
     DEFAULT_MAX_EVENTS, PanicLocation,
 };
-use crate::recorder::{self, FuelOut, TraceSetup};
+use crate::recorder::{self, FuelOut, PlanFailed, TraceSetup};
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -99,7 +99,7 @@ fn prepare<'t>(
 /// The panic hook during a batch: keeps the first panic of the run and writes it to the
 /// trace, printing nothing.
 fn on_panic(info: &std::panic::PanicHookInfo<'_>) {
-    if info.payload().is::<FuelOut>() {
+    if info.payload().is::<FuelOut>() || info.payload().is::<PlanFailed>() {
         return;
     }
     recorder::record_panic(info);
@@ -162,13 +162,19 @@ fn run_one(index: usize, run: &BatchRun, test: &Test, traces: &Traces) -> BatchR
         return result;
     }
     let caught = catch_unwind(AssertUnwindSafe(test.run));
-    let fuel_out = recorder::end_run();
+    let end = recorder::end_run();
     result.micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
     if inline {
         result.coverage = Some(recorder::take_coverage());
     }
     let first = FIRST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take();
-    if fuel_out || caught.as_ref().is_err_and(|p| p.is::<FuelOut>()) {
+    // Whatever the test made of the unwinding (it may catch it), a candidate that could not
+    // be evaluated leaves nothing to judge: the run is refused, as a process would exit.
+    if let Some(message) = end.plan_failure {
+        result.message = Some(format!("invalid plan: {message}"));
+        return result;
+    }
+    if end.fuel_out || caught.as_ref().is_err_and(|p| p.is::<FuelOut>()) {
         result.outcome = BatchOutcome::FuelExhausted;
         return result;
     }

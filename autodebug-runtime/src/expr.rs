@@ -1,0 +1,819 @@
+//! Repair candidates evaluated at a hook: a plan's [`Replacement`](crate::protocol::Replacement)
+//! expression is compiled once when the plan is loaded ([`Candidate::compile`]) and evaluated
+//! at every instance of its site in place of the written code, so a candidate is validated by
+//! rerunning the suite instead of rebuilding it.
+//!
+//! The semantics are the rebuilt program's. Variables carry their own types (as the scope
+//! reports them), literals theirs; the whole expression is type-checked as rustc would before
+//! anything is evaluated, so a candidate that would not compile (`i32 + u8`, a result of
+//! another type than the site's, a variable the site does not report) is
+//! [`Failure::Invalid`] even where short-circuiting would skip the faulty part. Arithmetic
+//! runs in the operands' exact type with a debug build's checks: a candidate that overflows
+//! or divides by zero is [`Failure::Panic`] with Rust's own message, and the hook panics with
+//! it, as the candidate would.
+
+pub(crate) mod scalar;
+
+use crate::protocol::{BinOp, Expr, UnOp, Value};
+use scalar::{Arith, Panic, Scalar, Ty};
+use std::cmp::Ordering;
+
+/// A replacement expression, checked for what can be checked without the site's values and
+/// ready to evaluate.
+#[derive(Debug)]
+pub(crate) struct Candidate {
+    root: Node,
+    /// The variables the expression reads, each once; `Node::Var(i)` reads `names[i]`.
+    names: Vec<String>,
+}
+
+#[derive(Debug)]
+enum Node {
+    Lit(Scalar),
+    Var(usize),
+    Original,
+    Unary(UnOp, Box<Node>),
+    Binary(BinOp, Box<Node>, Box<Node>),
+    Cast(Ty, Box<Node>),
+}
+
+/// Why a candidate gave no value at an instance.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Failure {
+    /// The candidate panics here, as the rebuilt program would (overflow, division by zero,
+    /// an oversized shift); the message is the one a debug build prints.
+    Panic(Panic),
+    /// The candidate cannot be evaluated: it would not compile (mismatched types, an operator
+    /// the types lack) or reads what the site does not report.
+    Invalid(String),
+}
+
+/// What an evaluation sees of the site: the variables, by index into [`Candidate::names`],
+/// and the written code's value (or, when it is no scalar, the name of its type).
+struct Env<'a> {
+    vars: &'a [Scalar],
+    original: Result<Scalar, &'a str>,
+}
+
+/// How many variables an evaluation keeps on the stack before it allocates.
+const INLINE_VARS: usize = 8;
+
+impl Candidate {
+    /// Compiles `expr`, refusing what could never be evaluated: literals that are no
+    /// primitive value or do not fit their type, casts to a type that is not primitive.
+    pub(crate) fn compile(expr: &Expr) -> Result<Candidate, String> {
+        let mut names = Vec::new();
+        let root = compile(expr, &mut names)?;
+        Ok(Candidate { root, names })
+    }
+
+    /// Whether evaluating needs the variables in scope (then the hook must call its scope
+    /// closure).
+    pub(crate) fn reads_scope(&self) -> bool {
+        !self.names.is_empty()
+    }
+
+    /// The candidate's value at one instance of a site of type `want`: `original` is what the
+    /// written code computed there (`Err(type name)` when that is no scalar), `scope` the
+    /// variables the hook reports.
+    pub(crate) fn evaluate(
+        &self,
+        original: Result<Scalar, &str>,
+        scope: &[(&str, Value)],
+        want: Ty,
+    ) -> Result<Scalar, Failure> {
+        let n = self.names.len();
+        if n <= INLINE_VARS {
+            let mut vars = [Scalar::Bool(false); INLINE_VARS];
+            self.resolve(scope, &mut vars[..n])?;
+            self.run(&vars[..n], original, want)
+        } else {
+            let mut vars = vec![Scalar::Bool(false); n];
+            self.resolve(scope, &mut vars)?;
+            self.run(&vars, original, want)
+        }
+    }
+
+    /// Reads the variables the candidate uses out of `scope`.
+    fn resolve(&self, scope: &[(&str, Value)], out: &mut [Scalar]) -> Result<(), Failure> {
+        for (slot, name) in out.iter_mut().zip(&self.names) {
+            let Some((_, value)) = scope.iter().rev().find(|(n, _)| n == name) else {
+                let reported: Vec<&str> = scope.iter().map(|(n, _)| *n).collect();
+                return Err(Failure::Invalid(format!(
+                    "`{name}` is not among the variables the site reports ({}); only \
+                     variables certainly `Copy` and never mutably borrowed are",
+                    if reported.is_empty() {
+                        "none".to_string()
+                    } else {
+                        reported.join(", ")
+                    }
+                )));
+            };
+            *slot = scalar_of(value).map_err(|what| {
+                Failure::Invalid(format!(
+                    "`{name}` is {what}: a candidate computes with primitive values only"
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
+    fn run(
+        &self,
+        vars: &[Scalar],
+        original: Result<Scalar, &str>,
+        want: Ty,
+    ) -> Result<Scalar, Failure> {
+        let env = Env { vars, original };
+        let ty = check(&self.root, &env).map_err(Failure::Invalid)?;
+        if ty != want {
+            return Err(Failure::Invalid(format!(
+                "the candidate has type `{ty}` where the site has type `{want}` (it would not \
+                 compile)"
+            )));
+        }
+        eval(&self.root, &env)
+    }
+}
+
+fn compile(expr: &Expr, names: &mut Vec<String>) -> Result<Node, String> {
+    let sub = |e: &Expr, names: &mut Vec<String>| compile(e, names).map(Box::new);
+    Ok(match expr {
+        Expr::Lit { value } => {
+            Node::Lit(scalar_of(value).map_err(|what| format!("a literal that is {what}"))?)
+        }
+        Expr::Var { name } => match names.iter().position(|n| n == name) {
+            Some(i) => Node::Var(i),
+            None => {
+                names.push(name.clone());
+                Node::Var(names.len() - 1)
+            }
+        },
+        Expr::Original => Node::Original,
+        Expr::Unary { op, arg } => Node::Unary(*op, sub(arg, names)?),
+        Expr::Binary { op, left, right } => {
+            Node::Binary(*op, sub(left, names)?, sub(right, names)?)
+        }
+        Expr::Cast { ty, arg } => {
+            let to = Ty::from_name(ty)
+                .ok_or_else(|| format!("a cast to `{ty}`, which is not a primitive type"))?;
+            Node::Cast(to, sub(arg, names)?)
+        }
+    })
+}
+
+/// The scalar a recorded or literal value is, or what it is instead.
+fn scalar_of(value: &Value) -> Result<Scalar, String> {
+    match value {
+        Value::Int { ty, v } => match Ty::from_name(ty) {
+            Some(Ty::Int(t)) => t
+                .bits_of(*v)
+                .map(|bits| Scalar::Int(t, bits))
+                .ok_or_else(|| format!("the integer {v}, out of the range of `{ty}`")),
+            _ => Err(format!("an integer of type `{ty}`, not an integer type")),
+        },
+        Value::Float { ty, v } => {
+            let parsed = match ty.as_str() {
+                "f32" => v.parse().ok().map(Scalar::F32),
+                "f64" => v.parse().ok().map(Scalar::F64),
+                _ => None,
+            };
+            parsed.ok_or_else(|| format!("the float `{v}` of type `{ty}`, which does not parse"))
+        }
+        Value::Bool(b) => Ok(Scalar::Bool(*b)),
+        Value::Char(c) => Ok(Scalar::Char(*c)),
+        Value::Str { .. } => Err("a string".to_string()),
+        Value::Seq { .. } => Err("a sequence".to_string()),
+        Value::Unit => Err("`()`".to_string()),
+        Value::Opaque { ty } => Err(format!("a value of type `{ty}`")),
+    }
+}
+
+/// The type of `node`, or why rustc would refuse it.
+fn check(node: &Node, env: &Env<'_>) -> Result<Ty, String> {
+    match node {
+        Node::Lit(s) => Ok(s.ty()),
+        Node::Var(i) => Ok(env.vars[*i].ty()),
+        Node::Original => env.original.map(Scalar::ty).map_err(|ty| {
+            format!("the site's own value is of type `{ty}`, which a candidate cannot compute with")
+        }),
+        Node::Unary(op, arg) => unary_ty(*op, check(arg, env)?),
+        Node::Binary(op, left, right) => binary_ty(*op, check(left, env)?, check(right, env)?),
+        Node::Cast(to, arg) => {
+            let from = check(arg, env)?;
+            // `cast` is the one statement of which casts exist; a zero of the type asks it.
+            scalar::cast(zero(from), *to)
+                .map(|_| *to)
+                .ok_or_else(|| format!("no cast `{from} as {to}` in Rust"))
+        }
+    }
+}
+
+fn zero(ty: Ty) -> Scalar {
+    match ty {
+        Ty::Int(t) => Scalar::Int(t, 0),
+        Ty::F32 => Scalar::F32(0.0),
+        Ty::F64 => Scalar::F64(0.0),
+        Ty::Bool => Scalar::Bool(false),
+        Ty::Char => Scalar::Char('\0'),
+    }
+}
+
+fn unary_ty(op: UnOp, t: Ty) -> Result<Ty, String> {
+    let ok = match op {
+        UnOp::Neg => match t {
+            Ty::Int(i) => i.is_signed(),
+            Ty::F32 | Ty::F64 => true,
+            Ty::Bool | Ty::Char => false,
+        },
+        UnOp::Not => matches!(t, Ty::Int(_) | Ty::Bool),
+    };
+    let symbol = match op {
+        UnOp::Neg => "-",
+        UnOp::Not => "!",
+    };
+    ok.then_some(t)
+        .ok_or_else(|| format!("no unary `{symbol}` on `{t}` in Rust"))
+}
+
+fn binary_ty(op: BinOp, l: Ty, r: Ty) -> Result<Ty, String> {
+    let numeric = |t: Ty| matches!(t, Ty::Int(_) | Ty::F32 | Ty::F64);
+    let ok = match op {
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => l == r && numeric(l),
+        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+            l == r && matches!(l, Ty::Int(_) | Ty::Bool)
+        }
+        // A shift's amount may be of any integer type.
+        BinOp::Shl | BinOp::Shr => matches!((l, r), (Ty::Int(_), Ty::Int(_))),
+        BinOp::And | BinOp::Or => l == Ty::Bool && r == Ty::Bool,
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => l == r,
+    };
+    if !ok {
+        return Err(format!(
+            "no `{l} {} {r}` in Rust (mixed types need a cast)",
+            symbol(op)
+        ));
+    }
+    Ok(match op {
+        BinOp::And
+        | BinOp::Or
+        | BinOp::Eq
+        | BinOp::Ne
+        | BinOp::Lt
+        | BinOp::Le
+        | BinOp::Gt
+        | BinOp::Ge => Ty::Bool,
+        _ => l,
+    })
+}
+
+fn symbol(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::BitXor => "^",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
+        BinOp::And => "&&",
+        BinOp::Or => "||",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+    }
+}
+
+/// Evaluates a type-checked `node`; a combination [`check`] would refuse is still
+/// [`Failure::Invalid`], never a panic of the runtime.
+fn eval(node: &Node, env: &Env<'_>) -> Result<Scalar, Failure> {
+    match node {
+        Node::Lit(s) => Ok(*s),
+        Node::Var(i) => Ok(env.vars[*i]),
+        Node::Original => env
+            .original
+            .map_err(|ty| Failure::Invalid(format!("the site's own value is of type `{ty}`"))),
+        Node::Unary(op, arg) => unary(*op, eval(arg, env)?),
+        Node::Binary(op @ (BinOp::And | BinOp::Or), left, right) => {
+            let decided = *op == BinOp::Or;
+            match eval(left, env)? {
+                // Short-circuit: the right operand is not evaluated (it was type-checked).
+                Scalar::Bool(l) if l == decided => Ok(Scalar::Bool(decided)),
+                Scalar::Bool(_) => match eval(right, env)? {
+                    r @ Scalar::Bool(_) => Ok(r),
+                    r => Err(mismatch(*op, Ty::Bool, r.ty())),
+                },
+                l => Err(mismatch(*op, l.ty(), Ty::Bool)),
+            }
+        }
+        Node::Binary(op, left, right) => binary(*op, eval(left, env)?, eval(right, env)?),
+        Node::Cast(to, arg) => {
+            let x = eval(arg, env)?;
+            scalar::cast(x, *to)
+                .ok_or_else(|| Failure::Invalid(format!("no cast `{} as {to}` in Rust", x.ty())))
+        }
+    }
+}
+
+fn mismatch(op: BinOp, l: Ty, r: Ty) -> Failure {
+    Failure::Invalid(format!("no `{l} {} {r}` in Rust", symbol(op)))
+}
+
+fn unary(op: UnOp, x: Scalar) -> Result<Scalar, Failure> {
+    match (op, x) {
+        (UnOp::Neg, Scalar::Int(t, v)) if t.is_signed() => scalar::int_neg(t, v)
+            .map(|v| Scalar::Int(t, v))
+            .map_err(Failure::Panic),
+        (UnOp::Neg, Scalar::F32(f)) => Ok(Scalar::F32(-f)),
+        (UnOp::Neg, Scalar::F64(f)) => Ok(Scalar::F64(-f)),
+        (UnOp::Not, Scalar::Int(t, v)) => Ok(Scalar::Int(t, scalar::int_not(t, v))),
+        (UnOp::Not, Scalar::Bool(b)) => Ok(Scalar::Bool(!b)),
+        _ => Err(Failure::Invalid(
+            unary_ty(op, x.ty()).err().unwrap_or_default(),
+        )),
+    }
+}
+
+fn binary(op: BinOp, l: Scalar, r: Scalar) -> Result<Scalar, Failure> {
+    use Scalar::{Bool, F32, F64, Int};
+    let arith = match op {
+        BinOp::Add => Some(Arith::Add),
+        BinOp::Sub => Some(Arith::Sub),
+        BinOp::Mul => Some(Arith::Mul),
+        BinOp::Div => Some(Arith::Div),
+        BinOp::Rem => Some(Arith::Rem),
+        _ => None,
+    };
+    if let Some(arith) = arith {
+        return match (l, r) {
+            (Int(t, a), Int(u, b)) if t == u => scalar::int_arith(t, arith, a, b)
+                .map(|v| Int(t, v))
+                .map_err(Failure::Panic),
+            (F32(a), F32(b)) => Ok(F32(scalar::float_arith(arith, a, b))),
+            (F64(a), F64(b)) => Ok(F64(scalar::float_arith(arith, a, b))),
+            _ => Err(mismatch(op, l.ty(), r.ty())),
+        };
+    }
+    match (op, l, r) {
+        (BinOp::BitAnd, Int(t, a), Int(u, b)) if t == u => Ok(Int(t, a & b)),
+        (BinOp::BitOr, Int(t, a), Int(u, b)) if t == u => Ok(Int(t, a | b)),
+        (BinOp::BitXor, Int(t, a), Int(u, b)) if t == u => Ok(Int(t, a ^ b)),
+        (BinOp::BitAnd, Bool(a), Bool(b)) => Ok(Bool(a & b)),
+        (BinOp::BitOr, Bool(a), Bool(b)) => Ok(Bool(a | b)),
+        (BinOp::BitXor, Bool(a), Bool(b)) => Ok(Bool(a ^ b)),
+        (BinOp::Shl | BinOp::Shr, Int(t, a), Int(u, b)) => {
+            scalar::int_shift(t, a, u, b, op == BinOp::Shl)
+                .map(|v| Int(t, v))
+                .map_err(Failure::Panic)
+        }
+        (BinOp::And, Bool(a), Bool(b)) => Ok(Bool(a && b)),
+        (BinOp::Or, Bool(a), Bool(b)) => Ok(Bool(a || b)),
+        (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, _, _)
+            if l.ty() == r.ty() =>
+        {
+            let order = compare(l, r);
+            Ok(Bool(match op {
+                BinOp::Eq => order == Some(Ordering::Equal),
+                BinOp::Ne => order != Some(Ordering::Equal),
+                BinOp::Lt => order == Some(Ordering::Less),
+                BinOp::Le => matches!(order, Some(Ordering::Less | Ordering::Equal)),
+                BinOp::Gt => order == Some(Ordering::Greater),
+                _ => matches!(order, Some(Ordering::Greater | Ordering::Equal)),
+            }))
+        }
+        _ => Err(mismatch(op, l.ty(), r.ty())),
+    }
+}
+
+/// How two scalars of one type compare (`None` for a NaN).
+fn compare(l: Scalar, r: Scalar) -> Option<Ordering> {
+    match (l, r) {
+        (Scalar::Int(t, a), Scalar::Int(_, b)) => Some(scalar::int_cmp(t, a, b)),
+        (Scalar::F32(a), Scalar::F32(b)) => a.partial_cmp(&b),
+        (Scalar::F64(a), Scalar::F64(b)) => a.partial_cmp(&b),
+        (Scalar::Bool(a), Scalar::Bool(b)) => Some(a.cmp(&b)),
+        (Scalar::Char(a), Scalar::Char(b)) => Some(a.cmp(&b)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scalar::IntTy;
+
+    fn int(ty: &str, v: i128) -> Value {
+        Value::Int { ty: ty.into(), v }
+    }
+
+    fn lit(ty: &str, v: i128) -> Expr {
+        Expr::Lit { value: int(ty, v) }
+    }
+
+    fn var(name: &str) -> Expr {
+        Expr::Var { name: name.into() }
+    }
+
+    fn bin(op: BinOp, left: Expr, right: Expr) -> Expr {
+        Expr::Binary {
+            op,
+            left: Box::new(left),
+            right: Box::new(right),
+        }
+    }
+
+    fn cast(ty: &str, arg: Expr) -> Expr {
+        Expr::Cast {
+            ty: ty.into(),
+            arg: Box::new(arg),
+        }
+    }
+
+    fn i(ty: IntTy, v: i128) -> Scalar {
+        Scalar::Int(ty, ty.bits_of(v).unwrap())
+    }
+
+    const I32: Ty = Ty::Int(IntTy::I32);
+    const U8: Ty = Ty::Int(IntTy::U8);
+
+    /// Evaluates `expr` for a site of type `want` whose code computed `original`.
+    fn eval_at(
+        expr: &Expr,
+        scope: &[(&str, Value)],
+        original: Result<Scalar, &str>,
+        want: Ty,
+    ) -> Result<Scalar, Failure> {
+        Candidate::compile(expr)
+            .unwrap()
+            .evaluate(original, scope, want)
+    }
+
+    fn invalid(result: Result<Scalar, Failure>) -> String {
+        match result {
+            Err(Failure::Invalid(message)) => message,
+            other => panic!("expected an invalid candidate, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_typical_condition() {
+        // a + 1 < b
+        let e = bin(
+            BinOp::Lt,
+            bin(BinOp::Add, var("a"), lit("i32", 1)),
+            var("b"),
+        );
+        let candidate = Candidate::compile(&e).unwrap();
+        assert!(candidate.reads_scope());
+        let scope = |a, b| [("a", int("i32", a)), ("b", int("i32", b))];
+        let at = |a, b| candidate.evaluate(Err("unused"), &scope(a, b), Ty::Bool);
+        assert_eq!(at(1, 3), Ok(Scalar::Bool(true)));
+        assert_eq!(at(2, 3), Ok(Scalar::Bool(false)));
+        assert_eq!(at(-5, -3), Ok(Scalar::Bool(true)));
+        assert_eq!(
+            at(i32::MAX.into(), 0),
+            Err(Failure::Panic("attempt to add with overflow"))
+        );
+    }
+
+    #[test]
+    fn overflow_is_in_the_width_of_the_operands() {
+        let plus_one = |ty: &str| bin(BinOp::Add, var("x"), lit(ty, 1));
+        let u8_scope = [("x", int("u8", 255))];
+        assert_eq!(
+            eval_at(&plus_one("u8"), &u8_scope, Err("-"), U8),
+            Err(Failure::Panic("attempt to add with overflow"))
+        );
+        let i32_scope = [("x", int("i32", 255))];
+        assert_eq!(
+            eval_at(&plus_one("i32"), &i32_scope, Err("-"), I32),
+            Ok(i(IntTy::I32, 256))
+        );
+        // u8 - 1 below zero, i8 * 2 past 127, negation of the minimum.
+        let sub = bin(BinOp::Sub, var("x"), lit("u8", 1));
+        assert_eq!(
+            eval_at(&sub, &[("x", int("u8", 0))], Err("-"), U8),
+            Err(Failure::Panic("attempt to subtract with overflow"))
+        );
+        let mul = bin(BinOp::Mul, var("x"), lit("i8", 2));
+        assert_eq!(
+            eval_at(&mul, &[("x", int("i8", 64))], Err("-"), Ty::Int(IntTy::I8)),
+            Err(Failure::Panic("attempt to multiply with overflow"))
+        );
+        let neg = Expr::Unary {
+            op: UnOp::Neg,
+            arg: Box::new(var("x")),
+        };
+        assert_eq!(
+            eval_at(&neg, &[("x", int("i32", i32::MIN.into()))], Err("-"), I32),
+            Err(Failure::Panic("attempt to negate with overflow"))
+        );
+    }
+
+    #[test]
+    fn mixed_integer_types_are_plan_errors() {
+        let e = bin(BinOp::Add, var("a"), var("b"));
+        let scope = [("a", int("i32", 1)), ("b", int("u8", 2))];
+        let message = invalid(eval_at(&e, &scope, Err("-"), I32));
+        assert!(message.contains("i32 + u8"), "{message}");
+        // A literal of another type than the variable's is the same mistake.
+        let e = bin(BinOp::Lt, var("a"), lit("i64", 3));
+        let message = invalid(eval_at(&e, &scope, Err("-"), Ty::Bool));
+        assert!(message.contains("i32 < i64"), "{message}");
+        // The result must have the site's type.
+        let message = invalid(eval_at(&var("b"), &scope, Err("-"), I32));
+        assert!(
+            message.contains("type `u8`") && message.contains("type `i32`"),
+            "{message}"
+        );
+        // A shift amount may be of any integer type.
+        let e = bin(BinOp::Shl, var("a"), var("b"));
+        assert_eq!(eval_at(&e, &scope, Err("-"), I32), Ok(i(IntTy::I32, 4)));
+    }
+
+    #[test]
+    fn casts_convert_like_as() {
+        let scope = [("a", int("i32", -1)), ("b", int("u8", 200))];
+        assert_eq!(
+            eval_at(&cast("u8", var("a")), &scope, Err("-"), U8),
+            Ok(i(IntTy::U8, 255))
+        );
+        assert_eq!(
+            eval_at(&cast("i8", var("b")), &scope, Err("-"), Ty::Int(IntTy::I8)),
+            Ok(i(IntTy::I8, -56))
+        );
+        // The mixed sum made to compile: `a + b as i32`.
+        let e = bin(BinOp::Add, var("a"), cast("i32", var("b")));
+        assert_eq!(eval_at(&e, &scope, Err("-"), I32), Ok(i(IntTy::I32, 199)));
+        // Widening first avoids the overflow of the narrow type.
+        let e = bin(BinOp::Mul, cast("i64", var("a")), lit("i64", 3_000_000_000));
+        assert_eq!(
+            eval_at(&e, &scope, Err("-"), Ty::Int(IntTy::I64)),
+            Ok(i(IntTy::I64, -3_000_000_000))
+        );
+        let message = invalid(eval_at(&cast("bool", var("a")), &scope, Err("-"), Ty::Bool));
+        assert!(message.contains("i32 as bool"), "{message}");
+        let f = Value::Float {
+            ty: "f64".into(),
+            v: "-2.7".into(),
+        };
+        assert_eq!(
+            eval_at(&cast("i32", var("f")), &[("f", f)], Err("-"), I32),
+            Ok(i(IntTy::I32, -2))
+        );
+    }
+
+    #[test]
+    fn division_by_zero_panics() {
+        let scope = [("a", int("i32", 7)), ("z", int("i32", 0))];
+        assert_eq!(
+            eval_at(&bin(BinOp::Div, var("a"), var("z")), &scope, Err("-"), I32),
+            Err(Failure::Panic("attempt to divide by zero"))
+        );
+        assert_eq!(
+            eval_at(&bin(BinOp::Rem, var("a"), var("z")), &scope, Err("-"), I32),
+            Err(Failure::Panic(
+                "attempt to calculate the remainder with a divisor of zero"
+            ))
+        );
+        // Floats divide by zero without panicking.
+        let f = |v: &str| Value::Float {
+            ty: "f64".into(),
+            v: v.into(),
+        };
+        let e = bin(BinOp::Div, var("x"), var("y"));
+        assert_eq!(
+            eval_at(&e, &[("x", f("1")), ("y", f("0"))], Err("-"), Ty::F64),
+            Ok(Scalar::F64(f64::INFINITY))
+        );
+    }
+
+    #[test]
+    fn original_is_the_written_code_s_value() {
+        let e = bin(BinOp::Add, Expr::Original, lit("i32", 1));
+        assert_eq!(
+            eval_at(&e, &[], Ok(i(IntTy::I32, 41)), I32),
+            Ok(i(IntTy::I32, 42))
+        );
+        assert!(!Candidate::compile(&e).unwrap().reads_scope());
+        // A condition that keeps the written one and adds a clause.
+        let e = bin(
+            BinOp::And,
+            Expr::Original,
+            bin(BinOp::Gt, var("x"), lit("i32", 0)),
+        );
+        let scope = [("x", int("i32", 5))];
+        assert_eq!(
+            eval_at(&e, &scope, Ok(Scalar::Bool(true)), Ty::Bool),
+            Ok(Scalar::Bool(true))
+        );
+        assert_eq!(
+            eval_at(&e, &scope, Ok(Scalar::Bool(false)), Ty::Bool),
+            Ok(Scalar::Bool(false))
+        );
+        // A site whose value is no scalar has no `Original` to compute with.
+        let message = invalid(eval_at(
+            &Expr::Original,
+            &[],
+            Err("alloc::string::String"),
+            I32,
+        ));
+        assert!(message.contains("alloc::string::String"), "{message}");
+    }
+
+    #[test]
+    fn and_or_short_circuit() {
+        // x != 0 && 10 / x > 1: no division when x is 0.
+        let guarded = bin(
+            BinOp::And,
+            bin(BinOp::Ne, var("x"), lit("i32", 0)),
+            bin(
+                BinOp::Gt,
+                bin(BinOp::Div, lit("i32", 10), var("x")),
+                lit("i32", 1),
+            ),
+        );
+        let at = |x| eval_at(&guarded, &[("x", int("i32", x))], Err("-"), Ty::Bool);
+        assert_eq!(at(0), Ok(Scalar::Bool(false)));
+        assert_eq!(at(5), Ok(Scalar::Bool(true)));
+        assert_eq!(at(20), Ok(Scalar::Bool(false)));
+        // x == 0 || 10 / x > 1
+        let either = bin(
+            BinOp::Or,
+            bin(BinOp::Eq, var("x"), lit("i32", 0)),
+            bin(
+                BinOp::Gt,
+                bin(BinOp::Div, lit("i32", 10), var("x")),
+                lit("i32", 1),
+            ),
+        );
+        let at = |x| eval_at(&either, &[("x", int("i32", x))], Err("-"), Ty::Bool);
+        assert_eq!(at(0), Ok(Scalar::Bool(true)));
+        assert_eq!(at(20), Ok(Scalar::Bool(false)));
+        // `&` on bools evaluates both sides: the division panics.
+        let eager = bin(
+            BinOp::BitAnd,
+            bin(BinOp::Ne, var("x"), lit("i32", 0)),
+            bin(
+                BinOp::Gt,
+                bin(BinOp::Div, lit("i32", 10), var("x")),
+                lit("i32", 1),
+            ),
+        );
+        assert_eq!(
+            eval_at(&eager, &[("x", int("i32", 0))], Err("-"), Ty::Bool),
+            Err(Failure::Panic("attempt to divide by zero"))
+        );
+        // A skipped operand must still type-check: the program would not compile.
+        let ill_typed = bin(
+            BinOp::And,
+            Expr::Lit {
+                value: Value::Bool(false),
+            },
+            bin(BinOp::Gt, var("x"), lit("u8", 0)),
+        );
+        let message = invalid(eval_at(
+            &ill_typed,
+            &[("x", int("i32", 0))],
+            Err("-"),
+            Ty::Bool,
+        ));
+        assert!(message.contains("i32 > u8"), "{message}");
+    }
+
+    #[test]
+    fn variables_must_be_reported_scalars() {
+        let e = bin(BinOp::Add, var("a"), var("y"));
+        let message = invalid(eval_at(&e, &[("a", int("i32", 1))], Err("-"), I32));
+        assert!(
+            message.contains("`y`") && message.contains("(a)"),
+            "{message}"
+        );
+        let seq = Value::Seq {
+            items: vec![],
+            len: 0,
+        };
+        let message = invalid(eval_at(&var("v"), &[("v", seq)], Err("-"), I32));
+        assert!(message.contains("sequence"), "{message}");
+        // The innermost binding of a name is the visible one.
+        let scope = [("a", int("i32", 1)), ("a", int("i32", 2))];
+        assert_eq!(
+            eval_at(&var("a"), &scope, Err("-"), I32),
+            Ok(i(IntTy::I32, 2))
+        );
+    }
+
+    #[test]
+    fn comparisons_of_every_primitive() {
+        let f = |v: &str| Value::Float {
+            ty: "f32".into(),
+            v: v.into(),
+        };
+        let nan = [("x", f("NaN"))];
+        for op in [BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge, BinOp::Eq] {
+            assert_eq!(
+                eval_at(&bin(op, var("x"), var("x")), &nan, Err("-"), Ty::Bool),
+                Ok(Scalar::Bool(false)),
+                "{op:?} with NaN"
+            );
+        }
+        assert_eq!(
+            eval_at(
+                &bin(BinOp::Ne, var("x"), var("x")),
+                &nan,
+                Err("-"),
+                Ty::Bool
+            ),
+            Ok(Scalar::Bool(true))
+        );
+        // f32 arithmetic is f32's: 0.1 + 0.2 rounds as f32 does.
+        let sum = bin(BinOp::Add, var("a"), var("b"));
+        assert_eq!(
+            eval_at(&sum, &[("a", f("0.1")), ("b", f("0.2"))], Err("-"), Ty::F32),
+            Ok(Scalar::F32(0.1f32 + 0.2f32))
+        );
+        let chars = [("c", Value::Char('b'))];
+        let lt = bin(
+            BinOp::Lt,
+            var("c"),
+            Expr::Lit {
+                value: Value::Char('c'),
+            },
+        );
+        assert_eq!(
+            eval_at(&lt, &chars, Err("-"), Ty::Bool),
+            Ok(Scalar::Bool(true))
+        );
+        let unsigned = [("u", int("u32", u32::MAX.into())), ("w", int("u32", 1))];
+        assert_eq!(
+            eval_at(
+                &bin(BinOp::Gt, var("u"), var("w")),
+                &unsigned,
+                Err("-"),
+                Ty::Bool
+            ),
+            Ok(Scalar::Bool(true))
+        );
+        let message = invalid(eval_at(
+            &Expr::Unary {
+                op: UnOp::Neg,
+                arg: Box::new(var("u")),
+            },
+            &unsigned,
+            Err("-"),
+            Ty::Int(IntTy::U32),
+        ));
+        assert!(message.contains("`-` on `u32`"), "{message}");
+    }
+
+    #[test]
+    fn what_can_never_be_evaluated_is_refused_at_compile() {
+        let err = Candidate::compile(&lit("u8", 256)).unwrap_err();
+        assert!(err.contains("out of the range of `u8`"), "{err}");
+        let err = Candidate::compile(&lit("i33", 1)).unwrap_err();
+        assert!(err.contains("i33"), "{err}");
+        let err = Candidate::compile(&Expr::Lit {
+            value: Value::Str {
+                v: "x".into(),
+                truncated: false,
+            },
+        })
+        .unwrap_err();
+        assert!(err.contains("string"), "{err}");
+        let err = Candidate::compile(&cast("String", var("a"))).unwrap_err();
+        assert!(err.contains("`String`"), "{err}");
+        // A variable read twice is resolved once.
+        let twice = Candidate::compile(&bin(BinOp::Mul, var("a"), var("a"))).unwrap();
+        assert_eq!(twice.names, ["a"]);
+        assert_eq!(
+            twice.evaluate(Err("-"), &[("a", int("i32", -3))], I32),
+            Ok(i(IntTy::I32, 9))
+        );
+    }
+
+    #[test]
+    fn many_variables_spill_to_the_heap() {
+        let names: Vec<String> = (0..INLINE_VARS + 3).map(|k| format!("v{k}")).collect();
+        let sum = names
+            .iter()
+            .map(|n| var(n))
+            .reduce(|a, b| bin(BinOp::Add, a, b))
+            .unwrap();
+        let scope: Vec<(&str, Value)> = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| (n.as_str(), int("i64", k as i128)))
+            .collect();
+        let n = names.len() as i128;
+        assert_eq!(
+            eval_at(&sum, &scope, Err("-"), Ty::Int(IntTy::I64)),
+            Ok(i(IntTy::I64, n * (n - 1) / 2))
+        );
+    }
+}
