@@ -4,4 +4,6 @@
 // The stage that uses these lands in the next commits.
 #![allow(dead_code)]
 
+pub mod copy_tree;
 pub mod patch;
+pub mod validate;

@@ -1,0 +1,332 @@
+//! The scratch copy of the workspace that candidate patches are built in: the whole
+//! workspace root (so relative path dependencies between its crates keep working), without
+//! build outputs, VCS metadata or the tool's own output; manifests whose relative `path`s
+//! lead out of the workspace get those paths made absolute. The user's tree is only read.
+
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+/// Directory names never copied: build outputs and version-control metadata.
+const SKIPPED_DIRS: [&str; 8] = [
+    "target", ".git", ".hg", ".svn", ".jj", ".pijul", "_darcs", ".bzr",
+];
+
+/// A scratch copy, removed when dropped (with its lock, when it held one).
+#[derive(Debug)]
+pub struct ScratchCopy {
+    /// Root of the copy: the copied workspace root.
+    pub root: PathBuf,
+    lock: Option<PathBuf>,
+}
+
+impl Drop for ScratchCopy {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.root).ok();
+        if let Some(lock) = &self.lock {
+            std::fs::remove_file(lock).ok();
+        }
+    }
+}
+
+impl ScratchCopy {
+    /// Copies `workspace_root` to `<dir>/workspace`, a path that stays the same from run to
+    /// run so that cargo's fingerprints of the copied crates (which include their paths)
+    /// stay valid in a persistent target dir. Another live run holding that place (its
+    /// lock file names its pid) gets a copy of its own beside it. `skip` are more
+    /// directories not to copy (the tool's output and target dirs when inside the
+    /// workspace).
+    pub fn create(workspace_root: &Path, dir: &Path, skip: &[PathBuf]) -> Result<ScratchCopy> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("could not create {}", dir.display()))?;
+        let lock = dir.join("workspace.lock");
+        let (root, lock) = if take_lock(&lock)? {
+            (dir.join("workspace"), Some(lock))
+        } else {
+            let unique = tempfile::Builder::new()
+                .prefix("workspace-")
+                .tempdir_in(dir)
+                .context("could not create a scratch directory")?;
+            (unique.keep(), None)
+        };
+        let mut copy = ScratchCopy { root, lock };
+        if copy.root.exists() {
+            std::fs::remove_dir_all(&copy.root)
+                .with_context(|| format!("could not clear {}", copy.root.display()))?;
+        }
+        copy_tree(workspace_root, &copy.root, skip)?;
+        // Cargo reports paths under the canonical root; compare with that.
+        if let Ok(canonical) = copy.root.canonicalize() {
+            copy.root = canonical;
+        }
+        rewrite_manifests(workspace_root, &copy.root)?;
+        Ok(copy)
+    }
+}
+
+/// Takes the lock file (writing our pid into it) unless a live process holds it (this
+/// one included: a lock is removed with its copy, so one naming us is in use).
+fn take_lock(lock: &Path) -> Result<bool> {
+    if let Ok(text) = std::fs::read_to_string(lock)
+        && let Ok(pid) = text.trim().parse::<u32>()
+        && alive(pid)
+    {
+        return Ok(false);
+    }
+    std::fs::write(lock, std::process::id().to_string())
+        .with_context(|| format!("could not write {}", lock.display()))?;
+    Ok(true)
+}
+
+/// Whether process `pid` exists.
+fn alive(pid: u32) -> bool {
+    unsafe extern "C" {
+        fn kill(pid: i32, sig: i32) -> i32;
+    }
+    // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+    i32::try_from(pid).is_ok_and(|pid| unsafe { kill(pid, 0) } == 0)
+}
+
+/// Copies the tree at `from` to `to`, skipping [`SKIPPED_DIRS`], `autodebug.out*` and the
+/// directories in `skip`. Symbolic links are recreated as links.
+pub fn copy_tree(from: &Path, to: &Path, skip: &[PathBuf]) -> Result<()> {
+    let walk = walkdir::WalkDir::new(from)
+        .into_iter()
+        .filter_entry(|entry| {
+            if entry.depth() == 0 {
+                return true;
+            }
+            let name = entry.file_name().to_string_lossy();
+            let is_dir = entry.file_type().is_dir();
+            !(is_dir
+                && (SKIPPED_DIRS.contains(&name.as_ref())
+                    || name.starts_with("autodebug.out")
+                    || skip.iter().any(|s| s == entry.path())))
+        });
+    for entry in walk {
+        let entry = entry.with_context(|| format!("could not read {}", from.display()))?;
+        let relative = entry
+            .path()
+            .strip_prefix(from)
+            .expect("walk stays under its root");
+        let target = to.join(relative);
+        let kind = entry.file_type();
+        if kind.is_dir() {
+            std::fs::create_dir_all(&target)
+                .with_context(|| format!("could not create {}", target.display()))?;
+        } else if kind.is_symlink() {
+            let link = std::fs::read_link(entry.path())
+                .with_context(|| format!("could not read {}", entry.path().display()))?;
+            std::os::unix::fs::symlink(&link, &target)
+                .with_context(|| format!("could not create {}", target.display()))?;
+        } else {
+            std::fs::copy(entry.path(), &target).with_context(|| {
+                format!(
+                    "could not copy {} to {}",
+                    entry.path().display(),
+                    target.display()
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Rewrites every copied `Cargo.toml` whose relative `path`s lead out of the workspace.
+fn rewrite_manifests(workspace_root: &Path, copy_root: &Path) -> Result<()> {
+    for entry in walkdir::WalkDir::new(copy_root) {
+        let entry = entry.with_context(|| format!("could not read {}", copy_root.display()))?;
+        if entry.file_name() != "Cargo.toml" || !entry.file_type().is_file() {
+            continue;
+        }
+        let relative = entry
+            .path()
+            .strip_prefix(copy_root)
+            .expect("under the copy");
+        let original_dir = workspace_root.join(relative.parent().unwrap_or(Path::new("")));
+        let text = std::fs::read_to_string(entry.path())
+            .with_context(|| format!("could not read {}", entry.path().display()))?;
+        if let Some(rewritten) = absolute_outside_paths(&text, &original_dir, workspace_root) {
+            std::fs::write(entry.path(), rewritten)
+                .with_context(|| format!("could not write {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// `manifest` (the text of a `Cargo.toml` in `manifest_dir`) with each relative `path =
+/// "…"` value that leads out of `workspace_root` replaced by the absolute path, or `None`
+/// when none does. Only the string values change: keys, comments and layout stay.
+pub fn absolute_outside_paths(
+    manifest: &str,
+    manifest_dir: &Path,
+    workspace_root: &Path,
+) -> Option<String> {
+    let mut out = String::with_capacity(manifest.len());
+    let mut changed = false;
+    let mut rest = manifest;
+    while let Some((before, value, after)) = next_path_value(rest) {
+        out.push_str(before);
+        let path = Path::new(value);
+        let resolved = normalize(&manifest_dir.join(path));
+        if path.is_relative() && !resolved.starts_with(normalize(workspace_root)) {
+            out.push_str(&serde_json::to_string(&resolved.display().to_string()).ok()?);
+            changed = true;
+        } else {
+            out.push_str(&rest[before.len()..before.len() + value.len() + 2]);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// The next `path = "value"` (or `'value'`) in `text`: the text before the quoted value,
+/// the value and the text after the closing quote. `path` must be a
+/// whole key (`path`, `x.path`); values with escapes are left alone.
+fn next_path_value(text: &str) -> Option<(&str, &str, &str)> {
+    let mut from = 0;
+    while let Some(found) = text[from..].find("path") {
+        let at = from + found;
+        from = at + 4;
+        let before_ok = text[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || c == '{' || c == ',' || c == '.');
+        let after = &text[at + 4..];
+        let trimmed = after.trim_start_matches([' ', '\t']);
+        if !before_ok || !trimmed.starts_with('=') {
+            continue;
+        }
+        let value_part = trimmed[1..].trim_start_matches([' ', '\t']);
+        let quote = match value_part.chars().next() {
+            Some(q @ ('"' | '\'')) => q,
+            _ => continue,
+        };
+        let body = &value_part[1..];
+        let Some(end) = body.find(quote) else {
+            continue;
+        };
+        let value = &body[..end];
+        if value.contains('\\') || value.contains('\n') {
+            continue;
+        }
+        let value_start = text.len() - value_part.len();
+        return Some((&text[..value_start], value, &text[value_start + end + 2..]));
+    }
+    None
+}
+
+/// `path` with `.` and `..` components resolved lexically (the paths need not exist).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outside_paths_become_absolute_and_inside_ones_stay() {
+        let manifest = "[package]\nname = \"a\"\n\n\
+[dependencies]\n\
+inside = { path = \"../b\" }\n\
+outside = { path = \"../../../runtime\", features = [\"harness\"] }\n\
+lit = {path='../../../lit'}\n\
+\n\
+[dependencies.dotted]\n\
+path = \"../../../../dotted\"\n\
+\n\
+[[test]]\n\
+name = \"e2e\"\n\
+path = \"../tests/e2e.rs\"\n\
+classpath = \"../../not-a-path-key\"\n";
+        let out = absolute_outside_paths(manifest, Path::new("/w/ws/crates/a"), Path::new("/w/ws"))
+            .unwrap();
+        assert!(out.contains("inside = { path = \"../b\" }"));
+        assert!(out.contains("outside = { path = \"/w/runtime\", features = [\"harness\"] }"));
+        assert!(out.contains("lit = {path=\"/w/lit\"}"));
+        assert!(out.contains("path = \"/dotted\""));
+        assert!(out.contains("path = \"../tests/e2e.rs\""));
+        assert!(out.contains("classpath = \"../../not-a-path-key\""));
+        assert_eq!(out.lines().count(), manifest.lines().count());
+        assert_eq!(
+            absolute_outside_paths(
+                "[dependencies]\nb = { path = \"b\" }\n",
+                Path::new("/w"),
+                Path::new("/w")
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn copy_skips_outputs_and_vcs_and_keeps_links() {
+        let from = tempfile::tempdir().unwrap();
+        let to = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = from.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("Cargo.toml", "[package]\n");
+        write("src/lib.rs", "pub fn f() {}\n");
+        write("target/debug/big", "x");
+        write("sub/target/debug/big", "x");
+        write(".git/HEAD", "ref");
+        write("autodebug.out/report.json", "{}");
+        write("out-of-tree/x", "x");
+        std::os::unix::fs::symlink("src/lib.rs", from.path().join("link.rs")).unwrap();
+        let dest = to.path().join("copy");
+        copy_tree(from.path(), &dest, &[from.path().join("out-of-tree")]).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dest.join("src/lib.rs")).unwrap(),
+            "pub fn f() {}\n"
+        );
+        for gone in [
+            "target",
+            "sub/target",
+            ".git",
+            "autodebug.out",
+            "out-of-tree",
+        ] {
+            assert!(!dest.join(gone).exists(), "{gone} was copied");
+        }
+        assert_eq!(
+            std::fs::read_link(dest.join("link.rs")).unwrap(),
+            Path::new("src/lib.rs")
+        );
+    }
+
+    #[test]
+    fn a_live_lock_gets_a_copy_of_its_own() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("Cargo.toml"), "[package]\n").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let first = ScratchCopy::create(ws.path(), dir.path(), &[]).unwrap();
+        assert_eq!(first.root, dir.path().join("workspace"));
+        // A lock held by another live process (pid 1 always exists).
+        std::fs::write(dir.path().join("workspace.lock"), "1").unwrap();
+        let second = ScratchCopy::create(ws.path(), dir.path(), &[]).unwrap();
+        assert_ne!(second.root, first.root);
+        assert!(second.root.join("Cargo.toml").exists());
+        let second_root = second.root.clone();
+        drop(second);
+        assert!(!second_root.exists());
+        // A stale lock (a pid that cannot exist) is taken over.
+        drop(first);
+        std::fs::write(dir.path().join("workspace.lock"), "4294967295").unwrap();
+        let third = ScratchCopy::create(ws.path(), dir.path(), &[]).unwrap();
+        assert_eq!(third.root, dir.path().join("workspace"));
+    }
+}

@@ -1,0 +1,528 @@
+//! Validation by rebuild: a patch is written into the scratch copy of the workspace, the
+//! tests are built as the user builds them (`cargo test`: no instrumentation, the user's
+//! profile) into a persistent target dir of the tool's, and the whole suite the baseline
+//! ran is run again. Only a patch whose build passes every test that passed before and
+//! every deterministically failing test is validated.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use cargo_metadata::Message;
+use cargo_metadata::diagnostic::DiagnosticLevel;
+
+use super::copy_tree::ScratchCopy;
+use crate::baseline::BaselineResult;
+use crate::build::{self, TestBinary};
+use crate::run::{self, RunConfig, TestId};
+
+/// A test of the suite, as the scratch build finds it again.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TestKey {
+    /// The package's directory relative to the workspace root.
+    pub package_dir: PathBuf,
+    pub target: String,
+    pub kind: String,
+    pub name: String,
+}
+
+/// One test of the suite and what the patched build must do with it.
+#[derive(Debug, Clone)]
+pub struct SuiteTest {
+    pub key: TestKey,
+    /// `target::name`, for people.
+    pub display: String,
+    /// It must pass: it passed in the baseline, or failed there deterministically.
+    pub required: bool,
+    /// Its timeout under the patch (a patch can make a loop run away).
+    pub timeout: Duration,
+}
+
+/// The suite of a baseline: every test it ran, the flaky failures not required. A test's
+/// timeout is ten times what it took (at least two seconds, at most `max_timeout`).
+pub fn suite(
+    workspace_root: &Path,
+    baseline: &[BaselineResult],
+    max_timeout: Duration,
+) -> Vec<SuiteTest> {
+    baseline
+        .iter()
+        .map(|result| SuiteTest {
+            key: key_of(workspace_root, &result.test),
+            display: result.test.display(),
+            required: result.first.outcome.passed() || result.deterministic_failure(),
+            timeout: (result.first.duration * 10)
+                .max(Duration::from_secs(2))
+                .min(max_timeout),
+        })
+        .collect()
+}
+
+fn key_of(workspace_root: &Path, test: &TestId) -> TestKey {
+    TestKey {
+        package_dir: test
+            .package_root
+            .strip_prefix(workspace_root)
+            .unwrap_or(&test.package_root)
+            .to_path_buf(),
+        target: test.target.clone(),
+        kind: test.kind.clone(),
+        name: test.name.clone(),
+    }
+}
+
+/// What to build: the selection the tool's own build used.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// `--manifest-path`, relative to the workspace root.
+    pub manifest_path: Option<PathBuf>,
+    pub packages: Vec<String>,
+    pub lib: bool,
+    pub test_targets: Vec<String>,
+}
+
+/// How a patched build did.
+#[derive(Debug, Clone)]
+pub struct Validation {
+    /// Every required test passed.
+    pub validated: bool,
+    /// Tests of the suite that passed.
+    pub tests_passed: usize,
+    /// Tests of the suite.
+    pub tests_total: usize,
+    /// Whether each test of the suite passed, in suite order (a fix's effect).
+    pub passed: Vec<bool>,
+    /// Required tests that did not pass (`target::name`).
+    pub failing: Vec<String>,
+    /// Why the patch could not be tested at all (it does not compile).
+    pub error: Option<String>,
+    pub build_s: f64,
+    pub test_s: f64,
+}
+
+/// Builds and tests patches in one scratch copy, one at a time.
+pub struct Rebuild {
+    copy: ScratchCopy,
+    target_dir: PathBuf,
+    selection: Selection,
+    suite: Vec<SuiteTest>,
+    jobs: usize,
+    /// Original text of the files of the copy the last patch changed (relative paths).
+    dirty: BTreeMap<String, String>,
+    /// Builds so far.
+    pub builds: usize,
+}
+
+impl Rebuild {
+    /// A scratch copy of `workspace_root` under `dir` (the copy in `dir/workspace`, the
+    /// target dir in `dir/target`, kept from run to run so that rebuilds are incremental).
+    pub fn new(
+        workspace_root: &Path,
+        dir: &Path,
+        skip: &[PathBuf],
+        selection: Selection,
+        suite: Vec<SuiteTest>,
+        jobs: usize,
+    ) -> Result<Rebuild> {
+        let copy = ScratchCopy::create(workspace_root, dir, skip)?;
+        Ok(Rebuild {
+            copy,
+            target_dir: dir.join("target"),
+            selection,
+            suite,
+            jobs: jobs.max(1),
+            dirty: BTreeMap::new(),
+            builds: 0,
+        })
+    }
+
+    /// The suite the patches are checked against.
+    pub fn suite(&self) -> &[SuiteTest] {
+        &self.suite
+    }
+
+    /// Writes `files` (paths relative to the workspace root, and their patched text) into
+    /// the copy, builds the tests and runs the suite. Files an earlier patch changed are
+    /// restored first.
+    pub fn validate(&mut self, files: &[(String, String)]) -> Result<Validation> {
+        for (path, original) in std::mem::take(&mut self.dirty) {
+            write_newer(&self.copy.root.join(&path), &original)?;
+        }
+        let mut changed_files = BTreeSet::new();
+        for (path, text) in files {
+            let file = confined(&self.copy.root, path)?;
+            let original = std::fs::read_to_string(&file)
+                .with_context(|| format!("could not read {}", file.display()))?;
+            self.dirty.insert(path.clone(), original);
+            write_newer(&file, text)?;
+            changed_files.insert(file);
+        }
+        let start = Instant::now();
+        let built = self.build(&changed_files)?;
+        let build_s = start.elapsed().as_secs_f64();
+        let binaries = match built {
+            Ok(binaries) => binaries,
+            Err(error) => {
+                return Ok(Validation {
+                    validated: false,
+                    tests_passed: 0,
+                    tests_total: self.suite.len(),
+                    passed: vec![false; self.suite.len()],
+                    failing: Vec::new(),
+                    error: Some(error),
+                    build_s,
+                    test_s: 0.0,
+                });
+            }
+        };
+        let start = Instant::now();
+        let passed = self.run_suite(&binaries)?;
+        let failing = self
+            .suite
+            .iter()
+            .zip(&passed)
+            .filter(|(test, passed)| test.required && !**passed)
+            .map(|(test, _)| test.display.clone())
+            .collect::<Vec<_>>();
+        Ok(Validation {
+            validated: failing.is_empty(),
+            tests_passed: passed.iter().filter(|p| **p).count(),
+            tests_total: self.suite.len(),
+            passed,
+            failing,
+            error: None,
+            build_s,
+            test_s: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// `cargo test --no-run` in the copy: the test binaries, or the compiler's first error.
+    /// A build in which a package holding a changed file was not recompiled is an error:
+    /// cargo judged it fresh by timestamps, and its binaries do not contain the patch.
+    fn build(&mut self, changed: &BTreeSet<PathBuf>) -> Result<Result<Vec<TestBinary>, String>> {
+        self.builds += 1;
+        let mut command = Command::new(build::cargo());
+        command
+            .args(["test", "--no-run", "--message-format=json"])
+            .arg("--target-dir")
+            .arg(&self.target_dir)
+            .env_remove(autodebug_runtime::protocol::ENV_INSTRUMENT)
+            .current_dir(&self.copy.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(manifest) = &self.selection.manifest_path {
+            command
+                .arg("--manifest-path")
+                .arg(self.copy.root.join(manifest));
+        }
+        for package in &self.selection.packages {
+            command.arg("-p").arg(package);
+        }
+        if self.selection.lib {
+            command.arg("--lib");
+        }
+        for test in &self.selection.test_targets {
+            command.arg("--test").arg(test);
+        }
+        let mut child = command.spawn().context("could not run cargo")?;
+        let stderr_pipe = child.stderr.take().expect("stderr is piped");
+        let stderr_reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = BufReader::new(stderr_pipe).read_to_string(&mut text);
+            text
+        });
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut binaries = Vec::new();
+        let mut errors = Vec::new();
+        // Package directories with a recompiled target, and all package directories.
+        let mut rebuilt = BTreeSet::new();
+        let mut packages = BTreeSet::new();
+        for message in Message::parse_stream(BufReader::new(stdout)) {
+            match message.context("unreadable output from cargo")? {
+                Message::CompilerArtifact(artifact) => {
+                    let dir = artifact
+                        .manifest_path
+                        .parent()
+                        .map(|p| p.as_std_path().to_path_buf())
+                        .unwrap_or_default();
+                    if !artifact.fresh {
+                        rebuilt.insert(dir.clone());
+                    }
+                    packages.insert(dir.clone());
+                    if artifact.profile.test
+                        && let Some(executable) = artifact.executable
+                    {
+                        binaries.push(TestBinary {
+                            // Tests are matched by package directory, not by this name.
+                            package: artifact.target.name.clone(),
+                            package_root: dir,
+                            target: artifact.target.name.clone(),
+                            kind: artifact
+                                .target
+                                .kind
+                                .first()
+                                .map(|k| k.to_string())
+                                .unwrap_or_default(),
+                            executable: executable.into_std_path_buf(),
+                        });
+                    }
+                }
+                Message::CompilerMessage(message)
+                    if matches!(
+                        message.message.level,
+                        DiagnosticLevel::Error | DiagnosticLevel::Ice
+                    ) =>
+                {
+                    errors.push(message.message.rendered.unwrap_or(message.message.message));
+                }
+                _ => {}
+            }
+        }
+        let status = child.wait().context("could not wait for cargo")?;
+        let stderr = stderr_reader.join().unwrap_or_default();
+        if !status.success() {
+            let first = errors
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| stderr.trim().lines().last().unwrap_or("").to_string());
+            return Ok(Err(format!(
+                "the patched code does not build: {}",
+                first.trim()
+            )));
+        }
+        for file in changed {
+            // The innermost package directory holding the file.
+            let owner = packages
+                .iter()
+                .filter(|dir| file.starts_with(dir))
+                .max_by_key(|dir| dir.components().count());
+            if let Some(owner) = owner
+                && !rebuilt.contains(owner)
+            {
+                bail!(
+                    "cargo did not rebuild {} after the patch of {} (its timestamps say fresh): the build cannot be trusted",
+                    owner.display(),
+                    file.display()
+                );
+            }
+        }
+        Ok(Ok(binaries))
+    }
+
+    /// Runs every test of the suite found in `binaries`, each in its own process with its
+    /// timeout: whether each passed, in suite order (a test not found did not pass).
+    fn run_suite(&self, binaries: &[TestBinary]) -> Result<Vec<bool>> {
+        let mut found: BTreeMap<TestKey, TestId> = BTreeMap::new();
+        let wanted: BTreeSet<(&Path, &str, &str)> = self
+            .suite
+            .iter()
+            .map(|t| {
+                (
+                    t.key.package_dir.as_path(),
+                    t.key.target.as_str(),
+                    t.key.kind.as_str(),
+                )
+            })
+            .collect();
+        for binary in binaries {
+            let package_dir = binary
+                .package_root
+                .strip_prefix(&self.copy.root)
+                .unwrap_or(&binary.package_root)
+                .to_path_buf();
+            if !wanted.contains(&(
+                package_dir.as_path(),
+                binary.target.as_str(),
+                binary.kind.as_str(),
+            )) {
+                continue;
+            }
+            for test in run::list_tests(binary)? {
+                let key = TestKey {
+                    package_dir: package_dir.clone(),
+                    target: test.target.clone(),
+                    kind: test.kind.clone(),
+                    name: test.name.clone(),
+                };
+                found.insert(key, test);
+            }
+        }
+        let runs: Vec<(usize, &TestId)> = self
+            .suite
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| found.get(&t.key).map(|id| (i, id)))
+            .collect();
+        let outcomes = run::run_parallel(
+            &runs,
+            self.jobs,
+            |(i, test)| {
+                run::run_test(
+                    test,
+                    &RunConfig {
+                        timeout: self.suite[*i].timeout,
+                        env: Vec::new(),
+                    },
+                )
+            },
+            |_, _| {},
+        );
+        let mut passed = vec![false; self.suite.len()];
+        for ((i, _), outcome) in runs.iter().zip(outcomes) {
+            passed[*i] = outcome?.outcome.passed();
+        }
+        Ok(passed)
+    }
+}
+
+/// `relative` under `root`, refusing paths that would leave it.
+fn confined(root: &Path, relative: &str) -> Result<PathBuf> {
+    let path = Path::new(relative);
+    if path.is_absolute()
+        || path
+            .components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        bail!("{relative} is not a path inside the workspace");
+    }
+    Ok(root.join(path))
+}
+
+/// Writes `text` to `path` and makes its modification time later than now by a margin,
+/// so that cargo, which compares timestamps, sees it newer than any artifact built
+/// before, whatever the file system's timestamp granularity.
+fn write_newer(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).with_context(|| format!("could not write {}", path.display()))?;
+    let file = std::fs::File::options()
+        .write(true)
+        .open(path)
+        .with_context(|| format!("could not open {}", path.display()))?;
+    file.set_modified(std::time::SystemTime::now() + Duration::from_secs(2))
+        .with_context(|| format!("could not set the time of {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIB: &str = "pub fn max(x: i32, y: i32) -> i32 {
+    let mut r = x;
+    if y > x {
+        r = x;
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn larger_first() {
+        assert_eq!(super::max(2, 1), 2);
+    }
+
+    #[test]
+    fn larger_second() {
+        assert_eq!(super::max(1, 2), 2);
+    }
+
+    #[test]
+    fn equal() {
+        assert_eq!(super::max(3, 3), 3);
+    }
+}
+";
+
+    fn suite_of(names: &[(&str, bool)]) -> Vec<SuiteTest> {
+        names
+            .iter()
+            .map(|(name, required)| SuiteTest {
+                key: TestKey {
+                    package_dir: PathBuf::new(),
+                    target: "tiny".into(),
+                    kind: "lib".into(),
+                    name: format!("tests::{name}"),
+                },
+                display: format!("tiny::tests::{name}"),
+                required: *required,
+                timeout: Duration::from_secs(20),
+            })
+            .collect()
+    }
+
+    /// A real crate, a real `cargo test` build: a patched build runs the patched code,
+    /// patch after patch in the same copy and target dir, however fast they come.
+    #[test]
+    fn patched_builds_contain_their_patch() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(ws.path().join("src")).unwrap();
+        std::fs::write(
+            ws.path().join("Cargo.toml"),
+            "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        )
+        .unwrap();
+        std::fs::write(ws.path().join("src/lib.rs"), LIB).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut rebuild = Rebuild::new(
+            ws.path(),
+            dir.path(),
+            &[],
+            Selection::default(),
+            suite_of(&[
+                ("larger_first", true),
+                ("larger_second", true),
+                ("equal", true),
+            ]),
+            2,
+        )
+        .unwrap();
+        let patched = |text: &str| vec![("src/lib.rs".to_string(), text.to_string())];
+
+        let fixed = rebuild
+            .validate(&patched(&LIB.replace("r = x;\n    }", "r = y;\n    }")))
+            .unwrap();
+        assert!(fixed.validated, "{fixed:?}");
+        assert_eq!((fixed.tests_passed, fixed.tests_total), (3, 3));
+
+        // Right after: the fault back in (the copy's file restored, then patched again).
+        let faulty = rebuild.validate(&patched(LIB)).unwrap();
+        assert!(!faulty.validated);
+        assert_eq!(faulty.passed, [true, false, true]);
+        assert_eq!(faulty.failing, ["tiny::tests::larger_second"]);
+
+        let wrong = rebuild
+            .validate(&patched(&LIB.replace("r = x;\n    }", "r = y + 1;\n    }")))
+            .unwrap();
+        assert_eq!(wrong.passed, [true, false, true]);
+
+        let broken = rebuild
+            .validate(&patched(&LIB.replace("r = x;\n    }", "r = z;\n    }")))
+            .unwrap();
+        assert!(!broken.validated);
+        let error = broken.error.unwrap();
+        assert!(
+            error.contains("does not build") && error.contains("z"),
+            "{error}"
+        );
+
+        // A flaky test need not pass; the user's file was never touched.
+        let mut lenient = suite_of(&[("larger_first", true), ("larger_second", false)]);
+        lenient.push(suite_of(&[("missing", false)]).remove(0));
+        rebuild.suite = lenient;
+        let with_fault = rebuild.validate(&patched(LIB)).unwrap();
+        assert!(with_fault.validated);
+        assert_eq!(with_fault.passed, [true, false, false]);
+        assert_eq!(
+            std::fs::read_to_string(ws.path().join("src/lib.rs")).unwrap(),
+            LIB
+        );
+        assert!(
+            rebuild
+                .validate(&[("../escape.rs".into(), String::new())])
+                .is_err()
+        );
+    }
+}
