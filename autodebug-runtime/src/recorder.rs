@@ -7,8 +7,9 @@
 //! lock (they run user code). The trace must survive a failing test: the panic hook flushes
 //! it, and a C `atexit` handler writes the `End` record, whichever way the process exits.
 //! A trace therefore ends with `End` (the process exited), `FuelExhausted` (the plan's fuel
-//! ran out; written in `coverage` mode too) or nothing (the process was killed: the `Site`
-//! records, flushed as they are written, still tell which sites were reached).
+//! ran out; written in `coverage` mode too), `PlanError` (a replacement could not be
+//! evaluated; likewise) or nothing (the process was killed: the `Site` records, flushed as
+//! they are written, still tell which sites were reached).
 //!
 //! The in-process harness (`crate::harness`) reuses one process for many runs: [`begin_run`]
 //! swaps in a plan and a trace file and resets the per-site instance counters (site ids stay:
@@ -292,8 +293,8 @@ pub(crate) struct PlanFailed;
 
 /// Ends the run because the replacement at instance `instance` of `site` (id `id`) cannot be
 /// evaluated: writes a `PlanError` record (in every trace mode: like `FuelExhausted`, it
-/// says how the run ended), then exits with [`CONFIG_EXIT_CODE`] or, in batch mode, unwinds
-/// to the harness, which reports the run refused with this message.
+/// says how the run ended) and closes the trace, then exits with [`CONFIG_EXIT_CODE`] or, in
+/// batch mode, unwinds to the harness, which reports the run refused with this message.
 #[cold]
 #[inline(never)]
 fn plan_failure(site: &'static Site, id: u32, instance: u32, message: String) -> ! {
@@ -314,6 +315,7 @@ fn plan_failure(site: &'static Site, id: u32, instance: u32, message: String) ->
         if batch {
             rec.failure.get_or_insert_with(|| message.clone());
         }
+        FINISHED.store(true, Ordering::Relaxed);
     }
     if batch {
         PLAN_FAILED.store(true, Ordering::Relaxed);
@@ -719,7 +721,8 @@ pub(crate) struct RunEnd {
 
 #[cfg(feature = "harness")]
 /// Ends the run [`begin_run`] started: the hooks go idle, the trace gets its `End` record
-/// (unless the fuel ran out or a replacement failed) and is closed.
+/// (unless the fuel ran out or a replacement failed: the trace is closed already) and is
+/// closed.
 pub(crate) fn end_run() -> RunEnd {
     STATE.store(IDLE, Ordering::Release);
     RECORDING.store(false, Ordering::Relaxed);
@@ -848,6 +851,10 @@ where
             Vec::new()
         };
         computed = replaced(&candidate, &outcome, &vars, (site, id, instance));
+        // Without events to write, the lock is not needed again.
+        if !recording() {
+            return computed != flip;
+        }
         rec = match lock() {
             Some(rec) => rec,
             None => return computed != flip,
@@ -891,6 +898,7 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
     let state = rec.state(id);
     let instance = state.next_instance();
     let candidate = state.plan.replacement_for(instance).cloned();
+    let planned = state.plan.override_for(instance).cloned();
     let (mut value, mut overridden) = (value, false);
     if let Some(candidate) = candidate {
         drop(rec);
@@ -900,13 +908,16 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
         let reported = vars.as_deref().unwrap_or_default();
         value = replaced(&candidate, &value, reported, (site, id, instance));
         overridden = true;
+        // Without an override to apply or events to write, the lock is not needed again.
+        if planned.is_none() && !recording() {
+            return value;
+        }
         rec = match lock() {
             Some(rec) => rec,
             None => return value,
         };
     }
     // An override applies on top of a replacement, as it would on the written code.
-    let planned = rec.state(id).plan.override_for(instance).cloned();
     match planned.map(|v| from_value::<T>(&v)) {
         None => {}
         Some(Ok(new)) => (value, overridden) = (new, true),

@@ -103,21 +103,6 @@ pub(crate) enum Scalar {
 pub(crate) type Panic = &'static str;
 
 impl IntTy {
-    const ALL: [IntTy; 12] = [
-        IntTy::I8,
-        IntTy::I16,
-        IntTy::I32,
-        IntTy::I64,
-        IntTy::I128,
-        IntTy::Isize,
-        IntTy::U8,
-        IntTy::U16,
-        IntTy::U32,
-        IntTy::U64,
-        IntTy::U128,
-        IntTy::Usize,
-    ];
-
     /// The type's Rust name (`i32`, `usize`, …).
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -166,16 +151,25 @@ impl IntTy {
 impl Ty {
     /// The scalar type named `name` as Rust spells it.
     pub(crate) fn from_name(name: &str) -> Option<Ty> {
-        match name {
-            "f32" => Some(Ty::F32),
-            "f64" => Some(Ty::F64),
-            "bool" => Some(Ty::Bool),
-            "char" => Some(Ty::Char),
-            _ => IntTy::ALL
-                .into_iter()
-                .find(|t| t.name() == name)
-                .map(Ty::Int),
-        }
+        Some(match name {
+            "i8" => Ty::Int(IntTy::I8),
+            "i16" => Ty::Int(IntTy::I16),
+            "i32" => Ty::Int(IntTy::I32),
+            "i64" => Ty::Int(IntTy::I64),
+            "i128" => Ty::Int(IntTy::I128),
+            "isize" => Ty::Int(IntTy::Isize),
+            "u8" => Ty::Int(IntTy::U8),
+            "u16" => Ty::Int(IntTy::U16),
+            "u32" => Ty::Int(IntTy::U32),
+            "u64" => Ty::Int(IntTy::U64),
+            "u128" => Ty::Int(IntTy::U128),
+            "usize" => Ty::Int(IntTy::Usize),
+            "f32" => Ty::F32,
+            "f64" => Ty::F64,
+            "bool" => Ty::Bool,
+            "char" => Ty::Char,
+            _ => return None,
+        })
     }
 }
 
@@ -264,7 +258,8 @@ pub(crate) enum Arith {
     Rem,
 }
 
-/// `a op b` in the integer type `ty`.
+/// `a op b` in the integer type `ty`. (Inlined into the evaluator: see `expr::scalar_of`.)
+#[inline(always)]
 pub(crate) fn int_arith(ty: IntTy, op: Arith, a: u128, b: u128) -> Result<u128, Panic> {
     fn run<M: Machine>(op: Arith, a: u128, b: u128) -> Result<u128, Panic> {
         let (a, b) = (M::from_bits(a), M::from_bits(b));
@@ -326,6 +321,7 @@ pub(crate) fn int_shift(
 }
 
 /// How `a` compares with `b`, both of the integer type `ty`.
+#[inline(always)]
 pub(crate) fn int_cmp(ty: IntTy, a: u128, b: u128) -> std::cmp::Ordering {
     if ty.is_signed() {
         (a as i128).cmp(&(b as i128))
@@ -535,6 +531,21 @@ mod tests {
         assert_eq!(cast(Scalar::F64(1.0), Ty::Char), None);
     }
 
+    const ALL: [IntTy; 12] = [
+        IntTy::I8,
+        IntTy::I16,
+        IntTy::I32,
+        IntTy::I64,
+        IntTy::I128,
+        IntTy::Isize,
+        IntTy::U8,
+        IntTy::U16,
+        IntTy::U32,
+        IntTy::U64,
+        IntTy::U128,
+        IntTy::Usize,
+    ];
+
     #[test]
     fn ranges_and_names() {
         assert_eq!(IntTy::U8.bits_of(255), Some(255));
@@ -545,7 +556,7 @@ mod tests {
         assert_eq!(IntTy::I128.bits_of(i128::MIN), Some(bits(i128::MIN)));
         assert_eq!(IntTy::U128.value(u128::MAX), None);
         assert_eq!(IntTy::I16.value(bits(-2i16)), Some(-2));
-        for t in IntTy::ALL {
+        for t in ALL {
             assert_eq!(Ty::from_name(t.name()), Some(Ty::Int(t)));
         }
         assert_eq!(Ty::from_name("f32"), Some(Ty::F32));
