@@ -1,7 +1,9 @@
 //! Batch mode: one test, many plans, one process. Each run gets a fresh runtime state (the
 //! plan, its fuel, the instance counters, its own trace file), its panic is caught and kept
 //! (message and location, not printed), and its result is appended to the results file as
-//! soon as the run ends, so a process that dies mid-batch still tells which runs finished.
+//! soon as the run ends, so a process that dies mid-batch still tells which runs finished. A
+//! run whose plan turns out unusable while it runs (a replacement that cannot be evaluated)
+//! is refused, as a process of its own would exit with [`CONFIG_EXIT_CODE`].
 
 use super::{Test, payload_text};
 use crate::plan::PlanIndex;
