@@ -1,6 +1,6 @@
 //! `cargo autodebug`: finds the failing tests of a workspace, records what they did, and
 //! reports. The pipeline runs one way, one module per stage:
-//! workspace → build → run (baseline) → trace → oracle → localize → report.
+//! workspace → build → run (baseline) → trace → oracle → localize → repair → report.
 
 mod baseline;
 mod build;
@@ -257,8 +257,43 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         report.timing.localize_s = phase.elapsed().as_secs_f64();
     }
 
+    // The tool's own directories: not copied for rebuilds, not a change of the user's.
+    let own_dirs = [
+        output_dir.clone(),
+        PathBuf::from(format!("{}.old", output_dir.display())),
+        build::target_dir(&workspace, options),
+    ];
+    if !options.no_fix && !report.suspects.is_empty() {
+        let phase = Instant::now();
+        let repaired = repair::repair(
+            &repair::Context {
+                workspace_root: &workspace.root,
+                baseline: &baseline,
+                traces: &traces,
+                suspects: &report.suspects,
+                rerun: &recorder,
+                scratch_dir: build::target_dir(&workspace, options).join("repair"),
+                skip: own_dirs.to_vec(),
+                selection: repair::validate::Selection::of(&workspace, options),
+                timeout: options.test_timeout(),
+                jobs: options.jobs(),
+            },
+            &options.repair_limits(),
+            console,
+        );
+        report.fixes = repaired.fixes;
+        report.notes.extend(repaired.notes);
+        report.repair = Some(repaired.details);
+        report.timing.repair_s = phase.elapsed().as_secs_f64();
+    }
     if options.apply {
-        console.warn("--apply: no validated fix to apply");
+        report.apply = Some(repair::apply::apply_top(
+            &report,
+            &workspace.root,
+            options.allow_dirty,
+            &own_dirs,
+            console,
+        ));
     }
     finish(report, code, start, &output_dir, options)
 }

@@ -81,7 +81,33 @@ pub struct Options {
     #[arg(long, value_name = "DIR")]
     pub target_dir: Option<PathBuf>,
 
-    /// Write the fix into the source tree (refuses a dirty VCS tree unless --allow-dirty).
+    /// Stop after localization: no candidate fixes.
+    #[arg(long)]
+    pub no_fix: bool,
+
+    /// Top suspects a fix is searched for (critical predicates are searched as well).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub fix_suspects: usize,
+
+    /// Cap on the candidate fixes considered (each checked by rerunning the tests).
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub max_candidates: usize,
+
+    /// Cap on the patched builds (each candidate that passes the reruns is rebuilt and the
+    /// suite run before it is called validated).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub max_rebuilds: usize,
+
+    /// Stop repairing after this many validated fixes.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub max_fixes: usize,
+
+    /// Time budget of the repair stage, in seconds (a rebuild under way finishes).
+    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    pub repair_timeout: f64,
+
+    /// Write the top validated fix into the source tree (refuses a tree with uncommitted
+    /// changes unless --allow-dirty, and a file changed since the analysis).
     #[arg(long)]
     pub apply: bool,
 
@@ -121,6 +147,17 @@ impl Options {
     /// The per-test timeout.
     pub fn test_timeout(&self) -> Duration {
         Duration::from_secs_f64(self.timeout.max(0.1))
+    }
+
+    /// The bounds of the repair stage.
+    pub fn repair_limits(&self) -> crate::repair::Limits {
+        crate::repair::Limits {
+            suspects: self.fix_suspects,
+            candidates: self.max_candidates,
+            rebuilds: self.max_rebuilds,
+            fixes: self.max_fixes.max(1),
+            time: Duration::from_secs_f64(self.repair_timeout.max(0.0)),
+        }
     }
 
     /// Tests run at once.

@@ -13,6 +13,9 @@ use crate::trace::{Role, TraceSummary};
 /// Suspects shown in the console summary.
 const SHOWN_SUSPECTS: usize = 3;
 
+/// The top validated fix as a patch, in the output directory.
+pub const FIX_PATCH: &str = "fix.patch";
+
 /// Version of `report.json`.
 pub const REPORT_VERSION: u32 = 1;
 
@@ -33,8 +36,9 @@ pub struct Report {
     pub oracles: Vec<crate::oracle::Entry>,
     /// Ranked suspect sites, with each technique's evidence.
     pub suspects: Vec<crate::localize::Ranked>,
-    /// Validated fixes.
-    pub fixes: Vec<serde_json::Value>,
+    /// Candidate fixes that passed the suite, best first: validated ones (rebuilt and
+    /// rerun) before those only the runtime reruns checked.
+    pub fixes: Vec<crate::repair::Fix>,
     pub timing: Timing,
     /// The compiler's errors, when the build failed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -49,6 +53,22 @@ pub struct Report {
     /// The plan every test ran under (`--plan`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,
+    /// What the repair stage did (candidates, reruns, rebuilds, their rates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repair: Option<crate::repair::Details>,
+    /// What `--apply` did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub apply: Option<Applied>,
+}
+
+/// The outcome of `--apply`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Applied {
+    /// Files written (relative to the workspace root); empty when refused.
+    pub files: Vec<String>,
+    /// Why nothing was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 /// Name and version of the tool that wrote the report.
@@ -163,7 +183,14 @@ impl Report {
             localization: Default::default(),
             notes: Vec::new(),
             plan: None,
+            repair: None,
+            apply: None,
         }
+    }
+
+    /// The fix `--apply` writes and `fix.patch` holds: the best validated one.
+    pub fn top_fix(&self) -> Option<&crate::repair::Fix> {
+        self.fixes.iter().find(|f| f.validated)
     }
 
     /// Sets the exit code and the status word that goes with it.
@@ -183,12 +210,18 @@ impl Report {
         };
     }
 
-    /// Writes `report.json` into `dir`.
+    /// Writes `report.json` into `dir`, and `fix.patch` when there is a validated fix.
     pub fn write(&self, dir: &Path) -> Result<()> {
         let path = dir.join("report.json");
         let json = serde_json::to_string_pretty(self).context("could not serialize the report")?;
         std::fs::write(&path, json + "\n")
-            .with_context(|| format!("could not write {}", path.display()))
+            .with_context(|| format!("could not write {}", path.display()))?;
+        if let Some(fix) = self.top_fix() {
+            let path = dir.join(FIX_PATCH);
+            std::fs::write(&path, &fix.diff)
+                .with_context(|| format!("could not write {}", path.display()))?;
+        }
+        Ok(())
     }
 
     /// The summary for people.
@@ -272,6 +305,7 @@ impl Report {
                         ));
                     }
                 }
+                self.fix_summary(&mut out, output_dir);
             }
         }
         out.push_str(&format!(
@@ -279,6 +313,77 @@ impl Report {
             self.timing.total_s
         ));
         out
+    }
+}
+
+impl Report {
+    /// The end of the summary: the fix, where and why, and how to apply it.
+    fn fix_summary(&self, out: &mut String, output_dir: &str) {
+        let Some(repair) = &self.repair else {
+            return;
+        };
+        let Some(fix) = self.top_fix() else {
+            out.push_str(&format!(
+                "\nNo validated fix: {} candidate{} tried, {} rebuilt.\n",
+                repair.candidates,
+                if repair.candidates == 1 { "" } else { "s" },
+                repair.rebuilds
+            ));
+            if let Some(plausible) = self.fixes.first() {
+                out.push_str(&format!(
+                    "  Passed the reruns but not validated: {}:{}:{}  `{}` → `{}`{}\n",
+                    plausible.file,
+                    plausible.line,
+                    plausible.column,
+                    plausible.original,
+                    plausible.replacement,
+                    plausible
+                        .rejected
+                        .as_deref()
+                        .map_or(String::new(), |why| format!(" ({why})"))
+                ));
+            }
+            return;
+        };
+        out.push_str(&format!(
+            "\nFix (validated: rebuilt with the patch, {}/{} tests pass):\n",
+            fix.tests_passed, fix.tests_total
+        ));
+        for edit in &fix.edits {
+            out.push_str(&format!(
+                "  {}:{}:{}  `{}` → `{}`\n",
+                edit.file, edit.line, edit.column, edit.original, edit.replacement
+            ));
+        }
+        out.push_str(&format!("  change: {} ({})\n", fix.template, fix.technique));
+        if let Some(suspect) = self.suspects.iter().find(|s| s.rank == fix.suspect_rank) {
+            out.push_str(&format!("  why: suspect {}", suspect.rank));
+            match suspect.evidence.first() {
+                Some(first) => out.push_str(&format!(" — {first}\n")),
+                None => out.push('\n'),
+            }
+            for evidence in suspect.evidence.iter().skip(1) {
+                out.push_str(&format!("       {evidence}\n"));
+            }
+        }
+        for line in fix.diff.lines() {
+            out.push_str(&format!("  {line}\n"));
+        }
+        match &self.apply {
+            Some(Applied {
+                files,
+                refused: None,
+            }) => out.push_str(&format!("Applied to {}.\n", files.join(", "))),
+            Some(Applied {
+                refused: Some(why), ..
+            }) => out.push_str(&format!(
+                "Not applied: {}\n",
+                why.lines().next().unwrap_or("")
+            )),
+            None => out.push_str(&format!(
+                "Apply it: cargo autodebug --apply  (or: git apply {output_dir}/{FIX_PATCH})\n"
+            )),
+        }
     }
 }
 

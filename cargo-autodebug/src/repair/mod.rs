@@ -1,9 +1,964 @@
-//! Repair: candidate fixes for the top suspects, checked by running the tests, written as
-//! patches that change only the faulty expression.
+//! Repair: candidate fixes for the top suspects and the critical predicates, checked by
+//! running the tests. Candidates come from sources behind one small interface
+//! ([`CandidateSource`]); each is first checked by rerunning the suite with the runtime
+//! evaluating it in place of the site's code (no rebuild), and a candidate that fails a
+//! test goes back to its source as a counterexample. Plausible candidates (every test passes
+//! under the replacement) are then written as patches into a scratch copy, rebuilt and the
+//! suite rerun ([`validate`]): only then is a fix `validated`. Fixes are ranked and
+//! deduplicated by effect; every step is bounded.
 
-// The stage that uses these lands in the next commits.
-#![allow(dead_code)]
-
+pub mod apply;
 pub mod copy_tree;
+pub mod expression;
 pub mod patch;
+pub mod rerun;
+pub mod syntactic;
 pub mod validate;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result};
+use autodebug_runtime::protocol::{Expr, Record, SiteInfo, SiteKey, SiteKind};
+use serde::Serialize;
+
+use self::expression::Types;
+use self::patch::Located;
+use self::rerun::{Rerun, Verdict};
+use self::validate::{Rebuild, Selection, Validation};
+use crate::baseline::BaselineResult;
+use crate::console::Console;
+use crate::localize::Ranked;
+use crate::trace::{RecordedTrace, Recorder, workspace_path};
+
+/// A site a fix may change, with what the runs told about it.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The site as the runtime reports it (`file` as the compiler saw it: plans name sites
+    /// by it).
+    pub site: SiteInfo,
+    /// The site's file relative to the workspace root.
+    pub path: String,
+    /// The site's expression in the file as it was read for this run.
+    pub located: Located,
+    /// Its rank among the suspects.
+    pub rank: usize,
+    /// The localization techniques that pointed at it.
+    pub localized_by: Vec<&'static str>,
+    /// Types of the site's value, operands and variables in scope, from the traces.
+    pub types: Types,
+}
+
+/// One change of a candidate: a site's code replaced.
+#[derive(Debug, Clone)]
+pub struct CandidateEdit {
+    pub site: SiteKey,
+    /// The Rust text that replaces the site's span.
+    pub rust: String,
+    /// The same code as the runtime evaluates it at the site, when it can.
+    pub expr: Option<Expr>,
+}
+
+/// A candidate fix: one edit per component it changes.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub edits: Vec<CandidateEdit>,
+    /// What kind of change (`relational-operator`, `constant±1`, a synthesis template).
+    pub template: String,
+    /// How far from the written code (lower is simpler), comparable within a source.
+    pub cost: u32,
+    /// The source that proposed it (the report's `technique`).
+    pub source: &'static str,
+}
+
+/// A source of candidate fixes. The repair stage asks it for candidates target by target,
+/// simplest first, and tells it which tests a candidate failed under the replacement
+/// (counterexamples), so that a source that learns (template synthesis) can exclude them.
+pub trait CandidateSource {
+    /// Its name in the report.
+    fn name(&self) -> &'static str;
+
+    /// Up to `max` more candidates for `target`; empty when the source has no more.
+    fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate>;
+
+    /// `candidate` failed the tests `failing` (`target::name`) when the suite was rerun
+    /// with it in place of `target`'s code.
+    fn refute(&mut self, _target: &Target, _candidate: &Candidate, _failing: &[String]) {}
+}
+
+/// Bounds on the repair stage.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Top suspects tried (critical predicates are tried as well).
+    pub suspects: usize,
+    /// Candidates considered in all.
+    pub candidates: usize,
+    /// Patched builds.
+    pub rebuilds: usize,
+    /// Validated fixes after which the stage stops.
+    pub fixes: usize,
+    /// Wall time of the stage (a rebuild under way finishes).
+    pub time: Duration,
+}
+
+/// What the repair stage needs.
+pub struct Context<'a> {
+    pub workspace_root: &'a Path,
+    pub baseline: &'a [BaselineResult],
+    pub traces: &'a [RecordedTrace],
+    pub suspects: &'a [Ranked],
+    /// Reruns tests under plans (candidates evaluated by the runtime).
+    pub rerun: &'a Recorder<'a>,
+    /// Where the scratch copy and the persistent target dir of rebuilds go.
+    pub scratch_dir: PathBuf,
+    /// Directories inside the workspace not to copy (the tool's output and build dirs).
+    pub skip: Vec<PathBuf>,
+    /// What the tool's own build selected (the rebuilds build the same).
+    pub selection: Selection,
+    /// Per-test timeout of the run (the rebuilds' timeouts are at most this).
+    pub timeout: Duration,
+    pub jobs: usize,
+}
+
+/// One file a fix changes: its text as analysed (with its fingerprint) and patched.
+#[derive(Debug, Clone)]
+pub struct FileChange {
+    pub path: String,
+    pub before: String,
+    pub after: String,
+}
+
+/// One edit of a fix, for the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct EditEntry {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub kind: SiteKind,
+    pub original: String,
+    pub replacement: String,
+}
+
+/// A fix: the report's `fixes[]` entry (field names are stable: the benchmark reads them).
+#[derive(Debug, Clone, Serialize)]
+pub struct Fix {
+    pub rank: usize,
+    /// The first edit's place and text (every edit is in `edits`).
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub original: String,
+    pub replacement: String,
+    /// Unified diff of the whole fix, paths `a/…` `b/…` relative to the workspace root.
+    pub diff: String,
+    /// The candidate source (`syntactic`, `synthesis`).
+    pub technique: &'static str,
+    /// The kind of change or template.
+    pub template: String,
+    /// The patched code was rebuilt and passed every test that passed before and every
+    /// deterministic failure.
+    pub validated: bool,
+    /// How the test counts were obtained: `rebuild` (the patched code built and run) or
+    /// `runtime` (the suite rerun with the runtime evaluating the change; not rebuilt).
+    pub validation: &'static str,
+    pub tests_passed: usize,
+    pub tests_total: usize,
+    /// Every test passed when the runtime evaluated the change in place of the code.
+    pub plausible: bool,
+    pub cost: u32,
+    /// Rank of the (best) suspect the fix changes.
+    pub suspect_rank: usize,
+    /// Localization techniques that pointed at the changed sites.
+    pub localized_by: Vec<&'static str>,
+    pub edits: Vec<EditEntry>,
+    /// Fingerprint of each changed file as analysed; `--apply` refuses a file that no
+    /// longer has it.
+    pub file_hashes: BTreeMap<String, String>,
+    /// Why a rebuild did not validate it (it does not build, tests that fail).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<String>,
+    #[serde(skip)]
+    pub files: Vec<FileChange>,
+    /// Whether each test of the suite passed with the fix (dedup by effect).
+    #[serde(skip)]
+    pub effect: Vec<bool>,
+}
+
+/// What the stage did: counts and times, for the report (`repair`) and the benchmark.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Details {
+    /// Sites tried.
+    pub targets: usize,
+    /// Candidates considered.
+    pub candidates: usize,
+    /// Candidates checked by rerunning the suite under a replacement.
+    pub runtime_checked: usize,
+    pub plausible: usize,
+    pub refuted: usize,
+    /// Runtime checks that could not judge (the rebuild decided).
+    pub inconclusive: usize,
+    /// Candidates the runtime cannot evaluate (the rebuild decided).
+    pub not_evaluable: usize,
+    /// Test runs under replacements.
+    pub runtime_runs: usize,
+    pub runtime_s: f64,
+    pub rebuilds: usize,
+    pub rebuild_s: f64,
+    pub validated: usize,
+    /// Candidates checked per second by rerun, and by rebuild (the baseline it replaces).
+    pub runtime_per_s: Option<f64>,
+    pub rebuild_per_s: Option<f64>,
+    /// The bound that ended the stage early, if one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<String>,
+}
+
+/// What the stage produced.
+pub struct Repair {
+    /// Ranked: validated first.
+    pub fixes: Vec<Fix>,
+    pub notes: Vec<String>,
+    pub details: Details,
+}
+
+/// Candidates asked of a source at a time (and checked by rerun together).
+const BATCH: usize = 16;
+
+/// Runs the stage.
+pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
+    let mut sources: Vec<Box<dyn CandidateSource>> =
+        vec![Box::new(syntactic::Syntactic::default())];
+    repair_with(context, limits, console, &mut sources)
+}
+
+/// The stage with the given sources (tried in order on each target).
+pub fn repair_with(
+    context: &Context,
+    limits: &Limits,
+    console: &Console,
+    sources: &mut [Box<dyn CandidateSource>],
+) -> Repair {
+    let start = Instant::now();
+    let mut notes = Vec::new();
+    let mut details = Details::default();
+    let mut files = Files::default();
+    let targets = targets(context, limits, &mut files, &mut notes);
+    details.targets = targets.len();
+    if targets.is_empty() {
+        return Repair {
+            fixes: Vec::new(),
+            notes,
+            details,
+        };
+    }
+    console.status(
+        "Repairing",
+        &format!(
+            "{} site{} (top suspects and critical predicates)",
+            targets.len(),
+            plural(targets.len())
+        ),
+    );
+    let suite = validate::suite(context.workspace_root, context.baseline, context.timeout);
+    let rerun = Rerun {
+        recorder: context.rerun,
+        baseline: context.baseline,
+        suite: &suite,
+        fuel: fuel(context.traces),
+        runs: AtomicUsize::new(0),
+        checked: AtomicUsize::new(0),
+    };
+    let by_key: BTreeMap<SiteKey, usize> = targets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.site.key(), i))
+        .collect();
+
+    // Candidates that go on to a rebuild, with what the runtime said of them.
+    let mut plausible: Vec<(Candidate, Vec<bool>)> = Vec::new();
+    let mut undecided: Vec<Candidate> = Vec::new();
+    let runtime_start = Instant::now();
+    'targets: for target in &targets {
+        for source in sources.iter_mut() {
+            loop {
+                if start.elapsed() > limits.time {
+                    details.cut = Some(format!("time budget of {:?}", limits.time));
+                    break 'targets;
+                }
+                let room = limits.candidates.saturating_sub(details.candidates);
+                if room == 0 {
+                    details.cut = Some(format!("{} candidates", limits.candidates));
+                    break 'targets;
+                }
+                let batch = source.next(target, BATCH.min(room));
+                if batch.is_empty() {
+                    break;
+                }
+                details.candidates += batch.len();
+                let mut checkable = Vec::new();
+                for candidate in &batch {
+                    let sites: Option<Vec<SiteInfo>> = candidate
+                        .edits
+                        .iter()
+                        .map(|e| by_key.get(&e.site).map(|&i| targets[i].site.clone()))
+                        .collect();
+                    match (rerun::plan(candidate, rerun.fuel), sites) {
+                        (Some(plan), Some(sites)) => checkable.push((candidate, plan, sites)),
+                        _ => {
+                            details.not_evaluable += 1;
+                            undecided.push(candidate.clone());
+                        }
+                    }
+                }
+                if checkable.is_empty() {
+                    continue;
+                }
+                let verdicts = match rerun.check(&checkable) {
+                    Ok(verdicts) => verdicts,
+                    Err(error) => {
+                        notes.push(format!(
+                            "repair: rerunning under candidates failed: {error:#}"
+                        ));
+                        break 'targets;
+                    }
+                };
+                let mut found = 0;
+                for ((candidate, _, _), verdict) in checkable.iter().zip(verdicts) {
+                    match verdict {
+                        Verdict::Plausible { passed } => {
+                            found += 1;
+                            plausible.push(((*candidate).clone(), passed));
+                        }
+                        Verdict::Refuted { failing, .. } => {
+                            details.refuted += 1;
+                            source.refute(target, candidate, &failing);
+                        }
+                        Verdict::Inconclusive { .. } => {
+                            details.inconclusive += 1;
+                            undecided.push((*candidate).clone());
+                        }
+                    }
+                }
+                console.detail(&format!(
+                    "{}: {}:{}:{}: {} candidates rerun, {found} plausible",
+                    source.name(),
+                    target.path,
+                    target.site.line,
+                    target.site.column,
+                    checkable.len()
+                ));
+            }
+        }
+    }
+    details.runtime_s = runtime_start.elapsed().as_secs_f64();
+    details.runtime_checked = rerun.checked.load(Ordering::Relaxed);
+    details.runtime_runs = rerun.runs.load(Ordering::Relaxed);
+    details.plausible = plausible.len();
+    if details.runtime_checked > 0 {
+        console.status(
+            "Checked",
+            &format!(
+                "{} candidate{} by rerun ({} test runs, {:.1}s): {} plausible, {} refuted, {} undecided",
+                details.runtime_checked,
+                plural(details.runtime_checked),
+                details.runtime_runs,
+                details.runtime_s,
+                details.plausible,
+                details.refuted,
+                details.inconclusive
+            ),
+        );
+    }
+
+    // Plausible candidates first, then those the runtime could not judge; each group by
+    // the rank of the site and the simplicity of the change.
+    let order = |c: &Candidate| {
+        let rank = c
+            .edits
+            .iter()
+            .filter_map(|e| by_key.get(&e.site).map(|&i| targets[i].rank))
+            .min()
+            .unwrap_or(usize::MAX);
+        (c.edits.len(), rank, c.cost)
+    };
+    plausible.sort_by_key(|(c, _)| order(c));
+    undecided.sort_by_key(order);
+    let queue: Vec<(Candidate, Option<Vec<bool>>)> = plausible
+        .into_iter()
+        .map(|(c, passed)| (c, Some(passed)))
+        .chain(undecided.into_iter().map(|c| (c, None)))
+        .collect();
+
+    let mut fixes: Vec<Fix> = Vec::new();
+    let mut rebuild: Option<Rebuild> = None;
+    let rebuild_start = Instant::now();
+    let mut seen_texts = BTreeSet::new();
+    let total = queue.len().min(limits.rebuilds);
+    let mut queue = queue.into_iter();
+    for (candidate, runtime_passed) in queue.by_ref() {
+        if details.validated >= limits.fixes {
+            break;
+        }
+        if details.rebuilds >= limits.rebuilds {
+            details
+                .cut
+                .get_or_insert(format!("{} rebuilds", limits.rebuilds));
+            // Plausible candidates not rebuilt are still reported.
+            if let Some(passed) = runtime_passed
+                && let Ok(fix) = make_fix(&candidate, &targets, &by_key, &files)
+            {
+                fixes.push(runtime_fix(fix, &passed));
+            }
+            continue;
+        }
+        if start.elapsed() > limits.time {
+            details
+                .cut
+                .get_or_insert(format!("time budget of {:?}", limits.time));
+            break;
+        }
+        let fix = match make_fix(&candidate, &targets, &by_key, &files) {
+            Ok(fix) => fix,
+            Err(error) => {
+                notes.push(format!(
+                    "repair: `{}` could not be written as a patch: {error:#}",
+                    candidate.edits[0].rust
+                ));
+                continue;
+            }
+        };
+        let text_key: Vec<String> = fix.files.iter().map(|f| patch::squeeze(&f.after)).collect();
+        if !seen_texts.insert(text_key) {
+            continue;
+        }
+        if rebuild.is_none() {
+            match Rebuild::new(
+                context.workspace_root,
+                &context.scratch_dir,
+                &context.skip,
+                context.selection.clone(),
+                suite.clone(),
+                context.jobs,
+            ) {
+                Ok(r) => rebuild = Some(r),
+                Err(error) => {
+                    notes.push(format!("repair: no scratch copy to rebuild in: {error:#}"));
+                    break;
+                }
+            }
+        }
+        let builder = rebuild.as_mut().expect("created above");
+        details.rebuilds += 1;
+        console.status(
+            "Rebuilding",
+            &format!(
+                "[{}/{total}] {}:{}: `{}` → `{}`",
+                details.rebuilds, fix.file, fix.line, fix.original, fix.replacement
+            ),
+        );
+        let changes: Vec<(String, String)> = fix
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.after.clone()))
+            .collect();
+        match builder.validate(&changes) {
+            Ok(validation) => {
+                if validation.validated {
+                    details.validated += 1;
+                }
+                console.detail(&describe(&validation));
+                if validation.validated || runtime_passed.is_some() {
+                    fixes.push(rebuilt_fix(fix, &validation, runtime_passed.is_some()));
+                }
+            }
+            Err(error) => {
+                notes.push(format!("repair: a rebuild failed: {error:#}"));
+                break;
+            }
+        }
+    }
+    // Plausible candidates left when a bound stopped the rebuilds.
+    for (candidate, runtime_passed) in queue {
+        if let Some(passed) = runtime_passed
+            && let Ok(fix) = make_fix(&candidate, &targets, &by_key, &files)
+        {
+            fixes.push(runtime_fix(fix, &passed));
+        }
+    }
+    details.rebuild_s = rebuild_start.elapsed().as_secs_f64();
+    if details.runtime_checked > 0 && details.runtime_s > 0.0 {
+        details.runtime_per_s = Some(details.runtime_checked as f64 / details.runtime_s);
+    }
+    if details.rebuilds > 0 && details.rebuild_s > 0.0 {
+        details.rebuild_per_s = Some(details.rebuilds as f64 / details.rebuild_s);
+    }
+    let fixes = rank(fixes);
+    if details.rebuilds > 0 {
+        console.status(
+            "Validated",
+            &format!(
+                "{} fix{} in {} rebuild{} ({:.1}s)",
+                details.validated,
+                if details.validated == 1 { "" } else { "es" },
+                details.rebuilds,
+                plural(details.rebuilds),
+                details.rebuild_s
+            ),
+        );
+    }
+    Repair {
+        fixes,
+        notes,
+        details,
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn describe(v: &Validation) -> String {
+    match &v.error {
+        Some(error) => error.lines().next().unwrap_or("").to_string(),
+        None => format!(
+            "{}/{} tests pass (build {:.1}s, tests {:.1}s){}",
+            v.tests_passed,
+            v.tests_total,
+            v.build_s,
+            v.test_s,
+            if v.failing.is_empty() {
+                String::new()
+            } else {
+                format!("; still failing: {}", v.failing.join(", "))
+            }
+        ),
+    }
+}
+
+fn runtime_fix(mut fix: Fix, passed: &[bool]) -> Fix {
+    fix.validation = "runtime";
+    fix.plausible = true;
+    fix.tests_passed = passed.iter().filter(|p| **p).count();
+    fix.tests_total = passed.len();
+    fix.effect = passed.to_vec();
+    fix
+}
+
+fn rebuilt_fix(mut fix: Fix, v: &Validation, plausible: bool) -> Fix {
+    fix.validation = "rebuild";
+    fix.validated = v.validated;
+    fix.plausible = plausible;
+    fix.tests_passed = v.tests_passed;
+    fix.tests_total = v.tests_total;
+    fix.effect = v.passed.clone();
+    if !v.validated {
+        fix.rejected = Some(describe(v));
+    }
+    fix
+}
+
+/// Fixes in order: validated first, then fewest edits, the simplest change, the most
+/// techniques agreeing, the best suspect; one per effect (the same tests passing and the
+/// same code after whitespace).
+fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
+    fixes.sort_by(|a, b| {
+        (!a.validated, a.edits.len(), a.cost, tokens(&a.replacement))
+            .cmp(&(!b.validated, b.edits.len(), b.cost, tokens(&b.replacement)))
+            .then_with(|| b.localized_by.len().cmp(&a.localized_by.len()))
+            .then_with(|| a.suspect_rank.cmp(&b.suspect_rank))
+    });
+    let mut seen = BTreeSet::new();
+    fixes.retain(|fix| {
+        let code: Vec<String> = fix.files.iter().map(|f| patch::squeeze(&f.after)).collect();
+        seen.insert((fix.effect.clone(), code))
+    });
+    for (i, fix) in fixes.iter_mut().enumerate() {
+        fix.rank = i + 1;
+    }
+    fixes
+}
+
+/// How many tokens a piece of code has (a measure of how simple a replacement is).
+fn tokens(code: &str) -> usize {
+    fn count(stream: proc_macro2::TokenStream) -> usize {
+        stream
+            .into_iter()
+            .map(|t| match t {
+                proc_macro2::TokenTree::Group(g) => 2 + count(g.stream()),
+                _ => 1,
+            })
+            .sum()
+    }
+    code.parse().map_or(usize::MAX, count)
+}
+
+/// The files of the workspace as this run read them (each once: every candidate patches
+/// the same text, the one `--apply` checks the file still has).
+#[derive(Default)]
+struct Files {
+    texts: BTreeMap<String, Result<String, String>>,
+}
+
+impl Files {
+    fn read(&mut self, root: &Path, path: &str) -> Result<&str, String> {
+        self.texts
+            .entry(path.to_string())
+            .or_insert_with(|| {
+                std::fs::read_to_string(root.join(path))
+                    .map_err(|e| format!("could not read {path}: {e}"))
+            })
+            .as_deref()
+            .map_err(String::clone)
+    }
+
+    fn get(&self, path: &str) -> Option<&str> {
+        self.texts.get(path)?.as_deref().ok()
+    }
+}
+
+/// A fingerprint of a file's text (FNV-1a, 64 bits): enough to notice that a file changed
+/// between the analysis and `--apply`, which also compares the text itself.
+pub fn fingerprint(text: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.as_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("fnv1a64:{hash:016x}")
+}
+
+/// The patch of a candidate: its edits located in the files as read, applied per file.
+fn make_fix(
+    candidate: &Candidate,
+    targets: &[Target],
+    by_key: &BTreeMap<SiteKey, usize>,
+    files: &Files,
+) -> Result<Fix> {
+    let mut by_file: BTreeMap<&str, Vec<(&Target, &CandidateEdit)>> = BTreeMap::new();
+    for edit in &candidate.edits {
+        let target = by_key
+            .get(&edit.site)
+            .map(|&i| &targets[i])
+            .context("an edit of a site that is not a repair target")?;
+        by_file
+            .entry(target.path.as_str())
+            .or_default()
+            .push((target, edit));
+    }
+    let mut changes = Vec::new();
+    let mut diff = String::new();
+    let mut hashes = BTreeMap::new();
+    for (path, edits) in &by_file {
+        let before = files.get(path).context("the file was not read")?;
+        let after = patch::apply_edits(
+            before,
+            &edits
+                .iter()
+                .map(|(t, e)| patch::Edit {
+                    bytes: t.located.bytes.clone(),
+                    replacement: e.rust.clone(),
+                })
+                .collect::<Vec<_>>(),
+        )?;
+        diff.push_str(&patch::unified_diff(path, before, &after));
+        hashes.insert(path.to_string(), fingerprint(before));
+        changes.push(FileChange {
+            path: path.to_string(),
+            before: before.to_string(),
+            after,
+        });
+    }
+    let mut entries = Vec::new();
+    let mut localized_by = BTreeSet::new();
+    let mut suspect_rank = usize::MAX;
+    for edit in &candidate.edits {
+        let target = &targets[by_key[&edit.site]];
+        suspect_rank = suspect_rank.min(target.rank);
+        localized_by.extend(target.localized_by.iter().copied());
+        entries.push(EditEntry {
+            file: target.path.clone(),
+            line: target.site.line,
+            column: target.site.column,
+            end_line: target.site.end_line,
+            end_column: target.site.end_column,
+            kind: target.site.kind,
+            original: target.located.original.clone(),
+            replacement: edit.rust.clone(),
+        });
+    }
+    let first = entries[0].clone();
+    Ok(Fix {
+        rank: 0,
+        file: first.file,
+        line: first.line,
+        column: first.column,
+        end_line: first.end_line,
+        end_column: first.end_column,
+        original: first.original,
+        replacement: first.replacement,
+        diff,
+        technique: candidate.source,
+        template: candidate.template.clone(),
+        validated: false,
+        validation: "runtime",
+        tests_passed: 0,
+        tests_total: 0,
+        plausible: false,
+        cost: candidate.cost,
+        suspect_rank,
+        localized_by: localized_by.into_iter().collect(),
+        edits: entries,
+        file_hashes: hashes,
+        rejected: None,
+        files: changes,
+        effect: Vec::new(),
+    })
+}
+
+/// Hook calls a run under a candidate may make: a hundred times the longest recorded
+/// trace, and never fewer than ten million (a candidate that makes a loop run away hits
+/// it in well under a second).
+fn fuel(traces: &[RecordedTrace]) -> u64 {
+    let longest = traces
+        .iter()
+        .map(|t| t.trace.events.len() as u64)
+        .max()
+        .unwrap_or(0);
+    (100 * longest).max(10_000_000)
+}
+
+/// The sites to repair: the top suspects (sites a fix can change), and every critical
+/// predicate, each found again in its file. A site that cannot be is a note.
+fn targets(
+    context: &Context,
+    limits: &Limits,
+    files: &mut Files,
+    notes: &mut Vec<String>,
+) -> Vec<Target> {
+    let critical = |s: &Ranked| {
+        s.techniques.iter().any(|e| {
+            e.technique == "predicate-switching" && e.detail.starts_with("critical predicate")
+        })
+    };
+    let chosen: Vec<&Ranked> = context
+        .suspects
+        .iter()
+        .filter(|s| crate::localize::is_candidate(s.kind))
+        .enumerate()
+        .filter(|(i, s)| *i < limits.suspects || critical(s))
+        .map(|(_, s)| s)
+        .collect();
+    let mut targets = Vec::new();
+    for suspect in chosen {
+        let site = site_info(context, suspect);
+        let text = match files.read(context.workspace_root, &suspect.file) {
+            Ok(text) => text,
+            Err(error) => {
+                notes.push(format!("repair: {error}"));
+                continue;
+            }
+        };
+        let located = match patch::locate(text, &site) {
+            Ok(located) => located,
+            Err(error) => {
+                notes.push(format!(
+                    "repair: {}:{}:{} not repaired: {error:#}",
+                    suspect.file, suspect.line, suspect.column
+                ));
+                continue;
+            }
+        };
+        let mut localized_by: Vec<&'static str> =
+            suspect.techniques.iter().map(|e| e.technique).collect();
+        localized_by.sort_unstable();
+        localized_by.dedup();
+        targets.push(Target {
+            types: types(context.traces, &site),
+            site,
+            path: suspect.file.clone(),
+            located,
+            rank: suspect.rank,
+            localized_by,
+        });
+    }
+    targets
+}
+
+/// The runtime's description of a suspect's site (its `file` as the compiler saw it), from
+/// the traces; rebuilt from the suspect when no trace has it.
+fn site_info(context: &Context, suspect: &Ranked) -> SiteInfo {
+    context
+        .traces
+        .iter()
+        .flat_map(|t| t.trace.sites.values())
+        .find(|s| {
+            s.line == suspect.line
+                && s.column == suspect.column
+                && s.kind == suspect.kind
+                && workspace_path(context.workspace_root, &s.file) == suspect.file
+        })
+        .cloned()
+        .unwrap_or_else(|| SiteInfo {
+            file: suspect.file.clone(),
+            line: suspect.line,
+            column: suspect.column,
+            end_line: suspect.end_line,
+            end_column: suspect.end_column,
+            kind: suspect.kind,
+            code: suspect.code.clone(),
+            function: suspect.function.clone(),
+        })
+}
+
+/// What the traces tell of the types at `site`: its value's (from its component events),
+/// its comparison's operands (from its branch events), and the variables in scope (from
+/// its own component events, else from every event of its function: the arguments on entry
+/// and the scopes of its components).
+fn types(traces: &[RecordedTrace], site: &SiteInfo) -> Types {
+    let key = site.key();
+    let mut out = Types {
+        value: site.kind.is_branch().then(|| "bool".to_string()),
+        ..Types::default()
+    };
+    let mut own_scope: BTreeMap<String, String> = BTreeMap::new();
+    let mut function_scope: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for recorded in traces {
+        let trace = &recorded.trace;
+        let ids: BTreeSet<u32> = trace
+            .sites
+            .iter()
+            .filter(|(_, s)| s.key() == key)
+            .map(|(id, _)| *id)
+            .collect();
+        let same_function: BTreeSet<u32> = trace
+            .sites
+            .iter()
+            .filter(|(_, s)| s.function == site.function && s.file == site.file)
+            .map(|(id, _)| *id)
+            .collect();
+        let mut note = |name: &str, ty: Option<String>| {
+            let entry = function_scope.entry(name.to_string()).or_insert(ty.clone());
+            // A name with two types (shadowing) is not used.
+            if *entry != ty {
+                *entry = None;
+            }
+        };
+        for event in &trace.events {
+            match event {
+                Record::Component {
+                    site: id,
+                    value,
+                    scope,
+                    overridden: false,
+                    ..
+                } if same_function.contains(id) => {
+                    if ids.contains(id) {
+                        if out.value.is_none() {
+                            out.value = expression::type_of(value);
+                        }
+                        for (name, v) in scope {
+                            if let Some(ty) = expression::type_of(v) {
+                                own_scope.insert(name.clone(), ty);
+                            }
+                        }
+                    }
+                    for (name, v) in scope {
+                        note(name, expression::type_of(v));
+                    }
+                }
+                Record::Branch {
+                    site: id, operands, ..
+                } if ids.contains(id) && out.operands.is_none() => {
+                    out.operands = operands.iter().find_map(expression::type_of);
+                }
+                Record::Enter { site: id, args } if same_function.contains(id) => {
+                    for (name, v) in args {
+                        note(name, expression::type_of(v));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out.vars = if own_scope.is_empty() {
+        function_scope
+            .into_iter()
+            .filter_map(|(name, ty)| Some((name, ty?)))
+            .collect()
+    } else {
+        own_scope
+    };
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fix(replacement: &str, validated: bool, cost: u32, effect: &[bool], after: &str) -> Fix {
+        Fix {
+            rank: 0,
+            file: "src/lib.rs".into(),
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 2,
+            original: "x".into(),
+            replacement: replacement.into(),
+            diff: String::new(),
+            technique: "syntactic",
+            template: "variable".into(),
+            validated,
+            validation: "rebuild",
+            tests_passed: 0,
+            tests_total: 0,
+            plausible: true,
+            cost,
+            suspect_rank: 1,
+            localized_by: vec!["ochiai"],
+            edits: vec![],
+            file_hashes: BTreeMap::new(),
+            rejected: None,
+            files: vec![FileChange {
+                path: "src/lib.rs".into(),
+                before: String::new(),
+                after: after.into(),
+            }],
+            effect: effect.to_vec(),
+        }
+    }
+
+    #[test]
+    fn fixes_rank_validated_and_simple_first_and_dedupe_by_effect() {
+        let ranked = rank(vec![
+            fix("y + 1", true, 1, &[true, true], "r = y + 1;"),
+            fix("y", false, 1, &[true, true], "r = y;"),
+            fix("y", true, 2, &[true, true], "r = y;"),
+            // Same code but for whitespace, same effect: a duplicate.
+            fix("y", true, 2, &[true, true], "r =  y ;"),
+            fix("y", true, 1, &[true, true], "r = y;"),
+            fix("z", false, 1, &[true, false], "r = z;"),
+        ]);
+        let shown: Vec<(&str, bool, u32, usize)> = ranked
+            .iter()
+            .map(|f| (f.replacement.as_str(), f.validated, f.cost, f.rank))
+            .collect();
+        assert_eq!(
+            shown,
+            [("y", true, 1, 1), ("y + 1", true, 1, 2), ("z", false, 1, 3)]
+        );
+    }
+
+    #[test]
+    fn fingerprints_tell_texts_apart() {
+        assert_eq!(fingerprint("a"), fingerprint("a"));
+        assert_ne!(fingerprint("r = x;"), fingerprint("r = y;"));
+        assert!(fingerprint("").starts_with("fnv1a64:"));
+    }
+}

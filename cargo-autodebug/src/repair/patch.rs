@@ -471,23 +471,23 @@ pub fn unified_diff(path: &str, before: &str, after: &str) -> String {
         .to_string()
 }
 
-/// The 1-based line and character column of byte `offset` in `text` (columns as sites
-/// count them: characters, not bytes; a byte-order mark is not counted).
-pub fn line_column(text: &str, offset: usize) -> (u32, u32) {
-    let before = &text[..offset];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let line = before.matches('\n').count() + 1;
-    let column = before[line_start..]
-        .chars()
-        .filter(|&c| c != '\u{feff}')
-        .count()
-        + 1;
-    (line as u32, column as u32)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The 1-based line and character column of byte `offset` in `text` (columns as sites
+    /// count them: characters, not bytes; a byte-order mark is not counted).
+    fn line_column(text: &str, offset: usize) -> (u32, u32) {
+        let before = &text[..offset];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = before.matches('\n').count() + 1;
+        let column = before[line_start..]
+            .chars()
+            .filter(|&c| c != '\u{feff}')
+            .count()
+            + 1;
+        (line as u32, column as u32)
+    }
 
     /// The site of `code`, found as the first `code` inside the first `context` in `text`.
     fn site(text: &str, kind: SiteKind, context: &str, code: &str) -> SiteInfo {

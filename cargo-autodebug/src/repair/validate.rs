@@ -84,6 +84,28 @@ pub struct Selection {
     pub test_targets: Vec<String>,
 }
 
+impl Selection {
+    /// The selection of this run's own build.
+    pub fn of(
+        workspace: &crate::workspace::Workspace,
+        options: &crate::options::Options,
+    ) -> Selection {
+        let manifest_path = options.manifest_path.as_ref().and_then(|manifest| {
+            let absolute = std::path::absolute(manifest).ok()?;
+            absolute
+                .strip_prefix(&workspace.root)
+                .ok()
+                .map(Path::to_path_buf)
+        });
+        Selection {
+            manifest_path,
+            packages: workspace.packages.iter().map(|p| p.name.clone()).collect(),
+            lib: options.lib,
+            test_targets: options.test_targets.clone(),
+        }
+    }
+}
+
 /// How a patched build did.
 #[derive(Debug, Clone)]
 pub struct Validation {
@@ -137,11 +159,6 @@ impl Rebuild {
             dirty: BTreeMap::new(),
             builds: 0,
         })
-    }
-
-    /// The suite the patches are checked against.
-    pub fn suite(&self) -> &[SuiteTest] {
-        &self.suite
     }
 
     /// Writes `files` (paths relative to the workspace root, and their patched text) into

@@ -1,0 +1,352 @@
+//! `--apply`: writes a validated fix into the user's tree. Like `cargo fix`, it refuses a
+//! tree with uncommitted changes (or no version control to undo with) unless
+//! `--allow-dirty`; it refuses a file that changed since the analysis; and each file is
+//! replaced atomically (written beside, synced, renamed over), so an interrupted apply
+//! leaves every file either as it was or fully patched.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+
+use super::{Fix, fingerprint};
+
+/// `--apply` after a run: writes the report's top validated fix, saying on the console
+/// what it wrote or why it did not.
+pub fn apply_top(
+    report: &crate::report::Report,
+    workspace_root: &Path,
+    allow_dirty: bool,
+    ignore: &[PathBuf],
+    console: &crate::console::Console,
+) -> crate::report::Applied {
+    let refused = |why: String| {
+        console.error(&format!("--apply: {why}"));
+        crate::report::Applied {
+            files: Vec::new(),
+            refused: Some(why),
+        }
+    };
+    let Some(fix) = report.top_fix() else {
+        return refused("no validated fix to apply".to_string());
+    };
+    match apply(fix, workspace_root, allow_dirty, ignore) {
+        Ok(written) => {
+            let files: Vec<String> = fix.files.iter().map(|f| f.path.clone()).collect();
+            console.status(
+                "Applied",
+                &format!(
+                    "the fix to {} ({} file{})",
+                    files.join(", "),
+                    written.len(),
+                    if written.len() == 1 { "" } else { "s" }
+                ),
+            );
+            crate::report::Applied {
+                files,
+                refused: None,
+            }
+        }
+        Err(error) => refused(format!("{error:#}")),
+    }
+}
+
+/// Writes `fix` under `workspace_root`, returning the files written. `ignore` are paths of
+/// the tool's own (its output and build directories) that do not make the tree dirty.
+pub fn apply(
+    fix: &Fix,
+    workspace_root: &Path,
+    allow_dirty: bool,
+    ignore: &[PathBuf],
+) -> Result<Vec<PathBuf>> {
+    if !allow_dirty {
+        check_clean(workspace_root, ignore)?;
+    }
+    // Every file is checked before any is written.
+    let mut plan = Vec::new();
+    for change in &fix.files {
+        let path = confined(workspace_root, &change.path)?;
+        let now = std::fs::read_to_string(&path)
+            .with_context(|| format!("could not read {}", path.display()))?;
+        if now != change.before {
+            bail!(
+                "{} changed since the analysis (fingerprint {}, now {}): the fix was made for \
+                 the old text\nhint: run `cargo autodebug` again",
+                change.path,
+                fingerprint(&change.before),
+                fingerprint(&now)
+            );
+        }
+        plan.push((path, &change.after));
+    }
+    let mut written = Vec::new();
+    for (path, text) in plan {
+        write_atomically(&path, text)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// `relative` under `root`, refusing paths that leave it.
+fn confined(root: &Path, relative: &str) -> Result<PathBuf> {
+    let path = Path::new(relative);
+    if path.is_absolute()
+        || path
+            .components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        bail!("{relative} is not a path inside the workspace: not applied");
+    }
+    Ok(root.join(path))
+}
+
+/// Refuses a tree that git does not track, or that has changes git would list (modified,
+/// staged, untracked), other than under `ignore`.
+fn check_clean(root: &Path, ignore: &[PathBuf]) -> Result<()> {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .stdin(Stdio::null())
+            .output()
+    };
+    let inside = git(&["rev-parse", "--is-inside-work-tree"]);
+    if !inside.is_ok_and(|o| o.status.success()) {
+        bail!(
+            "{} is not in a git work tree: nothing could undo --apply\nhint: commit the \
+             workspace to git first, or pass --allow-dirty to apply anyway",
+            root.display()
+        );
+    }
+    let mut args = vec![
+        "status".to_string(),
+        "--porcelain".to_string(),
+        "--untracked-files=all".to_string(),
+        "--".to_string(),
+        ".".to_string(),
+    ];
+    for path in ignore {
+        if let Ok(relative) = path.strip_prefix(root)
+            && !relative.as_os_str().is_empty()
+        {
+            args.push(format!(":(exclude){}", relative.display()));
+        }
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = git(&args).context("could not run git")?;
+    if !output.status.success() {
+        bail!(
+            "`git status` failed in {}: {}",
+            root.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let status = String::from_utf8_lossy(&output.stdout);
+    let dirty: Vec<&str> = status.lines().filter(|l| !l.trim().is_empty()).collect();
+    if !dirty.is_empty() {
+        let shown: Vec<String> = dirty
+            .iter()
+            .take(8)
+            .map(|l| format!("  {}", l.trim_end()))
+            .collect();
+        let more = if dirty.len() > 8 {
+            format!("\n  … and {} more", dirty.len() - 8)
+        } else {
+            String::new()
+        };
+        bail!(
+            "the working tree of {} has uncommitted changes:\n{}{more}\nhint: commit or stash \
+             them, or pass --allow-dirty to apply the fix anyway",
+            root.display(),
+            shown.join("\n")
+        );
+    }
+    Ok(())
+}
+
+/// Replaces `path` by a file holding `text`: written beside it, synced, given the
+/// original's permissions and renamed over it (atomic on one file system), then the
+/// directory synced so the rename survives a crash.
+pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    let dir = path.parent().context("a file without a directory")?;
+    let name = path
+        .file_name()
+        .context("a path without a file name")?
+        .to_string_lossy();
+    let temp = dir.join(format!(".{name}.autodebug-{}.tmp", std::process::id()));
+    let result = (|| -> Result<()> {
+        let mut file = std::fs::File::create(&temp)
+            .with_context(|| format!("could not create {}", temp.display()))?;
+        file.write_all(text.as_bytes())
+            .with_context(|| format!("could not write {}", temp.display()))?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            file.set_permissions(meta.permissions())
+                .with_context(|| format!("could not set the permissions of {}", temp.display()))?;
+        }
+        file.sync_all()
+            .with_context(|| format!("could not sync {}", temp.display()))?;
+        std::fs::rename(&temp, path)
+            .with_context(|| format!("could not replace {}", path.display()))?;
+        if let Ok(dir) = std::fs::File::open(dir) {
+            dir.sync_all().ok();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        std::fs::remove_file(&temp).ok();
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{FileChange, Fix};
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn fix(before: &str, after: &str) -> Fix {
+        Fix {
+            rank: 1,
+            file: "src/lib.rs".into(),
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 2,
+            original: "x".into(),
+            replacement: "y".into(),
+            diff: String::new(),
+            technique: "syntactic",
+            template: "variable".into(),
+            validated: true,
+            validation: "rebuild",
+            tests_passed: 1,
+            tests_total: 1,
+            plausible: true,
+            cost: 1,
+            suspect_rank: 1,
+            localized_by: vec![],
+            edits: vec![],
+            file_hashes: BTreeMap::new(),
+            rejected: None,
+            files: vec![FileChange {
+                path: "src/lib.rs".into(),
+                before: before.into(),
+                after: after.into(),
+            }],
+            effect: vec![],
+        }
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let output = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("git runs");
+        assert!(
+            output.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    fn repo(text: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), text).unwrap();
+        git(dir.path(), &["init", "-q"]);
+        git(dir.path(), &["add", "."]);
+        git(
+            dir.path(),
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-qm",
+                "init",
+            ],
+        );
+        dir
+    }
+
+    #[test]
+    fn applies_to_a_clean_tree_and_keeps_permissions() {
+        let dir = repo("let r = x;\n");
+        use std::os::unix::fs::PermissionsExt;
+        let lib = dir.path().join("src/lib.rs");
+        std::fs::set_permissions(&lib, std::fs::Permissions::from_mode(0o640)).unwrap();
+        // The tool's own output does not make the tree dirty.
+        std::fs::create_dir_all(dir.path().join("autodebug.out")).unwrap();
+        std::fs::write(dir.path().join("autodebug.out/report.json"), "{}").unwrap();
+        let written = apply(
+            &fix("let r = x;\n", "let r = y;\n"),
+            dir.path(),
+            false,
+            &[dir.path().join("autodebug.out")],
+        )
+        .unwrap();
+        assert_eq!(written, std::slice::from_ref(&lib));
+        assert_eq!(std::fs::read_to_string(&lib).unwrap(), "let r = y;\n");
+        assert_eq!(
+            std::fs::metadata(&lib).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("src"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers, ["lib.rs"]);
+    }
+
+    #[test]
+    fn refuses_a_dirty_tree_unless_allowed() {
+        let dir = repo("let r = x;\n");
+        std::fs::write(dir.path().join("notes.txt"), "wip").unwrap();
+        let error = apply(&fix("let r = x;\n", "let r = y;\n"), dir.path(), false, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("uncommitted changes") && error.contains("notes.txt"),
+            "{error}"
+        );
+        assert!(error.contains("--allow-dirty"), "{error}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap(),
+            "let r = x;\n"
+        );
+        apply(&fix("let r = x;\n", "let r = y;\n"), dir.path(), true, &[]).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap(),
+            "let r = y;\n"
+        );
+    }
+
+    #[test]
+    fn refuses_a_tree_without_git_and_a_changed_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), "let r = x;\n").unwrap();
+        let error = apply(&fix("let r = x;\n", "let r = y;\n"), dir.path(), false, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("not in a git work tree"), "{error}");
+        std::fs::write(dir.path().join("src/lib.rs"), "let r = z;\n").unwrap();
+        let error = apply(&fix("let r = x;\n", "let r = y;\n"), dir.path(), true, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("src/lib.rs changed since the analysis"),
+            "{error}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap(),
+            "let r = z;\n"
+        );
+        let mut escaping = fix("let r = z;\n", "");
+        escaping.files[0].path = "../outside.rs".into();
+        assert!(apply(&escaping, dir.path(), true, &[]).is_err());
+    }
+}

@@ -1,0 +1,255 @@
+//! Validation by rerun: the instrumented tests run again under a plan that replaces the
+//! candidate's sites by its expressions, evaluated at the hooks — no rebuild per candidate.
+//! Only the tests whose baseline reached one of the sites can behave differently, so only
+//! they are rerun; the others keep their baseline outcome. Several candidates share one
+//! process per test where the test binary runs batches.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::Result;
+use autodebug_runtime::protocol::{self, Plan, Replacement, SiteInfo, SiteKey, Target};
+
+use super::Candidate;
+use super::validate::SuiteTest;
+use crate::baseline::BaselineResult;
+use crate::outcome::Outcome;
+use crate::trace::Recorder;
+
+/// What a rerun of the suite under a candidate showed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Every required test passed: the candidate is plausible.
+    Plausible { passed: Vec<bool> },
+    /// Some required tests still fail (`target::name`): counterexamples.
+    Refuted {
+        passed: Vec<bool>,
+        failing: Vec<String>,
+    },
+    /// The runtime cannot judge: it cannot evaluate the expression at the site, or the
+    /// written code panicked before the replacement could take its place. Only a rebuild
+    /// can tell.
+    Inconclusive { reason: String },
+}
+
+/// Reruns the suite under candidates.
+pub struct Rerun<'a> {
+    pub recorder: &'a Recorder<'a>,
+    /// The baseline, in suite order.
+    pub baseline: &'a [BaselineResult],
+    pub suite: &'a [SuiteTest],
+    /// Hook calls a run may make before it counts as running away.
+    pub fuel: u64,
+    /// Test runs so far.
+    pub runs: AtomicUsize,
+    /// Candidates checked so far.
+    pub checked: AtomicUsize,
+}
+
+/// The plan under which the runtime evaluates `candidate` in place of its sites' code, or
+/// `None` when some edit has no expression the runtime evaluates.
+pub fn plan(candidate: &Candidate, fuel: u64) -> Option<Plan> {
+    let replacements = candidate
+        .edits
+        .iter()
+        .map(|edit| {
+            Some(Replacement {
+                target: Target {
+                    site: edit.site.clone(),
+                    instance: None,
+                },
+                expr: edit.expr.clone()?,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Plan {
+        version: protocol::PLAN_VERSION,
+        replacements,
+        fuel: Some(fuel),
+        ..Plan::default()
+    })
+}
+
+/// How one test ran under one candidate.
+enum TestResult {
+    Passed,
+    Failed,
+    Unjudged(String),
+}
+
+impl Rerun<'_> {
+    /// Checks candidates (each with its plan and the sites it replaces) against the suite.
+    pub fn check(&self, candidates: &[(&Candidate, Plan, Vec<SiteInfo>)]) -> Result<Vec<Verdict>> {
+        // Which candidates each test must run under.
+        let mut per_test: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (c, (_, _, sites)) in candidates.iter().enumerate() {
+            let keys: Vec<SiteKey> = sites.iter().map(SiteInfo::key).collect();
+            for (t, result) in self.baseline.iter().enumerate() {
+                if keys.iter().any(|k| result.coverage.contains_key(k)) {
+                    per_test.entry(t).or_default().push(c);
+                }
+            }
+        }
+        let jobs: Vec<(usize, Vec<usize>)> = per_test.into_iter().collect();
+        let results = crate::run::run_parallel(
+            &jobs,
+            self.recorder.jobs,
+            |(t, cs)| {
+                let plans: Vec<Plan> = cs.iter().map(|&c| candidates[c].1.clone()).collect();
+                self.runs.fetch_add(plans.len(), Ordering::Relaxed);
+                self.recorder
+                    .run_batch(&self.baseline[*t].test, &plans, "coverage")
+            },
+            |_, _| {},
+        );
+        // results[c][t]: how test t ran under candidate c (absent: not rerun).
+        let mut outcomes: Vec<BTreeMap<usize, TestResult>> =
+            (0..candidates.len()).map(|_| BTreeMap::new()).collect();
+        for ((t, cs), runs) in jobs.iter().zip(results) {
+            for (&c, (run, _)) in cs.iter().zip(runs?) {
+                outcomes[c].insert(*t, judge(&run.outcome, &candidates[c].2));
+            }
+        }
+        self.checked.fetch_add(candidates.len(), Ordering::Relaxed);
+        Ok(outcomes
+            .into_iter()
+            .map(|by_test| self.verdict(&by_test))
+            .collect())
+    }
+
+    fn verdict(&self, by_test: &BTreeMap<usize, TestResult>) -> Verdict {
+        let mut passed = Vec::with_capacity(self.suite.len());
+        let mut failing = Vec::new();
+        let mut unjudged = None;
+        for (t, test) in self.suite.iter().enumerate() {
+            let ok = match by_test.get(&t) {
+                None => self.baseline[t].first.outcome.passed(),
+                Some(TestResult::Passed) => true,
+                Some(TestResult::Failed) => false,
+                Some(TestResult::Unjudged(reason)) => {
+                    if test.required {
+                        unjudged.get_or_insert_with(|| format!("{}: {reason}", test.display));
+                    }
+                    false
+                }
+            };
+            if test.required && !ok && !matches!(by_test.get(&t), Some(TestResult::Unjudged(_))) {
+                failing.push(test.display.clone());
+            }
+            passed.push(ok);
+        }
+        match (failing.is_empty(), unjudged) {
+            (false, _) => Verdict::Refuted { passed, failing },
+            (true, Some(reason)) => Verdict::Inconclusive { reason },
+            (true, None) => Verdict::Plausible { passed },
+        }
+    }
+}
+
+/// How a run went, as evidence about the candidate: a refusal of the plan (the runtime
+/// cannot evaluate the expression) and a panic inside a replaced site (the written code,
+/// which still runs first, panicked) say nothing about it.
+fn judge(outcome: &Outcome, sites: &[SiteInfo]) -> TestResult {
+    match outcome {
+        Outcome::Passed => TestResult::Passed,
+        Outcome::Crashed { description } if description.contains("refused its configuration") => {
+            TestResult::Unjudged(description.clone())
+        }
+        Outcome::Failed {
+            location: Some(at),
+            message,
+        } if sites.iter().any(|site| {
+            at.file == site.file
+                && (site.line, site.column) <= (at.line, at.column)
+                && (at.line, at.column) < (site.end_line, site.end_column)
+        }) =>
+        {
+            TestResult::Unjudged(format!(
+                "the written code panicked before the replacement: {}",
+                message.lines().next().unwrap_or("")
+            ))
+        }
+        _ => TestResult::Failed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Location;
+    use autodebug_runtime::protocol::{Expr, SiteKind};
+
+    fn site() -> SiteInfo {
+        SiteInfo {
+            file: "src/lib.rs".into(),
+            line: 14,
+            column: 17,
+            end_line: 14,
+            end_column: 30,
+            kind: SiteKind::Bound,
+            code: "src.len() - 1".into(),
+            function: "copy".into(),
+        }
+    }
+
+    fn failed_at(line: u32, column: u32) -> Outcome {
+        Outcome::Failed {
+            message: "attempt to subtract with overflow".into(),
+            location: Some(Location {
+                file: "src/lib.rs".into(),
+                line,
+                column,
+            }),
+        }
+    }
+
+    #[test]
+    fn panics_of_the_written_code_and_refusals_are_unjudged() {
+        let sites = [site()];
+        assert!(matches!(
+            judge(&failed_at(14, 17), &sites),
+            TestResult::Unjudged(r) if r.contains("written code panicked")
+        ));
+        assert!(matches!(
+            judge(&failed_at(14, 30), &sites),
+            TestResult::Failed
+        ));
+        assert!(matches!(
+            judge(&failed_at(20, 1), &sites),
+            TestResult::Failed
+        ));
+        let refused = Outcome::Crashed {
+            description: "the autodebug runtime refused its configuration: autodebug: …".into(),
+        };
+        assert!(matches!(judge(&refused, &sites), TestResult::Unjudged(_)));
+        assert!(matches!(
+            judge(&Outcome::Passed, &sites),
+            TestResult::Passed
+        ));
+        assert!(matches!(
+            judge(&Outcome::FuelExhausted, &sites),
+            TestResult::Failed
+        ));
+    }
+
+    #[test]
+    fn a_plan_needs_every_edit_evaluable() {
+        let edit = |expr: Option<Expr>| super::super::CandidateEdit {
+            site: site().key(),
+            rust: "src.len()".into(),
+            expr,
+        };
+        let candidate = |edits| Candidate {
+            edits,
+            template: "loop-bound±1".into(),
+            cost: 1,
+            source: "syntactic",
+        };
+        let plan = plan(&candidate(vec![edit(Some(Expr::Original))]), 99).unwrap();
+        assert_eq!(plan.replacements.len(), 1);
+        assert_eq!(plan.fuel, Some(99));
+        assert!(
+            super::plan(&candidate(vec![edit(Some(Expr::Original)), edit(None)]), 99).is_none()
+        );
+    }
+}
