@@ -16,7 +16,7 @@
 mod concrete;
 mod events;
 mod exec;
-mod value;
+pub(crate) mod value;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};

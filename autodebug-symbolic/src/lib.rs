@@ -5,11 +5,14 @@
 //! against their traces ([`encode`]), and the path-based weakest precondition along a failing
 //! run says what a diagnosed component should have computed ([`wp`]).
 //!
-//! The subcommand's techniques (`cargo-autodebug/src/localize/`) and repair build on it.
+//! Template-based repair synthesizes replacements of diagnosed components with z3 from
+//! the same encoding ([`repair`]). The subcommand's techniques
+//! (`cargo-autodebug/src/localize/`) and its repair stage build on it.
 
 pub mod conflicts;
 pub mod diagnose;
 pub mod encode;
 pub mod ir;
 pub mod lower;
+pub mod repair;
 pub mod wp;

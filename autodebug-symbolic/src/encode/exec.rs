@@ -84,6 +84,9 @@ pub(crate) struct Instance {
     pub normal: Vec<Dynamic>,
     /// The variables in scope, flattened: what a repair may read.
     pub reads: Vec<Dynamic>,
+    /// The path condition under which the instance runs (what a repair computing
+    /// something else there is evaluated under).
+    pub guard: Bool,
     /// The value the statement stores (for `x op= e`, `x op e`).
     pub stored: Val,
 }
@@ -1208,6 +1211,7 @@ impl<'p> Exec<'p> {
             value: value.leaves(),
             normal: v.leaves(),
             reads,
+            guard: g.s.clone(),
             stored: value.clone(),
         });
         Ok((value, Some(self.instances.len() - 1)))
@@ -1403,6 +1407,7 @@ impl<'p> Exec<'p> {
                 value: vec![Dynamic::from_ast(&value)],
                 normal: vec![Dynamic::from_ast(&c)],
                 reads,
+                guard: g.s.clone(),
                 stored: Val::Bool(value.clone(), cc),
             });
             c = value;

@@ -591,6 +591,13 @@ impl Val {
         })
     }
 
+    /// The same shape with its leaf terms taken, in order, from `leaves` (as
+    /// [`Val::leaves`] lists them): a value rebuilt from a component's flattened reads.
+    pub(crate) fn with_leaves(&self, leaves: &[Dynamic]) -> Val {
+        let mut next = leaves.iter();
+        self.rebuild(&mut |d: &Dynamic| next.next().cloned().unwrap_or_else(|| d.clone()))
+    }
+
     /// The same shape with every leaf term replaced by `f(term)`.
     fn rebuild(&self, f: &mut dyn FnMut(&Dynamic) -> Dynamic) -> Val {
         match self {

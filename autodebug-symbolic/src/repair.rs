@@ -1,0 +1,871 @@
+//! Template-based repair (issue 6; Könighofer & Bloem, sections III-E to III-G): for a
+//! diagnosis, replacement expressions of its components that make every recorded call meet
+//! its specification — the failing calls their expected results, contracts and "no panic",
+//! the accepted and passing calls what they returned — found by z3 and returned simplest
+//! first, refined by the counterexamples validation brings back (CEGIS).
+//!
+//! Each diagnosed component gets a template ([`template`]): one-token corrections of the
+//! AutoDebug paper's classes, a solver-chosen constant, `k0 + Σ ki*vi`, a condition
+//! `k0 + Σ ki*vi OP 0`, a clause added to a condition. The calls are encoded as the
+//! diagnosis encodes them ([`crate::encode`]): each call's variables are its own, the
+//! template parameters are shared by all of them (the joint formulation), every other
+//! component behaves as written. z3's `Optimize` finds parameters meeting every call while
+//! keeping as many soft "simple" constraints as it can; each instance found is excluded
+//! to find the next. With several components, one template per component is solved jointly,
+//! combinations of templates tried by increasing expressiveness.
+//!
+//! ```ignore
+//! let mut synth = Synthesizer::new(&program, &calls, &[site], Options::default());
+//! while let Some(candidate) = synth.next() {
+//!     match validate(&candidate) {            // rerun the suite with the replacement
+//!         Ok(()) => break,                     // plausible
+//!         Err(failed_call) => synth.refute(&candidate, &failed_call),
+//!     }
+//! }
+//! ```
+//!
+//! What the solver guarantees is agreement with the calls it could encode (see
+//! [`Report::calls`]): loops are unrolled to the recorded iterations plus the encoder's
+//! slack (a candidate needing more is not found), and the sums of linear templates are
+//! checked whole (Rust evaluates the printed sum term by term in the site's type, so an
+//! intermediate overflow only shows at validation). [`explain_switch`] builds condition
+//! candidates from a switched branch's instances alone (issue 6, item 6).
+
+mod eval;
+mod mutate;
+mod print;
+mod site;
+mod switching;
+mod template;
+
+use std::collections::{HashSet, VecDeque};
+use std::time::{Duration, Instant};
+
+use autodebug_runtime::protocol::{self, Replacement, SiteKey, Target};
+use z3::ast::Bool;
+use z3::{Optimize, Params, SatResult, Solver};
+
+use crate::conflicts::{ComponentId, Role, Z3Oracle};
+use crate::encode::{self, Call, Encoder, Formula, equal_leaves};
+use crate::ir::Program;
+use eval::{Evaluator, same_shape, scope_env};
+use print::Texts;
+use site::Located;
+use template::{Limits, Template};
+
+pub use switching::{Switched, SwitchedInstance, explain_switch};
+
+/// The kinds of templates, from simplest to most expressive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// One-token corrections: a relational, arithmetic or boolean operator swapped, a
+    /// negation added or removed, a variable swapped for another of its type in scope, a
+    /// constant moved by one, a clause dropped, a loop bound moved by one.
+    Mutation,
+    /// A literal of the written expression replaced by a value the solver chooses.
+    Constant,
+    /// `k0 + k1*v1 + … + kn*vn` over the integer variables in scope.
+    Linear,
+    /// `k0 + Σ ki*vi OP 0` with the comparison `OP` chosen too.
+    Condition,
+    /// The written condition with a condition template added by `&&` or `||`.
+    Clause,
+}
+
+impl Kind {
+    /// Every kind.
+    pub const ALL: [Kind; 5] = [
+        Kind::Mutation,
+        Kind::Constant,
+        Kind::Linear,
+        Kind::Condition,
+        Kind::Clause,
+    ];
+}
+
+/// How far synthesis goes.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// How calls are encoded (unrolling slack, inlining).
+    pub encode: encode::Options,
+    /// The templates tried.
+    pub kinds: Vec<Kind>,
+    /// Solver time for one combination of templates (all its checks), in milliseconds: a
+    /// template that uses it up is left (and said so in [`Report::cuts`]).
+    pub timeout_ms: u32,
+    /// Time for the whole synthesizer, from its creation.
+    pub budget: Option<Duration>,
+    /// Candidates taken from one combination of templates before the next is tried.
+    pub per_template: usize,
+    /// Largest coefficient of a variable in linear and condition templates.
+    pub max_coefficient: i128,
+    /// Most variables in a linear or condition template.
+    pub max_vars: usize,
+    /// Most literals of one component given a solver-chosen value.
+    pub max_constants: usize,
+    /// Most combinations of templates tried for a diagnosis of several components.
+    pub max_combinations: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            encode: encode::Options::default(),
+            kinds: Kind::ALL.to_vec(),
+            timeout_ms: 5_000,
+            budget: None,
+            per_template: 5,
+            max_coefficient: 4,
+            max_vars: 8,
+            max_constants: 3,
+            max_combinations: 32,
+        }
+    }
+}
+
+/// One replacement in a candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edit {
+    /// The component replaced.
+    pub site: SiteKey,
+    /// The span's text as written.
+    pub original: String,
+    /// The replacement as Rust source for the span (`y`, `x + 1`, `a[mid] <= key`).
+    pub rust: String,
+    /// The replacement as the runtime evaluates it (a plan's [`Replacement`]); `None` when
+    /// it reads what the site does not report (an element of a slice, a length): such a
+    /// candidate is validated by patching instead.
+    pub expr: Option<protocol::Expr>,
+    /// Why `expr` is missing, or how evaluating it at run time differs from the patch.
+    pub note: Option<String>,
+    /// The kind of correction (`relational operator`, `variable`, `linear`, …).
+    pub template: &'static str,
+}
+
+/// A repair candidate: one edit per diagnosed component, agreeing with every encoded call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// The edits, in the order of the diagnosis.
+    pub edits: Vec<Edit>,
+    /// How complex the candidate is (lower is simpler): one for a one-token correction, more
+    /// for each term and constant of a synthesized expression.
+    pub cost: u32,
+}
+
+impl Candidate {
+    /// The plan replacements that validate the candidate without a rebuild (every instance
+    /// of each site), when every edit has a runtime expression.
+    pub fn replacements(&self) -> Option<Vec<Replacement>> {
+        self.edits
+            .iter()
+            .map(|e| {
+                Some(Replacement {
+                    target: Target {
+                        site: e.site.clone(),
+                        instance: None,
+                    },
+                    expr: e.expr.clone()?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// What became of one call given to the synthesizer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallNote {
+    /// Its test.
+    pub test: String,
+    /// Failing or passing.
+    pub role: Role,
+    /// Whether candidates are checked against it.
+    pub encoded: bool,
+    /// Why it is not (the encoder's degradations).
+    pub reasons: Vec<String>,
+}
+
+/// What synthesis did and did not do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Why no candidate can come at all (an unsupported component, no encodable failing
+    /// call), when that is so.
+    pub unsupported: Vec<String>,
+    /// The calls, encoded or not.
+    pub calls: Vec<CallNote>,
+    /// Templates left unfinished: a solver time limit, the budget.
+    pub cuts: Vec<String>,
+    /// Templates found unusable for one combination (a template that cannot be evaluated
+    /// where its component runs).
+    pub skipped: Vec<String>,
+    /// Solver checks made.
+    pub checks: usize,
+}
+
+/// A diagnosed component and its templates.
+struct Component<'p> {
+    key: SiteKey,
+    located: Located<'p>,
+    id: ComponentId,
+    texts: Texts,
+    menu: Vec<Template>,
+}
+
+/// One encoded call: its formula and what it is.
+struct Encoded {
+    formula: Formula,
+    role: Role,
+    /// Added by [`Synthesizer::refute`]: a call known to matter.
+    counterexample: bool,
+}
+
+/// The solver of one combination of templates. Every call's constraints are asserted under
+/// an activation literal: the optimization sees the failing calls and the calls that refuted
+/// an earlier instance (the paper's database of counterexamples), the verifier checks an
+/// instance against each other call with the parameters fixed, which is nearly concrete.
+struct Session {
+    optimize: Optimize,
+    verifier: Solver,
+    combination: Vec<usize>,
+    /// One activation literal per call asserted so far.
+    acts: Vec<Bool>,
+    /// Whether the optimization sees the call.
+    active: Vec<bool>,
+    found: usize,
+    /// Solver time spent so far (bounded by [`Options::timeout_ms`]).
+    spent: Duration,
+    /// For combinations of one-token corrections only: the choices not tried yet, simplest
+    /// first. Each is one check under assumptions, which z3 answers much faster than an
+    /// optimization over a symbolic choice.
+    choices: Option<VecDeque<Vec<usize>>>,
+}
+
+/// At most this many choices of one-token corrections are tried for one combination.
+const MAX_CHOICES: usize = 4096;
+
+/// Repair candidates for one diagnosis, simplest first.
+pub struct Synthesizer<'p> {
+    program: &'p Program,
+    options: Options,
+    encoder: Encoder<'p>,
+    scratch: Z3Oracle,
+    calls: Vec<Encoded>,
+    components: Vec<Component<'p>>,
+    combinations: Vec<Vec<usize>>,
+    next_combination: usize,
+    session: Option<Session>,
+    seen: HashSet<Vec<String>>,
+    report: Report,
+    started: Instant,
+}
+
+impl<'p> Synthesizer<'p> {
+    /// A synthesizer for the components of `diagnosis` (sites of `program`), checked against
+    /// `calls`: the failing calls with their specifications and the accepted or passing
+    /// calls to keep. Nothing is solved yet.
+    pub fn new(
+        program: &'p Program,
+        calls: &[Call],
+        diagnosis: &[SiteKey],
+        options: Options,
+    ) -> Synthesizer<'p> {
+        let mut synth = Synthesizer {
+            program,
+            encoder: Encoder::new(program, options.encode.clone()),
+            options,
+            scratch: Z3Oracle::default(),
+            calls: Vec::new(),
+            components: Vec::new(),
+            combinations: Vec::new(),
+            next_combination: 0,
+            session: None,
+            seen: HashSet::new(),
+            report: Report::default(),
+            started: Instant::now(),
+        };
+        for call in calls {
+            synth.add_call(call);
+        }
+        if !synth
+            .report
+            .calls
+            .iter()
+            .any(|c| c.encoded && c.role == Role::Failing)
+        {
+            synth
+                .report
+                .unsupported
+                .push("no failing call could be encoded: nothing says what a fix must do".into());
+        }
+        synth.prepare(diagnosis);
+        synth
+    }
+
+    /// What synthesis did so far.
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+
+    fn add_call(&mut self, call: &Call) -> bool {
+        let encoding = self.encoder.encode(&mut self.scratch, call);
+        let encoded = encoding.added && encoding.formula.is_some();
+        self.report.calls.push(CallNote {
+            test: call.test.clone(),
+            role: call.role,
+            encoded,
+            reasons: encoding.degradations.clone(),
+        });
+        if let (true, Some(formula)) = (encoded, encoding.formula) {
+            self.calls.push(Encoded {
+                formula,
+                role: call.role,
+                counterexample: false,
+            });
+        }
+        encoded
+    }
+
+    fn prepare(&mut self, diagnosis: &[SiteKey]) {
+        let limits = Limits {
+            max_coefficient: self.options.max_coefficient.clamp(1, 60),
+            max_vars: self.options.max_vars,
+            max_constants: self.options.max_constants,
+        };
+        for key in diagnosis {
+            let shown = format!("line {}:{} ({:?})", key.line, key.column, key.kind);
+            let located = match site::locate(self.program, key) {
+                Ok(l) => l,
+                Err(why) => {
+                    self.report.unsupported.push(why);
+                    continue;
+                }
+            };
+            let id = self.encoder.components().all().iter().find(|c| {
+                c.site.line == key.line && c.site.column == key.column && c.site.kind == key.kind
+            });
+            let Some(id) = id.map(|c| c.id) else {
+                self.report.unsupported.push(format!(
+                    "{shown}: no encoded call reaches `{}`",
+                    located.code().trim()
+                ));
+                continue;
+            };
+            let reached = self
+                .calls
+                .iter()
+                .any(|c| c.formula.instances.iter().any(|i| i.component == id));
+            if !reached {
+                self.report.unsupported.push(format!(
+                    "{shown}: no encoded call runs `{}`",
+                    located.code().trim()
+                ));
+                continue;
+            }
+            match template::menu(self.program, &located, &self.options.kinds, &limits) {
+                Ok(menu) => self.components.push(Component {
+                    key: key.clone(),
+                    texts: Texts::of(&located),
+                    located,
+                    id,
+                    menu,
+                }),
+                Err(why) => self.report.unsupported.push(format!(
+                    "{shown}: no template for `{}`: {why}",
+                    located.code().trim()
+                )),
+            }
+        }
+        if !self.report.unsupported.is_empty() || self.components.is_empty() {
+            if self.report.unsupported.is_empty() {
+                self.report
+                    .unsupported
+                    .push("the diagnosis is empty".into());
+            }
+            return;
+        }
+        self.combinations = combinations(&self.components, self.options.max_combinations);
+    }
+
+    /// Takes back `candidate` with `counterexample`: a call of a test that still failed (or
+    /// newly failed) when validating it — preferably the call as recorded without the
+    /// candidate, with its specification (the expected value, or the accepted result); a
+    /// call recorded under the candidate's plan is encoded from its arguments alone. The
+    /// call constrains every later candidate. Returns whether it could be encoded (if not,
+    /// only the candidate itself is excluded, as it already is).
+    pub fn refute(&mut self, candidate: &Candidate, counterexample: &Call) -> bool {
+        self.seen.insert(texts_of(candidate));
+        if self.add_counterexample(counterexample) {
+            return true;
+        }
+        let Some(trace) = counterexample.trace else {
+            return false;
+        };
+        let args = if counterexample.args.is_empty() {
+            trace.events.iter().find_map(|r| match r {
+                protocol::Record::Enter { args, .. } => Some(args.clone()),
+                _ => None,
+            })
+        } else {
+            Some(counterexample.args.clone())
+        };
+        let Some(args) = args else { return false };
+        let untraced = Call {
+            args,
+            trace: None,
+            ..counterexample.clone()
+        };
+        self.add_counterexample(&untraced)
+    }
+
+    fn add_counterexample(&mut self, call: &Call) -> bool {
+        let before = self.calls.len();
+        let added = self.add_call(call);
+        for c in &mut self.calls[before..] {
+            c.counterexample = true;
+        }
+        added
+    }
+
+    fn open(&mut self, combination: Vec<usize>) -> Result<Session, String> {
+        let optimize = Optimize::new();
+        let verifier = Solver::new();
+        let templates: Vec<&Template> = self
+            .components
+            .iter()
+            .zip(&combination)
+            .map(|(c, &t)| &c.menu[t])
+            .collect();
+        let counts: Option<Vec<usize>> = templates.iter().map(|t| t.choices()).collect();
+        for template in &templates {
+            for d in template.domain() {
+                optimize.assert(&d);
+            }
+            if counts.is_none() {
+                for (s, w) in template.soft() {
+                    optimize.assert_soft(&s, w, None);
+                }
+            }
+        }
+        let mut session = Session {
+            optimize,
+            verifier,
+            combination,
+            acts: Vec::new(),
+            active: Vec::new(),
+            found: 0,
+            spent: Duration::ZERO,
+            choices: counts.map(|n| tuples(&n, MAX_CHOICES).into()),
+        };
+        self.assert_calls(&mut session)?;
+        Ok(session)
+    }
+
+    fn describe(&self, combination: &[usize]) -> String {
+        self.components
+            .iter()
+            .zip(combination)
+            .map(|(c, &t)| {
+                format!(
+                    "{:?} for line {} `{}`",
+                    c.menu[t].kind,
+                    c.key.line,
+                    c.located.code().trim()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Asserts the calls not yet in the session, each under its activation literal.
+    fn assert_calls(&self, session: &mut Session) -> Result<(), String> {
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        for call in &self.calls[session.acts.len()..] {
+            let constraints = self
+                .constraints(&session.combination, &call.formula)
+                .map_err(|why| format!("{}: {why}", self.describe(&session.combination)))?;
+            let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let act = Bool::new_const(format!("repair!call{n}"));
+            let all = Bool::and(&constraints);
+            session.optimize.assert(act.implies(&all));
+            let everything = session.choices.is_some();
+            if !everything {
+                session.verifier.assert(act.implies(&all));
+            }
+            session.acts.push(act);
+            session
+                .active
+                .push(everything || call.role == Role::Failing || call.counterexample);
+        }
+        Ok(())
+    }
+
+    /// One call with the templates in place of the diagnosed components: its structure and
+    /// specification, every other component as written, and "no panic" over what the
+    /// repaired code still evaluates.
+    fn constraints(&self, combination: &[usize], f: &Formula) -> Result<Vec<Bool>, String> {
+        let mut out: Vec<Bool> = f.structure.iter().chain(&f.spec).cloned().collect();
+        let mut keeps: Vec<Option<Bool>> = vec![None; f.instances.len()];
+        let mut panics: Vec<Bool> = Vec::new();
+        for (at, inst) in f.instances.iter().enumerate() {
+            let Some((c, &t)) = self
+                .components
+                .iter()
+                .zip(combination)
+                .find(|(c, _)| c.id == inst.component)
+            else {
+                out.push(equal_leaves(&inst.value, &inst.normal));
+                continue;
+            };
+            let env = scope_env(
+                self.program,
+                c.located.function,
+                c.located.scope(),
+                &inst.reads,
+            );
+            let ev = Evaluator {
+                program: self.program,
+                function: c.located.function,
+            };
+            let o = c.menu[t].at(Some(&ev), &env, &inst.normal)?;
+            if !same_shape(&o.value, &inst.value) {
+                return Err("the template computes a value of another shape".into());
+            }
+            out.push(equal_leaves(&inst.value, &o.value));
+            out.extend(o.hard);
+            panics.push(Bool::and(&[&inst.guard, &o.panic]));
+            keeps[at] = Some(o.keeps_original);
+        }
+        if f.no_panic {
+            for p in &f.panics {
+                // A panic inside the written expression of a replaced component happens only
+                // if the replacement still evaluates it.
+                let mut parts = vec![p.term.clone()];
+                parts.extend(p.owners.iter().filter_map(|&o| keeps[o].clone()));
+                panics.push(Bool::and(&parts));
+            }
+            out.push(Bool::or(&panics).not());
+        }
+        Ok(out)
+    }
+
+    /// Gives the session's solvers what is left of its time; `None` once it is used up.
+    fn remaining(&self, session: &Session) -> Option<u32> {
+        let limit = Duration::from_millis(u64::from(self.options.timeout_ms));
+        let left = limit.checked_sub(session.spent)?.as_millis() as u32;
+        if left == 0 {
+            return None;
+        }
+        let mut params = Params::new();
+        params.set_u32("timeout", left);
+        session.optimize.set_params(&params);
+        session.verifier.set_params(&params);
+        Some(left)
+    }
+
+    fn time_out(&mut self, session: &Session) -> Step {
+        self.report.cuts.push(format!(
+            "{}: its {} ms of solver time ran out after {} candidate(s)",
+            self.describe(&session.combination),
+            self.options.timeout_ms,
+            session.found
+        ));
+        Step::Done
+    }
+
+    /// The calls the optimization does not see that refute `fix` (the parameters fixed);
+    /// a call the verifier cannot decide counts as refuting.
+    fn refuting(&mut self, session: &mut Session, fix: &Bool) -> Vec<usize> {
+        session.verifier.push();
+        session.verifier.assert(fix);
+        let mut out = Vec::new();
+        for (j, act) in session.acts.iter().enumerate() {
+            if session.active[j] {
+                continue;
+            }
+            self.report.checks += 1;
+            let started = Instant::now();
+            let verdict = session
+                .verifier
+                .check_assumptions(std::slice::from_ref(act));
+            session.spent += started.elapsed();
+            if verdict != SatResult::Sat {
+                out.push(j);
+            }
+        }
+        session.verifier.pop(1);
+        out
+    }
+
+    fn solve(&mut self) -> Step {
+        let Some(mut session) = self.session.take() else {
+            return Step::Done;
+        };
+        if let Err(why) = self.assert_calls(&mut session) {
+            self.report.skipped.push(why);
+            return Step::Done;
+        }
+        let chosen: Vec<Vec<i128>> = if session.choices.is_some() {
+            let templates: Vec<&Template> = self
+                .components
+                .iter()
+                .zip(&session.combination)
+                .map(|(c, &t)| &c.menu[t])
+                .collect();
+            loop {
+                let Some(tuple) = session.choices.as_mut().and_then(VecDeque::pop_front) else {
+                    return Step::Done;
+                };
+                let assumptions: Vec<Bool> = templates
+                    .iter()
+                    .zip(&tuple)
+                    .map(|(t, &i)| t.choose(i))
+                    .chain(session.acts.iter().cloned())
+                    .collect();
+                if self.remaining(&session).is_none() {
+                    return self.time_out(&session);
+                }
+                self.report.checks += 1;
+                let started = Instant::now();
+                let verdict = session.optimize.check(&assumptions);
+                session.spent += started.elapsed();
+                match verdict {
+                    SatResult::Sat => {
+                        break tuple.iter().map(|&i| vec![i as i128]).collect();
+                    }
+                    SatResult::Unsat => {}
+                    SatResult::Unknown => {
+                        let reason = session.optimize.get_reason_unknown().unwrap_or_default();
+                        self.report.cuts.push(format!(
+                            "{}: correction {tuple:?} undecided ({}; {} ms of solver \
+                                 time for the template)",
+                            self.describe(&session.combination),
+                            if reason.is_empty() {
+                                "unknown"
+                            } else {
+                                &reason
+                            },
+                            self.options.timeout_ms
+                        ));
+                    }
+                }
+            }
+        } else {
+            loop {
+                let active: Vec<Bool> = session
+                    .acts
+                    .iter()
+                    .zip(&session.active)
+                    .filter(|(_, on)| **on)
+                    .map(|(a, _)| a.clone())
+                    .collect();
+                if self.remaining(&session).is_none() {
+                    return self.time_out(&session);
+                }
+                self.report.checks += 1;
+                let started = Instant::now();
+                let verdict = session.optimize.check(&active);
+                session.spent += started.elapsed();
+                match verdict {
+                    SatResult::Sat => {}
+                    SatResult::Unsat => return Step::Done,
+                    SatResult::Unknown => {
+                        let reason = session.optimize.get_reason_unknown().unwrap_or_default();
+                        self.report.cuts.push(format!(
+                            "{}: z3 gave up after {} candidate(s) ({}; {} ms of solver time \
+                             for the template)",
+                            self.describe(&session.combination),
+                            session.found,
+                            if reason.is_empty() {
+                                "unknown"
+                            } else {
+                                &reason
+                            },
+                            self.options.timeout_ms
+                        ));
+                        return Step::Done;
+                    }
+                }
+                let Some(model) = session.optimize.get_model() else {
+                    return Step::Done;
+                };
+                let chosen: Vec<Vec<i128>> = self
+                    .components
+                    .iter()
+                    .zip(&session.combination)
+                    .map(|(c, &t)| c.menu[t].decode(&model))
+                    .collect();
+                let exclude: Vec<Bool> = self
+                    .components
+                    .iter()
+                    .zip(&session.combination)
+                    .zip(&chosen)
+                    .map(|((c, &t), v)| c.menu[t].exclude(v))
+                    .collect();
+                let exclude = Bool::or(&exclude);
+                let refuting = self.refuting(&mut session, &exclude.not());
+                if refuting.is_empty() {
+                    session.optimize.assert(&exclude);
+                    break chosen;
+                }
+                for j in refuting {
+                    session.active[j] = true;
+                }
+            }
+        };
+        let candidate = self.candidate(&session.combination, &chosen);
+        let fresh = self.seen.insert(texts_of(&candidate));
+        if fresh {
+            session.found += 1;
+        }
+        let more = session.found < self.options.per_template;
+        if more {
+            self.session = Some(session);
+        }
+        match (fresh, more) {
+            (true, _) => Step::Found(candidate),
+            (false, true) => Step::Again,
+            (false, false) => Step::Done,
+        }
+    }
+
+    /// The candidate of decoded template parameters.
+    fn candidate(&self, combination: &[usize], chosen: &[Vec<i128>]) -> Candidate {
+        let mut edits = Vec::new();
+        let mut cost = 0;
+        for ((c, &t), values) in self.components.iter().zip(combination).zip(chosen) {
+            let r = c.menu[t].render(values, &c.located, &c.texts);
+            cost += r.cost;
+            let (expr, note) = match r.expr {
+                Ok(e) => (Some(e), r.note),
+                Err(why) => (
+                    None,
+                    Some(format!("not evaluable by the runtime: it {why}")),
+                ),
+            };
+            edits.push(Edit {
+                site: c.key.clone(),
+                original: c.located.code().to_string(),
+                rust: r.rust,
+                expr,
+                note,
+                template: r.template,
+            });
+        }
+        Candidate { edits, cost }
+    }
+}
+
+/// Every tuple of indices below `counts`, by increasing sum (ties in lexicographic order),
+/// at most `max`.
+fn tuples(counts: &[usize], max: usize) -> Vec<Vec<usize>> {
+    let mut all: Vec<Vec<usize>> = vec![Vec::new()];
+    for &n in counts {
+        let mut next = Vec::new();
+        for prefix in &all {
+            for i in 0..n {
+                let mut p = prefix.clone();
+                p.push(i);
+                next.push(p);
+            }
+        }
+        next.sort_by_key(|p| p.iter().sum::<usize>());
+        next.truncate(max);
+        all = next;
+    }
+    all
+}
+
+/// The candidates, simplest first: [`Iterator::next`] solves until the next one.
+impl Iterator for Synthesizer<'_> {
+    type Item = Candidate;
+
+    /// The next candidate, simplest first; `None` when the templates are exhausted, cut by
+    /// the budget, or nothing can be synthesized (see [`Synthesizer::report`]).
+    fn next(&mut self) -> Option<Candidate> {
+        if !self.report.unsupported.is_empty() {
+            return None;
+        }
+        loop {
+            if let Some(budget) = self.options.budget
+                && self.started.elapsed() > budget
+            {
+                let left = self.combinations.len() - self.next_combination
+                    + usize::from(self.session.is_some());
+                if left > 0 {
+                    self.report.cuts.push(format!(
+                        "the time budget of {:.1} s ran out with {left} template \
+                         combination(s) untried",
+                        budget.as_secs_f64()
+                    ));
+                }
+                self.session = None;
+                self.next_combination = self.combinations.len();
+                return None;
+            }
+            if self.session.is_none() {
+                let combination = self.combinations.get(self.next_combination)?.clone();
+                self.next_combination += 1;
+                match self.open(combination) {
+                    Ok(session) => self.session = Some(session),
+                    Err(why) => {
+                        self.report.skipped.push(why);
+                        continue;
+                    }
+                }
+            }
+            match self.solve() {
+                Step::Found(candidate) => return Some(candidate),
+                Step::Again => {}
+                Step::Done => self.session = None,
+            }
+        }
+    }
+}
+
+enum Step {
+    Found(Candidate),
+    Again,
+    Done,
+}
+
+fn texts_of(c: &Candidate) -> Vec<String> {
+    c.edits
+        .iter()
+        .map(|e| {
+            format!(
+                "{}:{}:{:?}={}",
+                e.site.line, e.site.column, e.site.kind, e.rust
+            )
+        })
+        .collect()
+}
+
+/// One template per component, every combination, by increasing sum of levels (ties in
+/// order of the menus), at most `max`.
+fn combinations(components: &[Component], max: usize) -> Vec<Vec<usize>> {
+    let mut all: Vec<Vec<usize>> = vec![Vec::new()];
+    for c in components {
+        let mut next = Vec::new();
+        for prefix in &all {
+            for t in 0..c.menu.len() {
+                let mut p = prefix.clone();
+                p.push(t);
+                next.push(p);
+            }
+        }
+        all = next;
+        // Keep the growth in check: only the simplest partial combinations go on.
+        all.sort_by_key(|p| level_sum(components, p));
+        all.truncate(max.max(1) * 4);
+    }
+    all.sort_by_key(|p| level_sum(components, p));
+    all.truncate(max.max(1));
+    all
+}
+
+fn level_sum(components: &[Component], combination: &[usize]) -> u32 {
+    components
+        .iter()
+        .zip(combination)
+        .map(|(c, &t)| c.menu[t].level)
+        .sum()
+}

@@ -1,0 +1,381 @@
+//! The one-token corrections of the AutoDebug paper's classes, as IR expressions: a
+//! relational, arithmetic or boolean operator swapped, a negation added or removed, a
+//! variable swapped for another of the same type in scope, a constant moved by one, a
+//! clause of a condition dropped, a loop bound moved by one. Each is the written expression
+//! with one node replaced, simplified where the change cancels (`n - 1` plus one is `n`).
+
+use crate::ir::{BinOp, Expr, ExprKind, Function, IntType, Lit, Type, UnOp, VarId};
+use autodebug_runtime::protocol::SiteKind;
+
+/// The kinds of one-token corrections, as [`super::Edit::template`] names them.
+pub(crate) const RELATIONAL: &str = "relational operator";
+pub(crate) const ARITHMETIC: &str = "arithmetic operator";
+pub(crate) const BOOLEAN: &str = "boolean operator";
+pub(crate) const NEGATION: &str = "negation";
+pub(crate) const VARIABLE: &str = "variable";
+pub(crate) const CONSTANT_STEP: &str = "constant ±1";
+pub(crate) const DROP_CLAUSE: &str = "drop a clause";
+pub(crate) const BOUND_STEP: &str = "loop bound ±1";
+
+/// A corrected expression and the kind of correction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Variant {
+    /// The expression the site computes instead.
+    pub expr: Expr,
+    /// Which correction it is.
+    pub template: &'static str,
+}
+
+/// A position in an expression: the child indices from the root.
+pub(crate) type Path = Vec<usize>;
+
+/// The direct children of `e` that a correction may reach (side-effect-free nodes only).
+pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(a)
+        | ExprKind::Len(a)
+        | ExprKind::Field(a, _)
+        | ExprKind::TupleField(a, _)
+        | ExprKind::IsSome(a)
+        | ExprKind::Unwrap(a)
+        | ExprKind::OptionSome(a)
+        | ExprKind::Branch(a, _) => vec![a],
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => vec![a, b],
+        ExprKind::If {
+            cond,
+            then,
+            otherwise,
+            ..
+        } => vec![cond, then, otherwise],
+        ExprKind::Tuple(items) => items.iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn child_mut(e: &mut Expr, i: usize) -> Option<&mut Expr> {
+    match (&mut e.kind, i) {
+        (
+            ExprKind::Unary(_, a)
+            | ExprKind::Cast(a)
+            | ExprKind::Len(a)
+            | ExprKind::Field(a, _)
+            | ExprKind::TupleField(a, _)
+            | ExprKind::IsSome(a)
+            | ExprKind::Unwrap(a)
+            | ExprKind::OptionSome(a)
+            | ExprKind::Branch(a, _),
+            0,
+        ) => Some(a),
+        (ExprKind::Binary(_, a, _) | ExprKind::Index(a, _), 0) => Some(a),
+        (ExprKind::Binary(_, _, b) | ExprKind::Index(_, b), 1) => Some(b),
+        (ExprKind::If { cond, .. }, 0) => Some(cond),
+        (ExprKind::If { then, .. }, 1) => Some(then),
+        (ExprKind::If { otherwise, .. }, 2) => Some(otherwise),
+        (ExprKind::Tuple(items), i) => items.get_mut(i),
+        _ => None,
+    }
+}
+
+/// Every node of `e` with its path, outer first.
+pub(crate) fn nodes(e: &Expr) -> Vec<(Path, &Expr)> {
+    let mut out = Vec::new();
+    let mut todo = vec![(Vec::new(), e)];
+    while let Some((path, node)) = todo.pop() {
+        for (i, c) in children(node).into_iter().enumerate().rev() {
+            let mut p = path.clone();
+            p.push(i);
+            todo.push((p, c));
+        }
+        out.push((path, node));
+    }
+    out
+}
+
+/// `e` with the node at `path` replaced by `by`.
+pub(crate) fn replace(e: &Expr, path: &[usize], by: Expr) -> Expr {
+    let mut out = e.clone();
+    let mut at = &mut out;
+    for &i in path {
+        match child_mut(at, i) {
+            Some(c) => at = c,
+            None => return out,
+        }
+    }
+    *at = by;
+    out
+}
+
+/// The correction variants of the expression `root` at a site of `kind`, in the order they
+/// are tried: the kinds most likely at that kind of site first, outer nodes first. The
+/// written expression itself and repeats are left out.
+pub(crate) fn variants(
+    function: &Function,
+    scope: &[VarId],
+    kind: SiteKind,
+    root: &Expr,
+) -> Vec<Variant> {
+    let mut by_kind: Vec<(&'static str, Vec<Expr>)> = [
+        BOUND_STEP,
+        RELATIONAL,
+        VARIABLE,
+        CONSTANT_STEP,
+        ARITHMETIC,
+        BOOLEAN,
+        DROP_CLAUSE,
+        NEGATION,
+    ]
+    .into_iter()
+    .map(|k| (k, Vec::new()))
+    .collect();
+    let mut push = |k: &'static str, e: Expr| {
+        if let Some((_, list)) = by_kind.iter_mut().find(|(n, _)| *n == k) {
+            list.push(e);
+        }
+    };
+    if kind == SiteKind::Bound
+        && let Type::Int(t) = root.ty
+    {
+        for step in [1, -1] {
+            push(BOUND_STEP, add_constant(root, step, t));
+        }
+    }
+    if root.ty == Type::Bool {
+        let negated = match &root.kind {
+            ExprKind::Unary(UnOp::Not, inner) => (**inner).clone(),
+            _ => Expr {
+                kind: ExprKind::Unary(UnOp::Not, Box::new(root.clone())),
+                ty: Type::Bool,
+            },
+        };
+        push(NEGATION, negated);
+    }
+    for (path, node) in nodes(root) {
+        let at = |by: Expr| replace(root, &path, by);
+        match &node.kind {
+            ExprKind::Binary(op, a, b) => {
+                let with = |op2: BinOp| Expr {
+                    kind: ExprKind::Binary(op2, a.clone(), b.clone()),
+                    ty: node.ty.clone(),
+                };
+                let ordered = matches!(a.ty, Type::Int(_) | Type::Char);
+                for op2 in relational_alternatives(*op, ordered) {
+                    push(RELATIONAL, at(with(op2)));
+                }
+                if node.ty.is_int() {
+                    for op2 in arithmetic_alternatives(*op) {
+                        push(ARITHMETIC, at(with(op2)));
+                    }
+                }
+                if node.ty == Type::Bool {
+                    let swapped = match op {
+                        BinOp::And => Some(BinOp::Or),
+                        BinOp::Or => Some(BinOp::And),
+                        BinOp::BitAnd => Some(BinOp::BitOr),
+                        BinOp::BitOr => Some(BinOp::BitAnd),
+                        _ => None,
+                    };
+                    if let Some(op2) = swapped {
+                        push(BOOLEAN, at(with(op2)));
+                    }
+                    if matches!(op, BinOp::And | BinOp::Or) {
+                        push(DROP_CLAUSE, at((**a).clone()));
+                        push(DROP_CLAUSE, at((**b).clone()));
+                    }
+                }
+                if matches!(op, BinOp::Min | BinOp::Max) {
+                    let other = if *op == BinOp::Min {
+                        BinOp::Max
+                    } else {
+                        BinOp::Min
+                    };
+                    push(ARITHMETIC, at(with(other)));
+                }
+            }
+            ExprKind::Unary(UnOp::Not, inner) if !path.is_empty() && node.ty == Type::Bool => {
+                push(NEGATION, at((**inner).clone()));
+            }
+            ExprKind::Unary(UnOp::Neg, inner) => push(ARITHMETIC, at((**inner).clone())),
+            ExprKind::Lit(Lit::Int(v)) => {
+                if let Type::Int(t) = node.ty {
+                    for w in [v + 1, v - 1] {
+                        if fits(w, t) {
+                            push(CONSTANT_STEP, at(Expr::int(w, node.ty.clone())));
+                        }
+                    }
+                }
+            }
+            ExprKind::Var(v) => {
+                let ty = &function.var(*v).ty;
+                for &w in scope {
+                    if w != *v && function.var(w).ty == *ty && !ty.is_opaque() {
+                        push(VARIABLE, at(Expr::var(w, ty.clone())));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let order: &[&str] = match kind {
+        SiteKind::Bound => &[BOUND_STEP, CONSTANT_STEP, ARITHMETIC, VARIABLE],
+        SiteKind::If | SiteKind::While | SiteKind::Guard | SiteKind::Operand => &[
+            RELATIONAL,
+            VARIABLE,
+            CONSTANT_STEP,
+            BOOLEAN,
+            DROP_CLAUSE,
+            NEGATION,
+            ARITHMETIC,
+        ],
+        _ => &[
+            VARIABLE,
+            CONSTANT_STEP,
+            ARITHMETIC,
+            RELATIONAL,
+            BOOLEAN,
+            DROP_CLAUSE,
+            NEGATION,
+        ],
+    };
+    let mut out: Vec<Variant> = Vec::new();
+    for k in order {
+        let Some((_, list)) = by_kind.iter().find(|(n, _)| n == k) else {
+            continue;
+        };
+        for e in list {
+            let e = simplify(e);
+            if e != *root && !out.iter().any(|v| v.expr == e) && !compares_itself(&e) {
+                out.push(Variant {
+                    expr: e,
+                    template: k,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether a comparison or arithmetic node has the same operand twice (`x > x`): a swap
+/// that made it so computes a constant, which is no correction anyone writes.
+fn compares_itself(e: &Expr) -> bool {
+    nodes(e).iter().any(|(_, n)| {
+        matches!(&n.kind, ExprKind::Binary(op, a, b)
+            if a == b && !matches!(op, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max))
+    })
+}
+
+/// The other comparisons, nearest first: the same direction with or without equality, the
+/// other direction, then equality.
+fn relational_alternatives(op: BinOp, ordered: bool) -> Vec<BinOp> {
+    use BinOp::*;
+    if !ordered {
+        return match op {
+            Eq => vec![Ne],
+            Ne => vec![Eq],
+            _ => Vec::new(),
+        };
+    }
+    match op {
+        Lt => vec![Le, Gt, Ge, Ne, Eq],
+        Le => vec![Lt, Ge, Gt, Eq, Ne],
+        Gt => vec![Ge, Lt, Le, Ne, Eq],
+        Ge => vec![Gt, Le, Lt, Eq, Ne],
+        Eq => vec![Ne, Le, Ge, Lt, Gt],
+        Ne => vec![Eq, Lt, Gt, Le, Ge],
+        _ => Vec::new(),
+    }
+}
+
+fn arithmetic_alternatives(op: BinOp) -> Vec<BinOp> {
+    use BinOp::*;
+    match op {
+        Add => vec![Sub, Mul],
+        Sub => vec![Add],
+        Mul => vec![Div, Add],
+        Div => vec![Mul, Rem],
+        Rem => vec![Div],
+        _ => Vec::new(),
+    }
+}
+
+fn fits(v: i128, t: IntType) -> bool {
+    v >= t.min_value() && t.max_value().is_none_or(|max| v <= max)
+}
+
+/// `e + step` (a negative step subtracts).
+pub(crate) fn add_constant(e: &Expr, step: i128, t: IntType) -> Expr {
+    let (op, by) = if step >= 0 {
+        (BinOp::Add, step)
+    } else {
+        (BinOp::Sub, -step)
+    };
+    simplify(&Expr {
+        kind: ExprKind::Binary(
+            op,
+            Box::new(e.clone()),
+            Box::new(Expr::int(by, Type::Int(t))),
+        ),
+        ty: e.ty.clone(),
+    })
+}
+
+/// Folds what a correction leaves cancelling: `e + 0`, `e - 0`, `(e - a) + b`, `(e + a) - b`
+/// and double negations.
+pub(crate) fn simplify(e: &Expr) -> Expr {
+    let kids: Vec<Expr> = children(e).into_iter().map(simplify).collect();
+    let mut out = e.clone();
+    for (i, k) in kids.into_iter().enumerate() {
+        if let Some(slot) = child_mut(&mut out, i) {
+            *slot = k;
+        }
+    }
+    match &out.kind {
+        ExprKind::Unary(UnOp::Not, inner) => {
+            if let ExprKind::Unary(UnOp::Not, x) = &inner.kind {
+                return (**x).clone();
+            }
+            out
+        }
+        ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+            let Some(c) = int_lit(b) else { return out };
+            if c == 0 {
+                return (**a).clone();
+            }
+            // (x ± a) ± c with both constants: one constant.
+            if let ExprKind::Binary(inner @ (BinOp::Add | BinOp::Sub), x, k) = &a.kind
+                && let Some(k) = int_lit(k)
+                && let Type::Int(t) = out.ty
+            {
+                let sign = |o: &BinOp| if *o == BinOp::Add { 1 } else { -1 };
+                let total = sign(inner) * k + sign(op) * c;
+                if total == 0 {
+                    return (**x).clone();
+                }
+                let (op2, m) = if total > 0 {
+                    (BinOp::Add, total)
+                } else {
+                    (BinOp::Sub, -total)
+                };
+                if fits(m, t) {
+                    return Expr {
+                        kind: ExprKind::Binary(
+                            op2,
+                            x.clone(),
+                            Box::new(Expr::int(m, out.ty.clone())),
+                        ),
+                        ty: out.ty.clone(),
+                    };
+                }
+            }
+            out
+        }
+        _ => out,
+    }
+}
+
+fn int_lit(e: &Expr) -> Option<i128> {
+    match e.kind {
+        ExprKind::Lit(Lit::Int(v)) => Some(v),
+        _ => None,
+    }
+}

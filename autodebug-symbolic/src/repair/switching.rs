@@ -1,0 +1,466 @@
+//! Condition repairs from predicate switching (issue 6, item 6): a critical predicate whose
+//! switched run passed says, instance by instance, which outcome the branch needed (the
+//! angelic outcomes). A condition that computes those outcomes from what the site saw — the
+//! variables in scope, the comparison's operands — is a repair of the branch, found without
+//! any model of the program: the outcomes are the specification.
+//!
+//! Tried in order: the negated condition, the comparison of the same operands with another
+//! operator, a boolean variable in scope (or its negation), then z3 over the condition
+//! templates `k0 + Σ ki*vi OP 0`, `written && …` and `written || …`, simplest instances
+//! first.
+
+use std::collections::{BTreeMap, HashMap};
+
+use autodebug_runtime::protocol::{self, Binding, SiteInfo, Value};
+use quote::ToTokens;
+use z3::ast::{Bool, Dynamic};
+use z3::{Optimize, Params, SatResult};
+
+use crate::encode::value::{Bits, Val, bv_const};
+use crate::ir::{BinOp, IntType, VarId};
+
+use super::eval::Env;
+use super::print::{Term, int_value, protocol_op, source_text};
+use super::template::condition_template;
+use super::{Candidate, Edit, Kind, Options};
+
+/// One instance of a switched branch: what the written condition computed, the outcome the
+/// switched run that passed had there, and what the site could see.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwitchedInstance {
+    /// The variables in scope at the branch, as the runtime reports them.
+    pub scope: Vec<Binding>,
+    /// The values of the comparison's operands, when the branch recorded them.
+    pub operands: Vec<Value>,
+    /// The outcome the written condition computed.
+    pub original: bool,
+    /// The outcome the passing run needed.
+    pub wanted: bool,
+}
+
+/// The conditions that explain a switch, simplest first, and why the search stopped short
+/// where it did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Switched {
+    /// Candidates computing every wanted outcome.
+    pub candidates: Vec<Candidate>,
+    /// Why a kind of condition was not tried or gave nothing worth saying (conflicting
+    /// instances, no variables, a solver time limit).
+    pub notes: Vec<String>,
+}
+
+/// Conditions for the branch at `site` that compute `wanted` at every instance, from the
+/// values each instance saw.
+pub fn explain_switch(
+    site: &SiteInfo,
+    instances: &[SwitchedInstance],
+    options: &Options,
+) -> Switched {
+    let mut out = Switched::default();
+    if !site.kind.is_branch() {
+        out.notes
+            .push(format!("{:?} is not a branch site", site.kind));
+        return out;
+    }
+    if instances.is_empty() {
+        out.notes
+            .push("no instance says what the branch needed".into());
+        return out;
+    }
+    if let Some(why) = conflict(instances) {
+        out.notes.push(why);
+        return out;
+    }
+    let code = site.code.trim();
+    let parsed = syn::parse_str::<syn::Expr>(code).ok();
+    let edit = |rust: String, expr: Option<protocol::Expr>, note: Option<String>, t| Edit {
+        site: site.key(),
+        original: site.code.clone(),
+        rust,
+        expr,
+        note,
+        template: t,
+    };
+    let push = |out: &mut Switched, e: Edit, cost: u32| {
+        if !out.candidates.iter().any(|c| c.edits[0].rust == e.rust) {
+            out.candidates.push(Candidate {
+                edits: vec![e],
+                cost,
+            });
+        }
+    };
+
+    if instances.iter().all(|i| i.wanted != i.original) && options.kinds.contains(&Kind::Mutation) {
+        let simple = parsed.as_ref().is_some_and(|e| {
+            matches!(
+                e,
+                syn::Expr::Path(_)
+                    | syn::Expr::Paren(_)
+                    | syn::Expr::MethodCall(_)
+                    | syn::Expr::Call(_)
+                    | syn::Expr::Field(_)
+                    | syn::Expr::Index(_)
+            )
+        });
+        let rust = match parsed.as_ref() {
+            Some(syn::Expr::Unary(u)) if matches!(u.op, syn::UnOp::Not(_)) => {
+                source_text(&u.expr, code).unwrap_or_else(|| u.expr.to_token_stream().to_string())
+            }
+            _ if simple => format!("!{code}"),
+            _ => format!("!({code})"),
+        };
+        let expr = protocol::Expr::Unary {
+            op: protocol::UnOp::Not,
+            arg: Box::new(protocol::Expr::Original),
+        };
+        push(&mut out, edit(rust, Some(expr), None, "negation"), 1);
+    }
+
+    if options.kinds.contains(&Kind::Mutation) {
+        for (rust, expr, note) in operand_comparisons(parsed.as_ref(), code, instances) {
+            push(&mut out, edit(rust, expr, note, "relational operator"), 1);
+        }
+        for (name, negated) in boolean_variables(instances) {
+            let rust = if negated {
+                format!("!{name}")
+            } else {
+                name.clone()
+            };
+            let var = protocol::Expr::Var { name };
+            let expr = if negated {
+                protocol::Expr::Unary {
+                    op: protocol::UnOp::Not,
+                    arg: Box::new(var),
+                }
+            } else {
+                var
+            };
+            push(&mut out, edit(rust, Some(expr), None, "variable"), 1);
+        }
+    }
+
+    let vars = int_variables(instances);
+    if vars.is_empty() {
+        if options
+            .kinds
+            .iter()
+            .any(|k| matches!(k, Kind::Condition | Kind::Clause))
+        {
+            out.notes.push(
+                "no integer variable has one type at every instance: no condition template".into(),
+            );
+        }
+        return out;
+    }
+    let ty = most_common(&vars);
+    let terms: Vec<(VarId, Term)> = vars
+        .iter()
+        .take(options.max_vars)
+        .enumerate()
+        .map(|(i, (name, t))| {
+            (
+                VarId(i as u32),
+                Term {
+                    name: name.clone(),
+                    ty: *t,
+                },
+            )
+        })
+        .collect();
+    let written_or = parsed
+        .as_ref()
+        .is_some_and(|e| matches!(e, syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_))));
+    let shapes: Vec<(Kind, Option<bool>)> = [
+        (Kind::Condition, None),
+        (Kind::Clause, Some(true)),
+        (Kind::Clause, Some(false)),
+    ]
+    .into_iter()
+    .filter(|(k, _)| options.kinds.contains(k))
+    .collect();
+    for (kind, clause) in shapes {
+        let template = condition_template(
+            clause,
+            ty,
+            terms.clone(),
+            options.max_coefficient.clamp(1, 60),
+        );
+        let optimize = Optimize::new();
+        let mut params = Params::new();
+        params.set_u32("timeout", options.timeout_ms);
+        optimize.set_params(&params);
+        for d in template.domain() {
+            optimize.assert(&d);
+        }
+        for (s, w) in template.soft() {
+            optimize.assert_soft(&s, w, None);
+        }
+        let mut usable = true;
+        for inst in instances {
+            let env = env_of(inst, &terms);
+            let written = [Dynamic::from_ast(&Bool::from_bool(inst.original))];
+            match template.at(None, &env, &written) {
+                Ok(o) => {
+                    for h in &o.hard {
+                        optimize.assert(h);
+                    }
+                    let value = o.value[0]
+                        .as_bool()
+                        .unwrap_or_else(|| Bool::from_bool(false));
+                    optimize.assert(value.eq(Bool::from_bool(inst.wanted)));
+                }
+                Err(why) => {
+                    out.notes.push(format!("{kind:?}: {why}"));
+                    usable = false;
+                    break;
+                }
+            }
+        }
+        if !usable {
+            continue;
+        }
+        for found in 0..options.per_template {
+            match optimize.check(&[]) {
+                SatResult::Sat => {}
+                SatResult::Unsat => break,
+                SatResult::Unknown => {
+                    out.notes.push(format!(
+                        "{kind:?}: z3 gave up after {found} candidate(s) (time limit {} ms)",
+                        options.timeout_ms
+                    ));
+                    break;
+                }
+            }
+            let Some(model) = optimize.get_model() else {
+                break;
+            };
+            let chosen = template.decode(&model);
+            optimize.assert(template.exclude(&chosen));
+            if let Some(r) = template.render_condition(&chosen, code, written_or) {
+                push(
+                    &mut out,
+                    edit(r.rust, r.expr.ok(), r.note, r.template),
+                    r.cost,
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Why no condition can compute the wanted outcomes: two instances that saw the same
+/// values want different outcomes.
+fn conflict(instances: &[SwitchedInstance]) -> Option<String> {
+    for (i, a) in instances.iter().enumerate() {
+        for b in &instances[i + 1..] {
+            if a.wanted != b.wanted
+                && a.original == b.original
+                && a.operands == b.operands
+                && same_scope(&a.scope, &b.scope)
+            {
+                return Some(format!(
+                    "two instances saw the same values but needed different outcomes: no \
+                     condition over what the site sees computes them ({})",
+                    shown(&a.scope)
+                ));
+            }
+        }
+    }
+    None
+}
+
+fn same_scope(a: &[Binding], b: &[Binding]) -> bool {
+    let a: BTreeMap<&str, &Value> = a.iter().map(|(n, v)| (n.as_str(), v)).collect();
+    let b: BTreeMap<&str, &Value> = b.iter().map(|(n, v)| (n.as_str(), v)).collect();
+    a == b
+}
+
+fn shown(scope: &[Binding]) -> String {
+    scope
+        .iter()
+        .map(|(n, v)| match v {
+            Value::Int { v, .. } => format!("{n} = {v}"),
+            Value::Bool(b) => format!("{n} = {b}"),
+            _ => format!("{n} = …"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn int_of(v: &Value) -> Option<(i128, IntType)> {
+    match v {
+        Value::Int { ty, v } => Some((*v, IntType::from_name(ty)?)),
+        _ => None,
+    }
+}
+
+/// The integer variables every instance reports, with one type each, in scope order.
+fn int_variables(instances: &[SwitchedInstance]) -> Vec<(String, IntType)> {
+    let first = &instances[0].scope;
+    first
+        .iter()
+        .filter_map(|(name, v)| {
+            let (_, t) = int_of(v)?;
+            instances
+                .iter()
+                .all(|i| {
+                    i.scope
+                        .iter()
+                        .any(|(n, w)| n == name && int_of(w).is_some_and(|(_, u)| u == t))
+                })
+                .then(|| (name.clone(), t))
+        })
+        .collect()
+}
+
+fn most_common(vars: &[(String, IntType)]) -> IntType {
+    let mut counts: HashMap<IntType, usize> = HashMap::new();
+    for (_, t) in vars {
+        *counts.entry(*t).or_default() += 1;
+    }
+    let best = counts.values().copied().max().unwrap_or(0);
+    vars.iter()
+        .map(|(_, t)| *t)
+        .find(|t| counts[t] == best)
+        .unwrap_or(IntType::I32)
+}
+
+fn env_of(inst: &SwitchedInstance, terms: &[(VarId, Term)]) -> Env {
+    terms
+        .iter()
+        .filter_map(|(id, term)| {
+            let (v, t) = inst
+                .scope
+                .iter()
+                .find(|(n, _)| *n == term.name)
+                .and_then(|(_, v)| int_of(v))?;
+            Some((*id, Val::Bits(bv_const(v, t.bits()), Some(v), Bits::Int(t))))
+        })
+        .collect()
+}
+
+/// The boolean variables in scope whose value (or its negation) is the wanted outcome at
+/// every instance.
+fn boolean_variables(instances: &[SwitchedInstance]) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for (name, _) in instances[0]
+        .scope
+        .iter()
+        .filter(|(_, v)| matches!(v, Value::Bool(_)))
+    {
+        let values: Option<Vec<bool>> = instances
+            .iter()
+            .map(|i| {
+                i.scope.iter().find_map(|(n, v)| match v {
+                    Value::Bool(b) if n == name => Some(*b),
+                    _ => None,
+                })
+            })
+            .collect();
+        let Some(values) = values else { continue };
+        for negated in [false, true] {
+            if values
+                .iter()
+                .zip(instances)
+                .all(|(b, i)| (*b != negated) == i.wanted)
+            {
+                out.push((name.clone(), negated));
+            }
+        }
+    }
+    out
+}
+
+/// `left OP right` with the written operands and another comparison, for every operator
+/// that computes the wanted outcomes from the recorded operand values.
+fn operand_comparisons(
+    parsed: Option<&syn::Expr>,
+    code: &str,
+    instances: &[SwitchedInstance],
+) -> Vec<(String, Option<protocol::Expr>, Option<String>)> {
+    let Some(syn::Expr::Binary(b)) = parsed else {
+        return Vec::new();
+    };
+    let written = b.op.to_token_stream().to_string();
+    let ops = [
+        BinOp::Lt,
+        BinOp::Le,
+        BinOp::Gt,
+        BinOp::Ge,
+        BinOp::Eq,
+        BinOp::Ne,
+    ];
+    if !ops.iter().any(|o| o.symbol() == written) {
+        return Vec::new();
+    }
+    let values: Option<Vec<(i128, i128, IntType)>> = instances
+        .iter()
+        .map(|i| match i.operands.as_slice() {
+            [a, c] => {
+                let (x, t) = int_of(a)?;
+                let (y, u) = int_of(c)?;
+                (t == u).then_some((x, y, t))
+            }
+            _ => None,
+        })
+        .collect();
+    let Some(values) = values else {
+        return Vec::new();
+    };
+    let text =
+        |e: &syn::Expr| source_text(e, code).unwrap_or_else(|| e.to_token_stream().to_string());
+    let left = text(&b.left);
+    let right = text(&b.right);
+    let scope_var = |e: &syn::Expr, side: usize| -> Option<protocol::Expr> {
+        match e {
+            syn::Expr::Path(p) => {
+                let name = p.path.get_ident()?.to_string();
+                instances
+                    .iter()
+                    .all(|i| i.scope.iter().any(|(n, _)| *n == name))
+                    .then_some(protocol::Expr::Var { name })
+            }
+            syn::Expr::Lit(_) => {
+                let (v, t) = int_of(&instances[0].operands[side])?;
+                Some(protocol::Expr::Lit {
+                    value: int_value(v, t),
+                })
+            }
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    for op in ops {
+        if op.symbol() == written {
+            continue;
+        }
+        let holds = |x: i128, y: i128| match op {
+            BinOp::Lt => x < y,
+            BinOp::Le => x <= y,
+            BinOp::Gt => x > y,
+            BinOp::Ge => x >= y,
+            BinOp::Eq => x == y,
+            _ => x != y,
+        };
+        if values
+            .iter()
+            .zip(instances)
+            .all(|((x, y, _), i)| holds(*x, *y) == i.wanted)
+        {
+            let expr = match (scope_var(&b.left, 0), scope_var(&b.right, 1)) {
+                (Some(l), Some(r)) => Some(protocol::Expr::Binary {
+                    op: protocol_op(op).expect("a comparison"),
+                    left: Box::new(l),
+                    right: Box::new(r),
+                }),
+                _ => None,
+            };
+            let note = expr.is_none().then(|| {
+                "not evaluable by the runtime: an operand is not a variable the site reports"
+                    .to_string()
+            });
+            out.push((format!("{left} {} {right}", op.symbol()), expr, note));
+        }
+    }
+    out
+}
