@@ -216,9 +216,10 @@ pub(crate) fn variants(
             _ => {}
         }
     }
+    let condition = kind.is_branch() || root.ty == Type::Bool;
     let order: &[&str] = match kind {
         SiteKind::Bound => &[BOUND_STEP, CONSTANT_STEP, ARITHMETIC, VARIABLE],
-        SiteKind::If | SiteKind::While | SiteKind::Guard | SiteKind::Operand => &[
+        _ if condition => &[
             RELATIONAL,
             VARIABLE,
             CONSTANT_STEP,
@@ -377,5 +378,76 @@ fn int_lit(e: &Expr) -> Option<i128> {
     match e.kind {
         ExprKind::Lit(Lit::Int(v)) => Some(v),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Program;
+
+    fn body_return(source: &str) -> (Program, Expr) {
+        let program = Program::from_source(source, "t.rs").unwrap();
+        let f = &program.functions[0];
+        let e = f
+            .components()
+            .into_iter()
+            .find(|c| c.site.kind == SiteKind::Return)
+            .map(|_| match f.body.last() {
+                Some(crate::ir::Stmt::Return { value: Some(e), .. }) => e.clone(),
+                other => panic!("{other:?}"),
+            })
+            .unwrap();
+        (program, e)
+    }
+
+    #[test]
+    fn cancelling_steps_fold_away() {
+        let (_, e) = body_return("fn f(n: usize) -> usize {\n    n - 1\n}\n");
+        let t = IntType::Usize;
+        let ExprKind::Binary(BinOp::Sub, n, _) = &e.kind else {
+            panic!("{e:?}")
+        };
+        assert_eq!(add_constant(&e, 1, t), **n);
+        let minus_two = add_constant(&e, -1, t);
+        assert!(matches!(&minus_two.kind, ExprKind::Binary(BinOp::Sub, a, b)
+                if **a == **n && matches!(b.kind, ExprKind::Lit(Lit::Int(2)))));
+        let not_not = Expr {
+            kind: ExprKind::Unary(
+                UnOp::Not,
+                Box::new(Expr {
+                    kind: ExprKind::Unary(UnOp::Not, Box::new(Expr::bool(true))),
+                    ty: Type::Bool,
+                }),
+            ),
+            ty: Type::Bool,
+        };
+        assert_eq!(simplify(&not_not), Expr::bool(true));
+    }
+
+    #[test]
+    fn conditions_try_operators_first_values_try_variables_first() {
+        let (program, e) = body_return("fn f(x: i32, y: i32, z: i32) -> bool {\n    x < y\n}\n");
+        let f = &program.functions[0];
+        let found = variants(f, &f.params, SiteKind::If, &e);
+        let kinds: Vec<&str> = found.iter().map(|v| v.template).collect();
+        assert_eq!(&kinds[..5], &[RELATIONAL; 5]);
+        // `<` becomes `<=` before anything else; no swap compares a variable with itself.
+        assert!(
+            matches!(found[0].expr.kind, ExprKind::Binary(BinOp::Le, ..)),
+            "{:?}",
+            found[0]
+        );
+        assert!(found.iter().all(|v| !compares_itself(&v.expr)));
+        assert!(kinds.contains(&VARIABLE) && kinds.contains(&NEGATION));
+
+        let (program, e) = body_return("fn g(x: i32, y: i32) -> i32 {\n    x + 1\n}\n");
+        let f = &program.functions[0];
+        let found = variants(f, &f.params, SiteKind::Return, &e);
+        assert_eq!(found[0].template, VARIABLE);
+        assert!(found.iter().any(|v| v.template == CONSTANT_STEP));
+        assert!(found.iter().any(|v| v.template == ARITHMETIC));
+        // No variant is the written expression.
+        assert!(found.iter().all(|v| v.expr != e));
     }
 }

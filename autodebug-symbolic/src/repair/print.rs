@@ -608,8 +608,15 @@ pub(crate) fn condition(
     } else if k0 < 0 {
         right.push((false, Atom::Const(-k0)));
     }
-    if left.is_empty() && right.is_empty() {
-        let holds = matches!(op, BinOp::Eq | BinOp::Le | BinOp::Ge);
+    if terms.is_empty() {
+        let holds = match op {
+            BinOp::Eq => k0 == 0,
+            BinOp::Ne => k0 != 0,
+            BinOp::Lt => k0 < 0,
+            BinOp::Le => k0 <= 0,
+            BinOp::Gt => k0 > 0,
+            _ => k0 >= 0,
+        };
         return (
             holds.to_string(),
             protocol::Expr::Lit {
@@ -617,7 +624,10 @@ pub(crate) fn condition(
             },
         );
     }
-    let (left, right, op) = if left.is_empty() {
+    // One way of writing each comparison: the first variable on the left (`x <= 1`, not
+    // `1 >= x`; `x < y`, not `y > x`).
+    let first_subtracted = terms.first().is_some_and(|(k, _)| *k < 0);
+    let (left, right, op) = if first_subtracted || left.is_empty() {
         (right, left, mirror(op))
     } else {
         (left, right, op)
@@ -633,4 +643,71 @@ pub(crate) fn condition(
             right: Box::new(re),
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn term(name: &str, ty: IntType) -> Term {
+        Term {
+            name: name.into(),
+            ty,
+        }
+    }
+
+    #[test]
+    fn linear_sums_read_as_written_by_hand() {
+        let x = term("x", IntType::I32);
+        let y = term("y", IntType::I32);
+        let n = term("n", IntType::U8);
+        let show = |k0, terms: &[(i128, &Term)]| linear(IntType::I32, k0, terms).unwrap().0;
+        assert_eq!(show(0, &[(1, &y)]), "y");
+        assert_eq!(show(1, &[(1, &x)]), "x + 1");
+        assert_eq!(show(-2, &[(1, &x)]), "x - 2");
+        assert_eq!(show(0, &[(-1, &x), (1, &y)]), "y - x");
+        assert_eq!(show(0, &[(2, &x), (-2, &y)]), "2 * x - 2 * y");
+        assert_eq!(show(5, &[(-1, &x)]), "5 - x");
+        assert_eq!(show(-5, &[(-1, &x)]), "-x - 5");
+        assert_eq!(show(0, &[]), "0");
+        assert_eq!(show(-3, &[]), "-3");
+        assert_eq!(show(0, &[(1, &n)]), "(n as i32)");
+        let (text, expr) = linear(IntType::I32, 1, &[(1, &x)]).unwrap();
+        assert_eq!(text, "x + 1");
+        assert_eq!(
+            expr,
+            protocol::Expr::Binary {
+                op: protocol::BinOp::Add,
+                left: Box::new(protocol::Expr::Var { name: "x".into() }),
+                right: Box::new(protocol::Expr::Lit {
+                    value: int_value(1, IntType::I32)
+                }),
+            }
+        );
+    }
+
+    #[test]
+    fn unsigned_sums_add_before_they_subtract_and_never_negate() {
+        let a = term("a", IntType::Usize);
+        let b = term("b", IntType::Usize);
+        let show = |k0, terms: &[(i128, &Term)]| linear(IntType::Usize, k0, terms).map(|p| p.0);
+        assert_eq!(show(1, &[(1, &a), (-1, &b)]).as_deref(), Some("a + 1 - b"));
+        assert_eq!(show(3, &[(-1, &b)]).as_deref(), Some("3 - b"));
+        assert_eq!(show(0, &[(-1, &b)]), None);
+    }
+
+    #[test]
+    fn conditions_compare_sums_of_positive_terms() {
+        let x = term("x", IntType::I32);
+        let y = term("y", IntType::I32);
+        let show = |k0, terms: &[(i128, &Term)], op| condition(IntType::I32, k0, terms, op).0;
+        assert_eq!(show(0, &[(1, &x), (-1, &y)], BinOp::Ge), "x >= y");
+        assert_eq!(show(0, &[(-1, &x), (1, &y)], BinOp::Gt), "x < y");
+        assert_eq!(show(-1, &[(1, &x), (-1, &y)], BinOp::Ge), "x >= y + 1");
+        assert_eq!(show(1, &[(-1, &x)], BinOp::Ge), "x <= 1");
+        assert_eq!(show(-10, &[(1, &x)], BinOp::Lt), "x < 10");
+        assert_eq!(show(0, &[(2, &x), (-2, &y)], BinOp::Gt), "2 * x > 2 * y");
+        assert_eq!(show(0, &[], BinOp::Le), "true");
+        assert_eq!(show(3, &[], BinOp::Eq), "false");
+    }
 }

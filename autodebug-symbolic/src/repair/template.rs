@@ -671,7 +671,19 @@ impl Template {
                     .and_then(|v| value::bv_value(&v, ty.signed()))
                     .unwrap_or(0),
             ],
-            _ => self.params().iter().map(|p| read_int(model, p)).collect(),
+            Body::Linear(a) => a.params().iter().map(|p| read_int(model, p)).collect(),
+            Body::Condition { affine, op } | Body::Clause { affine, op, .. } => {
+                let mut values: Vec<i128> =
+                    affine.params().iter().map(|p| read_int(model, p)).collect();
+                // The comparison is an index, not a signed number.
+                values.push(
+                    model
+                        .eval(op, true)
+                        .and_then(|v| value::bv_value(&v, false))
+                        .unwrap_or(0),
+                );
+                values
+            }
         }
     }
 
