@@ -82,6 +82,16 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         report.plan = Some(plan_path.display().to_string());
     }
 
+    // The tool's own directories: not copied for rebuilds, not a change of the user's.
+    let own_dirs = [
+        output_dir.clone(),
+        PathBuf::from(format!("{}.old", output_dir.display())),
+        build::target_dir(&workspace, options),
+    ];
+    let tree = options
+        .apply
+        .then(|| repair::apply::tree_state(&workspace.root, options.allow_dirty, &own_dirs));
+
     let names: Vec<&str> = workspace.packages.iter().map(|p| p.name.as_str()).collect();
     console.status("Building", &format!("{} (instrumented)", names.join(", ")));
     let phase = Instant::now();
@@ -257,12 +267,6 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         report.timing.localize_s = phase.elapsed().as_secs_f64();
     }
 
-    // The tool's own directories: not copied for rebuilds, not a change of the user's.
-    let own_dirs = [
-        output_dir.clone(),
-        PathBuf::from(format!("{}.old", output_dir.display())),
-        build::target_dir(&workspace, options),
-    ];
     if !options.no_fix && !report.suspects.is_empty() {
         let phase = Instant::now();
         let repaired = repair::repair(
@@ -286,12 +290,11 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         report.repair = Some(repaired.details);
         report.timing.repair_s = phase.elapsed().as_secs_f64();
     }
-    if options.apply {
+    if let Some(tree) = tree {
         report.apply = Some(repair::apply::apply_top(
             &report,
             &workspace.root,
-            options.allow_dirty,
-            &own_dirs,
+            tree,
             console,
         ));
     }

@@ -116,3 +116,44 @@ pub fn describe(output: &Output) -> String {
         String::from_utf8_lossy(&output.stderr)
     )
 }
+
+/// Puts `dir` under git with everything in it committed (what `--apply` wants to see).
+pub fn git_commit_all(dir: &Path) {
+    for args in [
+        &["init", "-q"][..],
+        &["add", "."][..],
+        &[
+            "-c",
+            "user.name=autodebug-tests",
+            "-c",
+            "user.email=tests@autodebug.invalid",
+            "commit",
+            "-qm",
+            "fixture",
+        ][..],
+    ] {
+        let output = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("git runs");
+        assert!(
+            output.status.success(),
+            "git {args:?}: {}",
+            describe(&output)
+        );
+    }
+}
+
+/// Runs the plain `cargo test` (no instrumentation) in `dir`, into the target dir the tool's
+/// patched rebuilds use (its dependencies are built there already).
+pub fn cargo_test(dir: &Path) -> Output {
+    Command::new(env!("CARGO"))
+        .arg("test")
+        .arg("--target-dir")
+        .arg(shared_target_dir().join("repair/target"))
+        .current_dir(dir)
+        .env_remove("AUTODEBUG_INSTRUMENT")
+        .output()
+        .expect("cargo runs")
+}

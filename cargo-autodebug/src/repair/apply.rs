@@ -12,13 +12,28 @@ use anyhow::{Context, Result, bail};
 
 use super::{Fix, fingerprint};
 
-/// `--apply` after a run: writes the report's top validated fix, saying on the console
-/// what it wrote or why it did not.
-pub fn apply_top(
-    report: &crate::report::Report,
+/// Whether the tree may be written by `--apply`: `Ok` when `allow_dirty`, or when git
+/// tracks it and has no uncommitted change but under `ignore` (the tool's own directories).
+/// Checked before the run builds anything, as `cargo fix` does: a build may create files
+/// (a `Cargo.lock`) that are not the user's changes.
+pub fn tree_state(
     workspace_root: &Path,
     allow_dirty: bool,
     ignore: &[PathBuf],
+) -> Result<(), String> {
+    if allow_dirty {
+        return Ok(());
+    }
+    check_clean(workspace_root, ignore).map_err(|e| format!("{e:#}"))
+}
+
+/// `--apply` after a run: writes the report's top validated fix if the tree was clean
+/// when the run started (`tree`, from [`tree_state`]), saying on the console what it
+/// wrote or why it did not.
+pub fn apply_top(
+    report: &crate::report::Report,
+    workspace_root: &Path,
+    tree: Result<(), String>,
     console: &crate::console::Console,
 ) -> crate::report::Applied {
     let refused = |why: String| {
@@ -31,7 +46,10 @@ pub fn apply_top(
     let Some(fix) = report.top_fix() else {
         return refused("no validated fix to apply".to_string());
     };
-    match apply(fix, workspace_root, allow_dirty, ignore) {
+    if let Err(why) = tree {
+        return refused(why);
+    }
+    match apply(fix, workspace_root, true, &[]) {
         Ok(written) => {
             let files: Vec<String> = fix.files.iter().map(|f| f.path.clone()).collect();
             console.status(

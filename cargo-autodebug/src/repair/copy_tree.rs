@@ -4,6 +4,7 @@
 //! lead out of the workspace get those paths made absolute. The user's tree is only read.
 
 use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
@@ -12,44 +13,74 @@ const SKIPPED_DIRS: [&str; 8] = [
     "target", ".git", ".hg", ".svn", ".jj", ".pijul", "_darcs", ".bzr",
 ];
 
-/// A scratch copy, removed when dropped (with its lock, when it held one).
+/// A scratch copy with the target dir its builds go to; the copy is removed when dropped.
 #[derive(Debug)]
 pub struct ScratchCopy {
     /// Root of the copy: the copied workspace root.
     pub root: PathBuf,
-    lock: Option<PathBuf>,
+    /// Where its builds go.
+    pub target_dir: PathBuf,
+    /// A directory of this copy alone (a copy made while another run held the shared
+    /// place), removed with its target dir.
+    own: Option<PathBuf>,
+    /// The open lock file: the lock is held while it is open.
+    _lock: Option<std::fs::File>,
 }
 
 impl Drop for ScratchCopy {
     fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.root).ok();
-        if let Some(lock) = &self.lock {
-            std::fs::remove_file(lock).ok();
-        }
+        match &self.own {
+            Some(own) => std::fs::remove_dir_all(own).ok(),
+            None => std::fs::remove_dir_all(&self.root).ok(),
+        };
     }
 }
 
 impl ScratchCopy {
-    /// Copies `workspace_root` to `<dir>/workspace`, a path that stays the same from run to
-    /// run so that cargo's fingerprints of the copied crates (which include their paths)
-    /// stay valid in a persistent target dir. Another live run holding that place (its
-    /// lock file names its pid) gets a copy of its own beside it. `skip` are more
-    /// directories not to copy (the tool's output and target dirs when inside the
-    /// workspace).
-    pub fn create(workspace_root: &Path, dir: &Path, skip: &[PathBuf]) -> Result<ScratchCopy> {
+    /// Copies `workspace_root` to `<dir>/workspace`, builds going to `<dir>/target`: paths
+    /// that stay the same from run to run, so that rebuilds are incremental. One run at a
+    /// time holds them (an exclusive lock on `<dir>/workspace.lock`, released by the
+    /// system when the run ends however it ends): cargo names a workspace crate's
+    /// artifacts by its path relative to the workspace root, so two copies building into
+    /// one target dir at once would take each other's artifacts for their own. A run that
+    /// waits longer than `wait` gets a copy and a target dir of its own (a cold build).
+    /// `skip` are more directories not to copy (the tool's output and target dirs when
+    /// inside the workspace).
+    pub fn create(
+        workspace_root: &Path,
+        dir: &Path,
+        skip: &[PathBuf],
+        wait: Duration,
+    ) -> Result<ScratchCopy> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("could not create {}", dir.display()))?;
-        let lock = dir.join("workspace.lock");
-        let (root, lock) = if take_lock(&lock)? {
-            (dir.join("workspace"), Some(lock))
+        let lock_path = dir.join("workspace.lock");
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .with_context(|| format!("could not open {}", lock_path.display()))?;
+        let mut copy = if lock_within(&lock, wait) {
+            ScratchCopy {
+                root: dir.join("workspace"),
+                target_dir: dir.join("target"),
+                own: None,
+                _lock: Some(lock),
+            }
         } else {
-            let unique = tempfile::Builder::new()
-                .prefix("workspace-")
+            let own = tempfile::Builder::new()
+                .prefix("own-")
                 .tempdir_in(dir)
-                .context("could not create a scratch directory")?;
-            (unique.keep(), None)
+                .context("could not create a scratch directory")?
+                .keep();
+            ScratchCopy {
+                root: own.join("workspace"),
+                target_dir: own.join("target"),
+                own: Some(own),
+                _lock: None,
+            }
         };
-        let mut copy = ScratchCopy { root, lock };
         if copy.root.exists() {
             std::fs::remove_dir_all(&copy.root)
                 .with_context(|| format!("could not clear {}", copy.root.display()))?;
@@ -64,27 +95,25 @@ impl ScratchCopy {
     }
 }
 
-/// Takes the lock file (writing our pid into it) unless a live process holds it (this
-/// one included: a lock is removed with its copy, so one naming us is in use).
-fn take_lock(lock: &Path) -> Result<bool> {
-    if let Ok(text) = std::fs::read_to_string(lock)
-        && let Ok(pid) = text.trim().parse::<u32>()
-        && alive(pid)
-    {
-        return Ok(false);
-    }
-    std::fs::write(lock, std::process::id().to_string())
-        .with_context(|| format!("could not write {}", lock.display()))?;
-    Ok(true)
-}
-
-/// Whether process `pid` exists.
-fn alive(pid: u32) -> bool {
+/// Takes an exclusive `flock(2)` on `file`, waiting up to `wait`; whether it got it.
+fn lock_within(file: &std::fs::File, wait: Duration) -> bool {
+    use std::os::fd::AsRawFd;
     unsafe extern "C" {
-        fn kill(pid: i32, sig: i32) -> i32;
+        fn flock(fd: i32, operation: i32) -> i32;
     }
-    // SAFETY: signal 0 only checks that the process exists; nothing is sent.
-    i32::try_from(pid).is_ok_and(|pid| unsafe { kill(pid, 0) } == 0)
+    const LOCK_EX: i32 = 2;
+    const LOCK_NB: i32 = 4;
+    let deadline = Instant::now() + wait;
+    loop {
+        // SAFETY: flock(2) on a descriptor this function borrows open; no memory is shared.
+        if unsafe { flock(file.as_raw_fd(), LOCK_EX | LOCK_NB) } == 0 {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// Copies the tree at `from` to `to`, skipping [`SKIPPED_DIRS`], `autodebug.out*` and the
@@ -309,24 +338,30 @@ classpath = \"../../not-a-path-key\"\n";
     }
 
     #[test]
-    fn a_live_lock_gets_a_copy_of_its_own() {
+    fn a_held_lock_gets_a_copy_and_target_of_its_own() {
         let ws = tempfile::tempdir().unwrap();
         std::fs::write(ws.path().join("Cargo.toml"), "[package]\n").unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let first = ScratchCopy::create(ws.path(), dir.path(), &[]).unwrap();
-        assert_eq!(first.root, dir.path().join("workspace"));
-        // A lock held by another live process (pid 1 always exists).
-        std::fs::write(dir.path().join("workspace.lock"), "1").unwrap();
-        let second = ScratchCopy::create(ws.path(), dir.path(), &[]).unwrap();
+        let first = ScratchCopy::create(ws.path(), dir.path(), &[], Duration::ZERO).unwrap();
+        assert_eq!(
+            first.root,
+            dir.path().join("workspace").canonicalize().unwrap()
+        );
+        assert_eq!(first.target_dir, dir.path().join("target"));
+        // The first holds the lock (flock is per open file, so this holds in one process).
+        let second = ScratchCopy::create(ws.path(), dir.path(), &[], Duration::ZERO).unwrap();
         assert_ne!(second.root, first.root);
+        assert_ne!(second.target_dir, first.target_dir);
         assert!(second.root.join("Cargo.toml").exists());
-        let second_root = second.root.clone();
+        let own = second.own.clone().unwrap();
         drop(second);
-        assert!(!second_root.exists());
-        // A stale lock (a pid that cannot exist) is taken over.
+        assert!(!own.exists());
+        // Released with the first: the next run gets the shared place again.
+        let first_root = first.root.clone();
         drop(first);
-        std::fs::write(dir.path().join("workspace.lock"), "4294967295").unwrap();
-        let third = ScratchCopy::create(ws.path(), dir.path(), &[]).unwrap();
-        assert_eq!(third.root, dir.path().join("workspace"));
+        assert!(!first_root.exists());
+        let third =
+            ScratchCopy::create(ws.path(), dir.path(), &[], Duration::from_secs(1)).unwrap();
+        assert_eq!(third.target_dir, dir.path().join("target"));
     }
 }

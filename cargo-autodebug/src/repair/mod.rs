@@ -445,6 +445,7 @@ pub fn repair_with(
                 context.selection.clone(),
                 suite.clone(),
                 context.jobs,
+                limits.time.saturating_sub(start.elapsed()),
             ) {
                 Ok(r) => rebuild = Some(r),
                 Err(error) => {
@@ -472,7 +473,16 @@ pub fn repair_with(
                 if validation.validated {
                     details.validated += 1;
                 }
-                console.detail(&describe(&validation));
+                if !validation.validated && runtime_passed.is_some() {
+                    // The reruns passed it: a rebuild that does not is worth saying.
+                    console.warn(&format!(
+                        "`{}` passed the reruns but not the rebuild: {}",
+                        fix.replacement,
+                        describe(&validation)
+                    ));
+                } else {
+                    console.detail(&describe(&validation));
+                }
                 if validation.validated || runtime_passed.is_some() {
                     fixes.push(rebuilt_fix(fix, &validation, runtime_passed.is_some()));
                 }

@@ -1,7 +1,8 @@
 //! Validation by rerun: the instrumented tests run again under a plan that replaces the
 //! candidate's sites by its expressions, evaluated at the hooks — no rebuild per candidate.
 //! Only the tests whose baseline reached one of the sites can behave differently, so only
-//! they are rerun; the others keep their baseline outcome. Several candidates share one
+//! they are rerun (and the failing tests, which may have failed inside a site's code before
+//! its hook saw it); the others keep their baseline outcome. Several candidates share one
 //! process per test where the test binary runs batches.
 
 use std::collections::BTreeMap;
@@ -85,7 +86,8 @@ impl Rerun<'_> {
         for (c, (_, _, sites)) in candidates.iter().enumerate() {
             let keys: Vec<SiteKey> = sites.iter().map(SiteInfo::key).collect();
             for (t, result) in self.baseline.iter().enumerate() {
-                if keys.iter().any(|k| result.coverage.contains_key(k)) {
+                let failed = !result.first.outcome.passed();
+                if failed || keys.iter().any(|k| result.coverage.contains_key(k)) {
                     per_test.entry(t).or_default().push(c);
                 }
             }

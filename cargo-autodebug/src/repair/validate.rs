@@ -139,8 +139,9 @@ pub struct Rebuild {
 }
 
 impl Rebuild {
-    /// A scratch copy of `workspace_root` under `dir` (the copy in `dir/workspace`, the
-    /// target dir in `dir/target`, kept from run to run so that rebuilds are incremental).
+    /// A scratch copy of `workspace_root` under `dir` (see [`ScratchCopy::create`]: the
+    /// copy and its target dir are kept from run to run so that rebuilds are incremental;
+    /// `wait` is how long to wait for a concurrent run to release them).
     pub fn new(
         workspace_root: &Path,
         dir: &Path,
@@ -148,11 +149,12 @@ impl Rebuild {
         selection: Selection,
         suite: Vec<SuiteTest>,
         jobs: usize,
+        wait: Duration,
     ) -> Result<Rebuild> {
-        let copy = ScratchCopy::create(workspace_root, dir, skip)?;
+        let copy = ScratchCopy::create(workspace_root, dir, skip, wait)?;
         Ok(Rebuild {
+            target_dir: copy.target_dir.clone(),
             copy,
-            target_dir: dir.join("target"),
             selection,
             suite,
             jobs: jobs.max(1),
@@ -494,6 +496,7 @@ mod tests {
                 ("equal", true),
             ]),
             2,
+            Duration::ZERO,
         )
         .unwrap();
         let patched = |text: &str| vec![("src/lib.rs".to_string(), text.to_string())];

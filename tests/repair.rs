@@ -1,0 +1,85 @@
+//! End-to-end repair: the real `cargo autodebug --apply` on copies of example and fixture
+//! crates, then the crate's own `cargo test` there. A fix counts when the applied patch is
+//! the expected one and the suite is green.
+
+mod common;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+/// Copies the crate, commits it, runs `cargo autodebug --apply` (exit 5: the tests failed
+/// when analysed), and returns the copy and the report.
+fn repair(crate_dir: &Path) -> (tempfile::TempDir, Value) {
+    let dir = common::copy_crate(crate_dir);
+    common::git_commit_all(dir.path());
+    common::autodebug_expecting(dir.path(), &["--apply"], 5);
+    let report = common::report(dir.path());
+    (dir, report)
+}
+
+fn example(name: &str) -> std::path::PathBuf {
+    common::repo_root().join("examples").join(name)
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    common::repo_root().join("tests/fixtures").join(name)
+}
+
+/// The top fix is validated by a rebuild, was applied, and the suite now passes.
+fn check_applied(dir: &Path, report: &Value, file: &str) -> Value {
+    let top = report["fixes"][0].clone();
+    assert_eq!(top["validated"], true, "{report:#}");
+    assert_eq!(top["validation"], "rebuild", "{top:#}");
+    assert_eq!(top["tests_passed"], top["tests_total"], "{top:#}");
+    assert_eq!(top["rank"], 1);
+    assert_eq!(report["apply"]["files"][0], file, "{report:#}");
+    let patch = std::fs::read_to_string(dir.join("autodebug.out/fix.patch")).unwrap();
+    assert_eq!(patch, top["diff"].as_str().unwrap());
+    let output = common::cargo_test(dir);
+    assert!(
+        output.status.success(),
+        "the suite fails after --apply: {}",
+        common::describe(&output)
+    );
+    top
+}
+
+#[test]
+fn max_of_two_is_repaired_to_r_equals_y() {
+    let (dir, report) = repair(&example("max2"));
+    let top = check_applied(dir.path(), &report, "src/lib.rs");
+    assert_eq!(top["file"], "src/lib.rs");
+    assert_eq!(
+        (top["line"].as_u64(), top["column"].as_u64()),
+        (Some(12), Some(13))
+    );
+    assert_eq!(top["original"], "x");
+    assert_eq!(top["replacement"], "y", "{report:#}");
+    let text = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(text.contains("        r = y;\n"), "{text}");
+    // The runtime checked it first, without a rebuild.
+    assert_eq!(top["plausible"], true);
+    assert!(report["repair"]["runtime_checked"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn binary_search_loop_condition_is_repaired_to_less_or_equal() {
+    let (dir, report) = repair(&fixture("repair-search"));
+    let top = check_applied(dir.path(), &report, "src/lib.rs");
+    assert_eq!(top["original"], "lo < hi", "{report:#}");
+    assert_eq!(top["replacement"], "lo <= hi", "{report:#}");
+    assert_eq!(top["template"], "relational-operator");
+    let text = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(text.contains("    while lo <= hi {\n"), "{text}");
+}
+
+#[test]
+fn off_by_one_loop_bound_is_repaired() {
+    let (dir, report) = repair(&example("array-copy"));
+    let top = check_applied(dir.path(), &report, "src/lib.rs");
+    assert_eq!(top["original"], "src.len() - 1", "{report:#}");
+    assert_eq!(top["replacement"], "src.len()", "{report:#}");
+    let text = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(text.contains("    for i in 0..src.len() {\n"), "{text}");
+}
