@@ -330,7 +330,13 @@ impl<'p> Synthesizer<'p> {
             max_vars: self.options.max_vars,
             max_constants: self.options.max_constants,
         };
+        let mut keys: Vec<&SiteKey> = Vec::new();
         for key in diagnosis {
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        for key in keys {
             let shown = format!("line {}:{} ({:?})", key.line, key.column, key.kind);
             let located = match site::locate(self.program, key) {
                 Ok(l) => l,
@@ -711,7 +717,10 @@ impl<'p> Synthesizer<'p> {
                 }
             }
         };
-        let candidate = self.candidate(&session.combination, &chosen);
+        let Some(candidate) = self.candidate(&session.combination, &chosen) else {
+            self.session = Some(session);
+            return Step::Again;
+        };
         let fresh = self.seen.insert(texts_of(&candidate));
         if fresh {
             session.found += 1;
@@ -728,11 +737,11 @@ impl<'p> Synthesizer<'p> {
     }
 
     /// The candidate of decoded template parameters.
-    fn candidate(&self, combination: &[usize], chosen: &[Vec<i128>]) -> Candidate {
+    fn candidate(&self, combination: &[usize], chosen: &[Vec<i128>]) -> Option<Candidate> {
         let mut edits = Vec::new();
         let mut cost = 0;
         for ((c, &t), values) in self.components.iter().zip(combination).zip(chosen) {
-            let r = c.menu[t].render(values, &c.located, &c.texts);
+            let r = c.menu[t].render(values, &c.located, &c.texts)?;
             cost += r.cost;
             let (expr, note) = match r.expr {
                 Ok(e) => (Some(e), r.note),
@@ -750,7 +759,7 @@ impl<'p> Synthesizer<'p> {
                 template: r.template,
             });
         }
-        Candidate { edits, cost }
+        Some(Candidate { edits, cost })
     }
 }
 

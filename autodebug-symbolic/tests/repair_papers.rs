@@ -3,13 +3,15 @@
 //! diagnosis {c1, c3} both components are replaced jointly, and counterexamples refine a
 //! template's candidates until one is correct for every input tried.
 
+mod encode_trace;
 mod repair_fixtures;
 
-use autodebug_runtime::protocol::{SiteKey, SiteKind, Value};
+use autodebug_runtime::protocol::{Record, SiteKey, SiteKind, Value};
 use autodebug_symbolic::conflicts::Role;
 use autodebug_symbolic::encode::{Call, Concrete, Expected, Spec};
 use autodebug_symbolic::ir::Program;
 use autodebug_symbolic::repair::{Candidate, Kind, Options, Synthesizer};
+use encode_trace::Trace;
 use repair_fixtures::{V, eval};
 
 /// Example 2 with the paper's line numbers: the assertion of line 5 in the body.
@@ -234,4 +236,75 @@ fn counterexamples_refine_the_candidates_until_one_is_correct() {
     let mut unique = tried.clone();
     unique.dedup();
     assert_eq!(unique.len(), tried.len());
+}
+
+/// `max` with the paper's assertion as a postcondition, so that its sites are reported.
+const MAX_ENSURES: &str = "#[ensures(ret >= x && ret >= y)] fn max(x: i32, y: i32) -> i32 {
+    let mut r = x;
+    if y > x {
+        r = x;
+    }
+    r
+}
+";
+
+#[test]
+fn a_counterexample_recorded_under_the_candidate_is_encoded_from_its_arguments() {
+    let program = Program::from_source(MAX_ENSURES, "max.rs").unwrap();
+    let c2 = site(&program, "max", 4, SiteKind::Assign);
+    let options = Options {
+        kinds: vec![Kind::Linear],
+        ..Options::default()
+    };
+    let mut synth = Synthesizer::new(&program, &[call(2, 4)], &[c2], options);
+    let first = synth.next().expect("a candidate");
+    // Validation reran `max(1, 2)` with the candidate in place of line 4 and (suppose) it
+    // failed: its trace has the candidate's value at line 4, marked as replaced.
+    let scope = [("x", i32(1)), ("y", i32(2))];
+    let mut t = Trace::new(&program);
+    t.enter("max", &scope)
+        .value("max", 2, SiteKind::Let, i32(1), &scope)
+        .branch("max", 3, SiteKind::If, true, &[i32(2), i32(1)])
+        .value(
+            "max",
+            4,
+            SiteKind::Assign,
+            i32(7),
+            &[("x", i32(1)), ("y", i32(2)), ("r", i32(1))],
+        )
+        .exit("max", false);
+    for e in &mut t.events {
+        if let Record::Component {
+            overridden, value, ..
+        } = e
+            && *value == i32(7)
+        {
+            *overridden = true;
+        }
+    }
+    let under_plan = Call {
+        test: "max(1, 2) under the candidate".into(),
+        role: Role::Failing,
+        function: "max".into(),
+        args: Vec::new(),
+        trace: Some(t.call_trace()),
+        spec: Spec::failing(None),
+    };
+    assert!(synth.refute(&first, &under_plan));
+    let notes = &synth.report().calls;
+    let [.., traced, untraced] = notes.as_slice() else {
+        panic!("{notes:?}")
+    };
+    assert!(
+        !traced.encoded && traced.reasons[0].contains("plan"),
+        "{traced:?}"
+    );
+    assert!(untraced.encoded, "{untraced:?}");
+    // Later candidates hold for the counterexample's inputs too, and the refuted one is gone.
+    let rest = take(&mut synth, 4);
+    assert!(!rest.is_empty());
+    for c in &rest {
+        assert_ne!(c.edits[0].rust, first.edits[0].rust);
+        assert!(max_holds(c, 2, 4) && max_holds(c, 1, 2), "{c:?}");
+    }
 }

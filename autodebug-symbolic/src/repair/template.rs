@@ -13,7 +13,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use autodebug_runtime::protocol::{self, Expr::Original};
+use autodebug_runtime::protocol;
 use z3::Model;
 use z3::ast::{BV, Bool, Dynamic};
 
@@ -378,6 +378,16 @@ pub(crate) fn menu(
             });
         }
     }
+    if writes_through_a_call(located.expr) {
+        // The model keeps the written call's effects on `&mut` arguments; a patch replacing
+        // the expression would drop them.
+        reasons.push("the written expression changes `&mut` arguments through a call".into());
+        return if out.is_empty() {
+            Err(reasons.join("; "))
+        } else {
+            Ok(out)
+        };
+    }
     let mut vars: Vec<(VarId, Term)> = located
         .int_vars()
         .into_iter()
@@ -443,6 +453,17 @@ pub(crate) fn menu(
         return Err(reasons.join("; "));
     }
     Ok(out)
+}
+
+/// Whether evaluating `e` writes `&mut` arguments of a call.
+fn writes_through_a_call(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if let ExprKind::Call { outputs, .. } = &x.kind {
+            found |= !outputs.is_empty();
+        }
+    });
+    found
 }
 
 /// The type a condition template compares in: the written comparison's operands', or the
@@ -698,14 +719,15 @@ impl Template {
         Bool::or(&differs)
     }
 
-    /// A decoded instance as an edit of the site.
-    pub fn render(&self, chosen: &[i128], located: &Located, texts: &Texts) -> Rendered {
+    /// A decoded instance as an edit of the site (`None` for values outside the template's
+    /// domain, which a model of it never has).
+    pub fn render(&self, chosen: &[i128], located: &Located, texts: &Texts) -> Option<Rendered> {
         let f = located.function;
         let ir_text =
             |e: &Expr| print::rust(f, e, texts).unwrap_or_else(|why| format!("/* {why} */"));
-        match &self.body {
+        Some(match &self.body {
             Body::Mutation { variants, .. } => {
-                let variant = &variants[chosen[0] as usize];
+                let variant = variants.get(usize::try_from(*chosen.first()?).ok()?)?;
                 let mut expr = print::protocol(located, &variant.expr, None, texts);
                 let mut note = None;
                 if expr.is_err() && variant.template == mutate::BOUND_STEP {
@@ -730,7 +752,7 @@ impl Template {
             Body::Constant {
                 base, hole_var, ty, ..
             } => {
-                let e = fill(base, *hole_var, chosen[0], *ty);
+                let e = fill(base, *hole_var, *chosen.first()?, *ty);
                 Rendered {
                     rust: ir_text(&e),
                     expr: print::protocol(located, &e, None, texts),
@@ -740,8 +762,10 @@ impl Template {
                 }
             }
             Body::Linear(a) => {
-                let (rust, expr) = print::linear(a.ty, chosen[0], &a.terms(chosen))
-                    .unwrap_or_else(|| ("/* a negated unsigned sum */".into(), Original));
+                if chosen.len() != a.ks.len() + 1 {
+                    return None;
+                }
+                let (rust, expr) = print::linear(a.ty, chosen[0], &a.terms(chosen))?;
                 Rendered {
                     rust,
                     expr: Ok(expr),
@@ -750,10 +774,10 @@ impl Template {
                     note: None,
                 }
             }
-            Body::Condition { .. } | Body::Clause { .. } => self
-                .render_condition(chosen, located.code(), written_is_or(located.expr))
-                .expect("a condition template"),
-        }
+            Body::Condition { .. } | Body::Clause { .. } => {
+                return self.render_condition(chosen, located.code(), written_is_or(located.expr));
+            }
+        })
     }
 
     /// A decoded condition or clause template as an edit of a condition written as
@@ -769,9 +793,11 @@ impl Template {
             Body::Clause { and, affine, .. } => (Some(*and), affine),
             _ => return None,
         };
-        let n = chosen.len();
-        let op = print::COMPARISONS[chosen[n - 1] as usize % print::COMPARISONS.len()];
-        let params = &chosen[..n - 1];
+        let (&op, params) = chosen.split_last()?;
+        let op = *print::COMPARISONS.get(usize::try_from(op).ok()?)?;
+        if params.len() != affine.ks.len() + 1 {
+            return None;
+        }
         let (text, expr) = print::condition(affine.ty, params[0], &affine.terms(params), op);
         let Some(and) = clause else {
             return Some(Rendered {
