@@ -1,35 +1,53 @@
 //! Template-based repair (issue 6; Könighofer & Bloem, sections III-E to III-G): for a
 //! diagnosis, replacement expressions of its components that make every recorded call meet
 //! its specification — the failing calls their expected results, contracts and "no panic",
-//! the accepted and passing calls what they returned — found by z3 and returned simplest
-//! first, refined by the counterexamples validation brings back (CEGIS).
+//! the accepted and passing calls what they returned — found by z3, returned simplest
+//! first, and refined by the counterexamples validation brings back (CEGIS).
 //!
-//! Each diagnosed component gets a template ([`template`]): one-token corrections of the
-//! AutoDebug paper's classes, a solver-chosen constant, `k0 + Σ ki*vi`, a condition
-//! `k0 + Σ ki*vi OP 0`, a clause added to a condition. The calls are encoded as the
-//! diagnosis encodes them ([`crate::encode`]): each call's variables are its own, the
-//! template parameters are shared by all of them (the joint formulation), every other
-//! component behaves as written. z3's `Optimize` finds parameters meeting every call while
-//! keeping as many soft "simple" constraints as it can; each instance found is excluded
-//! to find the next. With several components, one template per component is solved jointly,
-//! combinations of templates tried by increasing expressiveness.
+//! Each diagnosed component gets a menu of templates ([`Kind`]): the one-token corrections
+//! of the AutoDebug paper's classes, a solver-chosen constant, `k0 + Σ ki*vi`, a condition
+//! `k0 + Σ ki*vi OP 0`, a clause added to the written condition. The calls are encoded as
+//! the diagnosis encodes them ([`crate::encode`]): each call's variables are its own, the
+//! template parameters are shared by all of them (the joint formulation), every component
+//! outside the diagnosis behaves as written. A diagnosis of several components takes one
+//! template per component, solved jointly; combinations are tried by increasing
+//! expressiveness. Within a combination:
+//!
+//! - one-token corrections are a finite choice, checked one by one in their order under
+//!   assumptions (every call at once: with the choice fixed the runs are nearly concrete);
+//! - the other templates follow the paper's refinement loop (its Fig. 3): z3's `Optimize`
+//!   finds parameters for the failing calls and the calls that refuted earlier instances,
+//!   keeping as many soft "simple" constraints as it can (parameters zero, then small); the
+//!   instance is then checked against every other call with its parameters fixed, and a call
+//!   it fails joins the optimization. Each instance found is excluded to find the next.
 //!
 //! ```ignore
 //! let mut synth = Synthesizer::new(&program, &calls, &[site], Options::default());
 //! while let Some(candidate) = synth.next() {
-//!     match validate(&candidate) {            // rerun the suite with the replacement
-//!         Ok(()) => break,                     // plausible
-//!         Err(failed_call) => synth.refute(&candidate, &failed_call),
+//!     match validate(&candidate) {       // rerun the suite with the replacement
+//!         Ok(()) => break,                // plausible
+//!         Err(failed_call) => {
+//!             synth.refute(&candidate, &failed_call);
+//!         }
 //!     }
 //! }
 //! ```
 //!
-//! What the solver guarantees is agreement with the calls it could encode (see
-//! [`Report::calls`]): loops are unrolled to the recorded iterations plus the encoder's
-//! slack (a candidate needing more is not found), and the sums of linear templates are
-//! checked whole (Rust evaluates the printed sum term by term in the site's type, so an
-//! intermediate overflow only shows at validation). [`explain_switch`] builds condition
-//! candidates from a switched branch's instances alone (issue 6, item 6).
+//! A returned candidate agrees with every call that could be encoded ([`Report::calls`]
+//! names the others). The agreement is the model's, which is approximate where the encoding
+//! is: loops are unrolled to the recorded iterations plus the encoder's slack (a candidate
+//! needing more iterations is not found); values the model cannot compute are free (a
+//! candidate may rely on them); the sum of a linear template is checked whole, while Rust
+//! evaluates the printed sum term by term in the site's type (an intermediate overflow shows
+//! only at validation), and the two printed sides of a condition template are each computed
+//! in the compared type. [`Edit::expr`] is the replacement as the runtime can evaluate it:
+//! missing when it reads what the site does not report, annotated ([`Edit::note`]) when it
+//! behaves differently from the patched code. Time is bounded per combination of templates
+//! ([`Options::timeout_ms`]) and overall ([`Options::budget`]); what was cut is in
+//! [`Report::cuts`].
+//!
+//! [`explain_switch`] builds condition candidates from a switched branch's instances alone
+//! (issue 6, item 6).
 
 mod eval;
 mod mutate;
@@ -138,7 +156,8 @@ pub struct Edit {
     pub expr: Option<protocol::Expr>,
     /// Why `expr` is missing, or how evaluating it at run time differs from the patch.
     pub note: Option<String>,
-    /// The kind of correction (`relational operator`, `variable`, `linear`, …).
+    /// The kind of correction (`relational-operator`, `variable`, `constant±1`, `linear`,
+    /// `condition`, …), in the report's words.
     pub template: &'static str,
 }
 

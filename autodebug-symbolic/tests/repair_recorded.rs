@@ -83,7 +83,7 @@ fn sum_initial_index_is_moved_by_one() {
     let found = first("sum", &[], 1);
     assert_eq!(rank("sum", &found), Some(0));
     let edit = &found[0].edits[0];
-    assert_eq!(edit.template, "constant ±1");
+    assert_eq!(edit.template, "constant±1");
     assert_eq!(
         edit.expr,
         Some(Expr::Lit {
@@ -100,7 +100,7 @@ fn array_copy_off_by_one_loop_bound_is_moved_by_one() {
     let found = first("array-copy", &[], 2);
     assert_eq!(rank("array-copy", &found), Some(0));
     let edit = &found[0].edits[0];
-    assert_eq!(edit.template, "loop bound ±1");
+    assert_eq!(edit.template, "loop-bound±1");
     // The runtime can only add one to the written bound, whose own underflow on an empty
     // source still happens there: the note says so.
     assert!(matches!(
@@ -117,7 +117,7 @@ fn array_copy_off_by_one_loop_bound_is_moved_by_one() {
 fn max_array_wrong_relational_operator_is_repaired_first() {
     let found = first("max-array", &[], 2);
     assert_eq!(rank("max-array", &found), Some(0));
-    assert_eq!(found[0].edits[0].template, "relational operator");
+    assert_eq!(found[0].edits[0].template, "relational-operator");
 }
 
 #[test]
@@ -130,7 +130,7 @@ fn quicksort_wrong_relational_operator_in_partition_is_repaired_first() {
 fn fsm_wrong_logical_operator_is_repaired_first() {
     let found = first("fsm", &[], 2);
     assert_eq!(rank("fsm", &found), Some(0));
-    assert_eq!(found[0].edits[0].template, "boolean operator");
+    assert_eq!(found[0].edits[0].template, "boolean-operator");
     // Over variables in scope: the runtime can evaluate it.
     assert!(found[0].replacements().is_some());
 }
@@ -227,6 +227,6 @@ fn binary_search_strict_comparison_is_repaired_to_less_or_equal() {
         .iter()
         .position(|c| c.edits[0].rust == "a[mid] <= x")
         .expect("the `<=` candidate is among the first three");
-    assert_eq!(found[at].edits[0].template, "relational operator");
+    assert_eq!(found[at].edits[0].template, "relational-operator");
     assert!(synth.report().calls.iter().all(|c| c.encoded));
 }

@@ -84,7 +84,7 @@ fn the_comparison_of_the_same_operands_with_another_operator() {
     }
     let first = &out.candidates[0].edits[0];
     assert_eq!(first.rust, "s < a[i]");
-    assert_eq!(first.template, "relational operator");
+    assert_eq!(first.template, "relational-operator");
     // `a[i]` is not reported by the site: for a patch only.
     assert_eq!(first.expr, None);
     // The equal operands rule out `<=` (and the negation, which is `<=` too).
@@ -132,7 +132,7 @@ fn a_condition_over_the_variables_in_scope() {
         println!("`{}` [{}]", c.edits[0].rust, c.edits[0].template);
     }
     assert_eq!(out.candidates[0].edits[0].rust, "lo <= hi");
-    assert_eq!(out.candidates[0].edits[0].template, "relational operator");
+    assert_eq!(out.candidates[0].edits[0].template, "relational-operator");
     // Over scope variables: the runtime can evaluate every candidate, and each one computes
     // the wanted outcomes.
     assert!(out.candidates.len() > 1);

@@ -168,7 +168,7 @@ fn relational_operator_swap() {
     };
     let found = case.run(3);
     assert_eq!(found[0].edits[0].rust, "age >= 18");
-    assert_eq!(found[0].edits[0].template, "relational operator");
+    assert_eq!(found[0].edits[0].template, "relational-operator");
     for c in &found {
         assert!(case.agrees(c), "{c:?}");
     }
@@ -196,7 +196,7 @@ fn arithmetic_operator_swap() {
     };
     let found = case.run(2);
     assert_eq!(found[0].edits[0].rust, "w * h");
-    assert_eq!(found[0].edits[0].template, "arithmetic operator");
+    assert_eq!(found[0].edits[0].template, "arithmetic-operator");
     assert!(case.agrees(&found[0]));
 }
 
@@ -222,7 +222,7 @@ fn boolean_operator_swap_and_negation() {
     };
     let found = both.run(1);
     assert_eq!(found[0].edits[0].rust, "a && b");
-    assert_eq!(found[0].edits[0].template, "boolean operator");
+    assert_eq!(found[0].edits[0].template, "boolean-operator");
 
     let invert = Case {
         source: "fn invert(b: bool) -> bool {\n    b\n}\n",
@@ -283,7 +283,7 @@ fn constant_moved_by_one_then_chosen_by_the_solver() {
     };
     let found = succ.run(1);
     assert_eq!(found[0].edits[0].rust, "x + 1");
-    assert_eq!(found[0].edits[0].template, "constant ±1");
+    assert_eq!(found[0].edits[0].template, "constant±1");
 
     let fee = Case {
         source: "fn fee(x: i32) -> i32 {\n    x * 3 + 10\n}\n",
@@ -334,7 +334,7 @@ fn a_clause_is_dropped() {
     let found = case.run(4);
     let dropped = found
         .iter()
-        .find(|c| c.edits[0].template == "drop a clause")
+        .find(|c| c.edits[0].template == "drop-clause")
         .expect("a dropped clause");
     assert_eq!(dropped.edits[0].rust, "x > 0");
     for c in &found {
@@ -365,7 +365,7 @@ fn a_loop_bound_is_moved_by_one() {
     };
     let found = case.run(1);
     assert_eq!(found[0].edits[0].rust, "n");
-    assert_eq!(found[0].edits[0].template, "loop bound ±1");
+    assert_eq!(found[0].edits[0].template, "loop-bound±1");
 }
 
 #[test]
@@ -477,7 +477,7 @@ fn a_clause_is_added_to_the_written_condition() {
     };
     let found = case.run(2);
     assert!(found[0].edits[0].rust.starts_with("x > 0 && "), "{found:?}");
-    assert_eq!(found[0].edits[0].template, "add a clause");
+    assert_eq!(found[0].edits[0].template, "add-clause");
     for c in &found {
         assert!(case.agrees(c), "{c:?}");
     }

@@ -8,14 +8,14 @@ use crate::ir::{BinOp, Expr, ExprKind, Function, IntType, Lit, Type, UnOp, VarId
 use autodebug_runtime::protocol::SiteKind;
 
 /// The kinds of one-token corrections, as [`super::Edit::template`] names them.
-pub(crate) const RELATIONAL: &str = "relational operator";
-pub(crate) const ARITHMETIC: &str = "arithmetic operator";
-pub(crate) const BOOLEAN: &str = "boolean operator";
+pub(crate) const RELATIONAL: &str = "relational-operator";
+pub(crate) const ARITHMETIC: &str = "arithmetic-operator";
+pub(crate) const BOOLEAN: &str = "boolean-operator";
 pub(crate) const NEGATION: &str = "negation";
 pub(crate) const VARIABLE: &str = "variable";
-pub(crate) const CONSTANT_STEP: &str = "constant ±1";
-pub(crate) const DROP_CLAUSE: &str = "drop a clause";
-pub(crate) const BOUND_STEP: &str = "loop bound ±1";
+pub(crate) const CONSTANT_STEP: &str = "constant±1";
+pub(crate) const DROP_CLAUSE: &str = "drop-clause";
+pub(crate) const BOUND_STEP: &str = "loop-bound±1";
 
 /// A corrected expression and the kind of correction.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,6 +20,7 @@ use crate::encode::value::{Bits, Val, bv_const};
 use crate::ir::{BinOp, IntType, VarId};
 
 use super::eval::Env;
+use super::mutate::{NEGATION, RELATIONAL, VARIABLE};
 use super::print::{Term, int_value, protocol_op, source_text};
 use super::template::condition_template;
 use super::{Candidate, Edit, Kind, Options};
@@ -113,12 +114,12 @@ pub fn explain_switch(
             op: protocol::UnOp::Not,
             arg: Box::new(protocol::Expr::Original),
         };
-        push(&mut out, edit(rust, Some(expr), None, "negation"), 1);
+        push(&mut out, edit(rust, Some(expr), None, NEGATION), 1);
     }
 
     if options.kinds.contains(&Kind::Mutation) {
         for (rust, expr, note) in operand_comparisons(parsed.as_ref(), code, instances) {
-            push(&mut out, edit(rust, expr, note, "relational operator"), 1);
+            push(&mut out, edit(rust, expr, note, RELATIONAL), 1);
         }
         for (name, negated) in boolean_variables(instances) {
             let rust = if negated {
@@ -135,7 +136,7 @@ pub fn explain_switch(
             } else {
                 var
             };
-            push(&mut out, edit(rust, Some(expr), None, "variable"), 1);
+            push(&mut out, edit(rust, Some(expr), None, VARIABLE), 1);
         }
     }
 

@@ -286,7 +286,7 @@ pub(crate) struct Rendered {
 pub(crate) const CONSTANT: &str = "constant";
 pub(crate) const LINEAR: &str = "linear";
 pub(crate) const CONDITION: &str = "condition";
-pub(crate) const ADD_CLAUSE: &str = "add a clause";
+pub(crate) const ADD_CLAUSE: &str = "add-clause";
 
 /// The limits templates are built within.
 pub(crate) struct Limits {
