@@ -31,6 +31,71 @@ pub struct Localization {
     /// One search per failing test and ordering.
     #[serde(rename = "predicate-switching")]
     pub switching: Vec<Search>,
+    /// The model-based diagnosis's account.
+    pub diagnosis: Option<DiagnosisAccount>,
+    /// Each technique's weight in the merged ranking.
+    pub weights: std::collections::BTreeMap<String, f64>,
+}
+
+/// `localization.diagnosis`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct DiagnosisAccount {
+    /// Per failing test; `skipped` says why one was not diagnosed.
+    pub tests: Vec<DiagnosedTest>,
+    /// The diagnoses of the whole failure.
+    pub diagnoses: Vec<ReportedDiagnosis>,
+    pub seconds: f64,
+}
+
+/// One failing test's diagnosis.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct DiagnosedTest {
+    pub test: String,
+    pub skipped: Option<String>,
+}
+
+/// A set of components that explains the failure.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct ReportedDiagnosis {
+    pub components: Vec<DiagnosedComponent>,
+}
+
+/// A component of a diagnosis, with its span.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct DiagnosedComponent {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+impl DiagnosedComponent {
+    /// Its span.
+    pub fn range(&self) -> PosRange {
+        PosRange {
+            start: Pos {
+                line: self.line,
+                column: self.column,
+            },
+            end: Pos {
+                line: self.end_line.max(self.line),
+                column: self.end_column,
+            },
+        }
+    }
+}
+
+/// One technique's opinion of a suspect.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Evidence {
+    pub technique: String,
+    pub score: f64,
 }
 
 /// One predicate-switching search.
@@ -77,6 +142,8 @@ pub struct Suspect {
     pub kind: String,
     pub code: String,
     pub score: Option<f64>,
+    /// Each technique's evidence.
+    pub techniques: Vec<Evidence>,
 }
 
 impl Suspect {

@@ -43,6 +43,28 @@ pub struct VersionResult {
     /// Predicate switching per ordering searched.
     #[serde(default)]
     pub switching: Vec<Switching>,
+    /// Model-based diagnosis, when the tool ran it.
+    #[serde(default)]
+    pub diagnosis: Option<Diagnosis>,
+}
+
+/// How model-based diagnosis did on one version.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Diagnosis {
+    /// Some failing test was diagnosed (its failing call is inside the modelled subset).
+    pub ran: bool,
+    /// A component of some minimal diagnosis overlaps a true fault.
+    pub fault_in: bool,
+    /// Two-fault versions: one diagnosis covers both faults.
+    pub pair_in: Option<bool>,
+    /// Minimal diagnoses of the whole failure.
+    pub diagnoses: usize,
+    /// Time of the diagnosis step.
+    pub seconds: f64,
+    /// Mid rank of the fault in the merged ranking redone with every technique, and without
+    /// the diagnosis.
+    pub rank_with: Option<f64>,
+    pub rank_without: Option<f64>,
 }
 
 /// How predicate switching did on one version with one ordering.
@@ -142,6 +164,76 @@ pub fn render_tie_rule(results: &[VersionResult]) -> String {
             pct(rows, |r| within(r.ochiai_rank, 5.0)),
         ));
     }
+    out
+}
+
+/// Model-based diagnosis: where it ran, whether the true fault is in a minimal diagnosis,
+/// the merged ranking with and without it (both redone from the report's evidence with
+/// ties at their mid rank), and its time.
+pub fn render_diagnosis(results: &[VersionResult]) -> String {
+    let mut out = String::from(
+        "| fault class | versions | diagnosed | fault in a minimal diagnosis (of diagnosed) | top-1 with | top-1 without | top-5 with | top-5 without | median time |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut groups: Vec<(String, Vec<&VersionResult>)> = FaultClass::ALL
+        .iter()
+        .map(|c| {
+            let rows = results.iter().filter(|r| r.classes == [*c]).collect();
+            (c.name().to_string(), rows)
+        })
+        .collect();
+    groups.push((
+        "two faults".into(),
+        results.iter().filter(|r| r.classes.len() > 1).collect(),
+    ));
+    groups.push(("**overall**".into(), results.iter().collect()));
+    for (label, rows) in groups.iter().filter(|(_, rows)| !rows.is_empty()) {
+        let ran: Vec<&VersionResult> = rows
+            .iter()
+            .copied()
+            .filter(|r| r.diagnosis.as_ref().is_some_and(|d| d.ran))
+            .collect();
+        let with = |k: f64| {
+            pct(rows, |r| {
+                within(r.diagnosis.as_ref().and_then(|d| d.rank_with), k)
+            })
+        };
+        let without = |k: f64| {
+            pct(rows, |r| {
+                within(r.diagnosis.as_ref().and_then(|d| d.rank_without), k)
+            })
+        };
+        let seconds: Vec<f64> = ran
+            .iter()
+            .filter_map(|r| r.diagnosis.as_ref().map(|d| d.seconds))
+            .collect();
+        out.push_str(&format!(
+            "| {label} | {} | {} ({:.0}%) | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.2} s |\n",
+            rows.len(),
+            ran.len(),
+            100.0 * ran.len() as f64 / rows.len() as f64,
+            pct(&ran, |r| r.diagnosis.as_ref().is_some_and(|d| d.fault_in)),
+            with(1.0),
+            without(1.0),
+            with(5.0),
+            without(5.0),
+            median(seconds),
+        ));
+    }
+    let pairs: Vec<&VersionResult> = results
+        .iter()
+        .filter(|r| {
+            r.diagnosis
+                .as_ref()
+                .is_some_and(|d| d.ran && d.pair_in.is_some())
+        })
+        .collect();
+    out.push_str(&format!(
+        "\nTwo-fault versions diagnosed: {}; the true pair is a diagnosis in {:.0}% of them.\n",
+        pairs.len(),
+        pct(&pairs, |r| r.diagnosis.as_ref().and_then(|d| d.pair_in)
+            == Some(true)),
+    ));
     out
 }
 

@@ -198,6 +198,7 @@ fn run_version(
     r.ochiai_rank = o.rank;
     r.ochiai_exam = o.exam;
     r.switching = results::switching_of(&rep.localization.switching);
+    r.diagnosis = score::diagnosis_score(&rep, &version.mutations);
     r.fixes = rep.fixes.len();
     r.validated_fixes = rep.fixes.iter().filter(|x| x.validated).count();
     r.fix_found = !rep.fixes.is_empty();
@@ -498,6 +499,12 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
          some failing test got a critical predicate (its switched run passed, or its failure \
          moved later in the test) and the reruns to the first one (fewest over the version's \
          failing tests).\n\n{}\n\
+         ## Model-based diagnosis\n\n\
+         *diagnosed*: some failing call was inside the subset the model covers; *fault in a \
+         minimal diagnosis*: a component of some minimal diagnosis (up to two components) \
+         overlaps the true fault. *with* / *without*: the merged ranking redone from the \
+         report's per-technique evidence with and without the diagnosis, ties at their mid \
+         rank.\n\n{}\n\
          ## Brute-force mutation repair (baseline)\n\n\
          Each sampled faulty version is copied; every candidate single mutation of the faulty \
          program (the same engine as the fault generator, all classes, in a fixed \
@@ -516,6 +523,7 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
         NOTES,
         results::render_tie_rule(&r.versions),
         results::render_switching(&r.versions),
+        results::render_diagnosis(&r.versions),
         ours,
         brute
     );

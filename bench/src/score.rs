@@ -142,6 +142,74 @@ pub fn mid_ranks(scores: &BTreeMap<u32, f64>) -> BTreeMap<u32, f64> {
     ranks
 }
 
+/// The merged ranking redone from the suspects' per-technique evidence, the way the tool
+/// merges (each technique adds its weight over the suspect's rank by that technique's
+/// score, tied suspects sharing the best rank), leaving out the technique `without`; then
+/// the mid rank of the first suspect overlapping a fault. `None` when no suspect overlaps.
+pub fn remerged_rank(
+    suspects: &[Suspect],
+    weights: &BTreeMap<String, f64>,
+    without: Option<&str>,
+    faults: &[Mutation],
+) -> Option<f64> {
+    let mut totals: BTreeMap<u32, f64> = BTreeMap::new();
+    for (technique, weight) in weights {
+        if Some(technique.as_str()) == without {
+            continue;
+        }
+        let scored: Vec<(u32, f64)> = suspects
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let e = s.techniques.iter().find(|e| &e.technique == technique)?;
+                Some((i as u32, e.score))
+            })
+            .collect();
+        for &(i, score) in &scored {
+            let rank = 1 + scored.iter().filter(|(_, other)| *other > score).count();
+            *totals.entry(i).or_default() += weight / rank as f64;
+        }
+    }
+    let mids = mid_ranks(&totals);
+    suspects
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| overlaps_fault(&s.file, s.range(), faults))
+        .filter_map(|(i, _)| mids.get(&(i as u32)).copied())
+        .min_by(f64::total_cmp)
+}
+
+/// How the model-based diagnosis did on one version; `None` when the report has no
+/// diagnosis account.
+pub fn diagnosis_score(report: &Report, faults: &[Mutation]) -> Option<crate::results::Diagnosis> {
+    let account = report.localization.diagnosis.as_ref()?;
+    let covers = |c: &crate::report::DiagnosedComponent, m: &Mutation| {
+        same_file(&c.file, &m.file) && c.range().overlaps(&m.pos_range())
+    };
+    let fault_in = account.diagnoses.iter().any(|d| {
+        d.components
+            .iter()
+            .any(|c| faults.iter().any(|m| covers(c, m)))
+    });
+    let pair_in = (faults.len() == 2).then(|| {
+        account.diagnoses.iter().any(|d| {
+            faults
+                .iter()
+                .all(|m| d.components.iter().any(|c| covers(c, m)))
+        })
+    });
+    let weights = &report.localization.weights;
+    Some(crate::results::Diagnosis {
+        ran: account.tests.iter().any(|t| t.skipped.is_none()),
+        fault_in,
+        pair_in,
+        diagnoses: account.diagnoses.len(),
+        seconds: account.seconds,
+        rank_with: remerged_rank(&report.suspects, weights, None, faults),
+        rank_without: remerged_rank(&report.suspects, weights, Some("diagnosis"), faults),
+    })
+}
+
 /// The Ochiai baseline on one version.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpectrumScore {
@@ -214,6 +282,34 @@ mod tests {
             replacement: ">".into(),
             class: FaultClass::RelationalOperator,
         }
+    }
+
+    #[test]
+    fn the_merge_is_redone_with_and_without_a_technique() {
+        use crate::report::Evidence;
+        let evidence = |pairs: &[(&str, f64)]| {
+            pairs
+                .iter()
+                .map(|(t, s)| Evidence {
+                    technique: t.to_string(),
+                    score: *s,
+                })
+                .collect()
+        };
+        // Ochiai ranks line 3 first, the diagnosis only line 7 (the fault).
+        let mut a = suspect(1.0, 3, 5, 9);
+        a.techniques = evidence(&[("ochiai", 0.9)]);
+        let mut b = suspect(2.0, 7, 5, 9);
+        b.techniques = evidence(&[("ochiai", 0.5), ("diagnosis", 1.0)]);
+        let weights: BTreeMap<String, f64> =
+            [("ochiai".to_string(), 1.0), ("diagnosis".to_string(), 2.0)].into();
+        let faults = [fault(7, 6, 7)];
+        let suspects = [a, b];
+        assert_eq!(remerged_rank(&suspects, &weights, None, &faults), Some(1.0));
+        assert_eq!(
+            remerged_rank(&suspects, &weights, Some("diagnosis"), &faults),
+            Some(2.0)
+        );
     }
 
     fn suspect(rank: f64, line: usize, col: usize, end: usize) -> Suspect {

@@ -2,6 +2,7 @@
 //! interface ([`Technique`]); their rankings are merged into one, keeping each technique's
 //! evidence per suspect. Adding a technique touches this folder only.
 
+pub mod diagnosis;
 pub mod slice;
 pub mod source;
 pub mod spectrum;
@@ -27,7 +28,6 @@ pub struct Context<'a> {
     pub traces: &'a [RecordedTrace],
     /// What passing means for each failing test (the expected value of the failing call, the
     /// calls the test accepted before it), confirmed by reruns.
-    #[allow(dead_code)] // read by the diagnosis technique (next commit)
     pub oracles: &'a [crate::oracle::Oracle],
     /// Reruns a test under a plan (dynamic techniques).
     pub rerun: &'a Recorder<'a>,
@@ -90,6 +90,9 @@ pub fn localize(
                 formula: options.spectrum,
             }),
         ),
+        // A diagnosis is a set of components the model proves sufficient to explain the
+        // failure while keeping the accepted calls.
+        (2.0, Box::new(diagnosis::Diagnosis::default())),
         // A critical predicate is confirmed by a rerun that passed.
         (
             4.0,
@@ -103,8 +106,12 @@ pub fn localize(
     ];
     let mut rankings = Vec::new();
     let mut details = BTreeMap::new();
+    // Each technique's weight in the merge, so that a reader can redo it (the benchmark
+    // compares the ranking with and without a technique).
+    let mut weights = serde_json::Map::new();
     for (weight, technique) in techniques {
         console.status("Localizing", technique.name());
+        weights.insert(technique.name().to_string(), weight.into());
         match technique.localize(context, &mut notes) {
             Ok(suspects) => rankings.push((weight, suspects)),
             Err(error) => notes.push(format!("{}: failed: {error:#}", technique.name())),
@@ -113,6 +120,7 @@ pub fn localize(
             details.insert(technique.name(), detail);
         }
     }
+    details.insert("weights", serde_json::Value::Object(weights));
     let mut merged = merge(&rankings);
     add_source_lines(&mut merged, context.workspace_root);
     Localization {

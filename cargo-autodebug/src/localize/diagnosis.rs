@@ -1,0 +1,710 @@
+//! Model-based diagnosis (Wotawa; Könighofer & Bloem): the failing call is lowered to a
+//! model of its code, encoded along its recorded trace with one `ab` literal per component
+//! (right-hand side, condition, loop bound, returned value), and z3 names the minimal sets of
+//! components that, declared abnormal, make the run meet its specification — the test's
+//! expected value confirmed by the oracle stage, the contracts, "no panic". The calls the
+//! test accepted and the calls of passing tests go into the same model: a fix is one piece
+//! of code, so a diagnosis that would break them is not one. For each diagnosed component
+//! the path-based weakest precondition says what it should have computed, and the suspect
+//! carries that sentence.
+//!
+//! Each failing test has its own model (the joint model of all of them times out on loops
+//! that unroll a few hundred times); a diagnosis of the whole failure must explain every
+//! failing test, so the per-test diagnoses are combined as minimal unions.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use autodebug_runtime::protocol::{SiteInfo, SiteKey, SiteKind};
+use autodebug_symbolic::conflicts::{self, ComponentId, Role, Z3Oracle};
+use autodebug_symbolic::diagnose::{Bounds, ConflictOracle, Cut, Verdict, diagnose};
+use autodebug_symbolic::encode::{
+    self, Call, CallTrace, Concrete, Encoder, Encoding, Expected, Spec,
+};
+use autodebug_symbolic::ir::Program;
+use autodebug_symbolic::wp;
+use serde::Serialize;
+
+use super::{Context, Evidence, Suspect, Technique, is_candidate};
+use crate::oracle::{self, Expectation, Oracle};
+use crate::trace::{RecordedTrace, Role as TraceRole, workspace_path};
+
+/// The technique's name in evidence and in the report.
+const NAME: &str = "diagnosis";
+
+/// Model-based diagnosis of the failing calls the oracle stage named.
+pub struct Diagnosis {
+    /// Time for the whole technique; failing tests not reached in it are not diagnosed.
+    pub budget: Duration,
+    /// Time limit of one solver check.
+    pub check_timeout: Duration,
+    /// The largest diagnosis looked for.
+    pub max_cardinality: usize,
+    /// Calls of passing tests each diagnosis is checked against (they prune, and they cost).
+    pub max_passing_calls: usize,
+    /// Time limit of one of those checks (undecided keeps the diagnosis).
+    pub prune_timeout: Duration,
+    /// What was done, for the report.
+    pub account: Mutex<Account>,
+}
+
+impl Default for Diagnosis {
+    fn default() -> Self {
+        Diagnosis {
+            budget: Duration::from_secs(60),
+            check_timeout: Duration::from_secs(3),
+            max_cardinality: 2,
+            max_passing_calls: 3,
+            prune_timeout: Duration::from_millis(200),
+            account: Mutex::default(),
+        }
+    }
+}
+
+/// The report's `localization.diagnosis`.
+#[derive(Debug, Default, Serialize)]
+pub struct Account {
+    /// Per failing test: what went into its model and what came out.
+    pub tests: Vec<TestAccount>,
+    /// The diagnoses of the whole failure (every diagnosed test explained), smallest first.
+    pub diagnoses: Vec<DiagnosisEntry>,
+    /// Every minimal diagnosis up to `max_cardinality` was found for every diagnosed test.
+    pub complete: bool,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// One failing test's model.
+#[derive(Debug, Default, Serialize)]
+pub struct TestAccount {
+    pub test: String,
+    /// The failing call (`max(3, 5)`), when the oracle named one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// What the failing call was asked (`ret == 5`, `no panic`, `ensures(…)`).
+    pub specification: Vec<String>,
+    /// Calls in the model: the failing one, the accepted ones, passing tests' ones.
+    pub calls_encoded: usize,
+    /// Calls left out, with the reason (outside the modelled subset, disagreement with the
+    /// trace, …).
+    pub calls_degraded: Vec<String>,
+    /// Approximations the encoding made.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Components in the model.
+    pub components: usize,
+    /// Diagnoses of the failing call that a passing test's call ruled out.
+    pub pruned: usize,
+    /// The minimal diagnoses of this test, as statements.
+    pub diagnoses: Vec<Vec<String>>,
+    /// Solver checks made.
+    pub checks: usize,
+    /// Seconds spent encoding the calls, searching the diagnoses, explaining them.
+    pub encode_s: f64,
+    pub search_s: f64,
+    pub explain_s: f64,
+    /// The longest solver check.
+    pub slowest_check_s: f64,
+    /// The search ended before every diagnosis up to the bound was known (why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
+    /// Why the test was not diagnosed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    pub seconds: f64,
+}
+
+/// A diagnosis of the whole failure.
+#[derive(Debug, Clone, Serialize)]
+pub struct DiagnosisEntry {
+    pub components: Vec<ComponentEntry>,
+}
+
+/// A component of a diagnosis.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComponentEntry {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub statement: String,
+    /// What the weakest precondition along the failing run asks of it, when it can say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<String>,
+}
+
+/// A component as the per-test models know it, by site (component ids differ per model).
+#[derive(Debug, Clone)]
+struct Known {
+    info: SiteInfo,
+    statement: String,
+    /// The first weakest-precondition sentence a failing run gave for it.
+    explanation: Option<String>,
+}
+
+impl Technique for Diagnosis {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn details(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(&*self.account.lock().unwrap()).ok()
+    }
+
+    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
+        let start = Instant::now();
+        let mut programs: HashMap<String, Result<Program, String>> = HashMap::new();
+        let mut known: BTreeMap<SiteKey, Known> = BTreeMap::new();
+        let mut per_test: Vec<Vec<BTreeSet<SiteKey>>> = Vec::new();
+        let mut account = Account {
+            complete: true,
+            ..Account::default()
+        };
+        for oracle in context.oracles {
+            let mut test = TestAccount {
+                test: oracle.test.display(),
+                ..TestAccount::default()
+            };
+            let began = Instant::now();
+            if start.elapsed() >= self.budget {
+                test.skipped = Some(format!(
+                    "the diagnosis budget of {} s was spent on earlier tests",
+                    self.budget.as_secs()
+                ));
+                account.complete = false;
+            } else {
+                match self.diagnose_test(
+                    context,
+                    oracle,
+                    &mut programs,
+                    &mut known,
+                    &mut test,
+                    start + self.budget,
+                ) {
+                    Some(diagnoses) => per_test.push(diagnoses),
+                    None => account.complete = false,
+                }
+            }
+            if test.incomplete.is_some() {
+                account.complete = false;
+            }
+            test.seconds = began.elapsed().as_secs_f64();
+            if let Some(why) = &test.skipped {
+                notes.push(format!("{NAME}: {} not diagnosed: {why}", test.test));
+            }
+            account.tests.push(test);
+        }
+        let combined = combine(&per_test, self.max_cardinality);
+        account.diagnoses = combined
+            .iter()
+            .map(|set| DiagnosisEntry {
+                components: set
+                    .iter()
+                    .map(|key| {
+                        let k = &known[key];
+                        ComponentEntry {
+                            file: workspace_path(context.workspace_root, &k.info.file),
+                            line: k.info.line,
+                            column: k.info.column,
+                            end_line: k.info.end_line,
+                            end_column: k.info.end_column,
+                            statement: k.statement.clone(),
+                            explanation: k.explanation.clone(),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        let suspects = suspects(&combined, &known, context.workspace_root);
+        account.seconds = start.elapsed().as_secs_f64();
+        *self.account.lock().unwrap() = account;
+        Ok(suspects)
+    }
+}
+
+impl Diagnosis {
+    /// Builds the model of one failing test and diagnoses it. `None` when the test could
+    /// not be diagnosed (`test.skipped` says why).
+    ///
+    /// The search runs on the failing call and the calls the test accepted; each diagnosis
+    /// found is then checked against each passing test's call in a model of its own (the
+    /// failing call, the accepted ones and that call), which removes the diagnoses a fix
+    /// could not make without breaking it. One joint model of every call is more complete
+    /// but its checks time out on loops; a diagnosis pruned by one passing call is pruned
+    /// by all of them together, so the pruning is sound.
+    fn diagnose_test(
+        &self,
+        context: &Context,
+        oracle: &Oracle,
+        programs: &mut HashMap<String, Result<Program, String>>,
+        known: &mut BTreeMap<SiteKey, Known>,
+        test: &mut TestAccount,
+        deadline: Instant,
+    ) -> Option<Vec<BTreeSet<SiteKey>>> {
+        let began = Instant::now();
+        let recorded = &context.traces[oracle.trace];
+        let Some(call) = &oracle.call else {
+            test.skipped = Some(
+                oracle
+                    .why
+                    .clone()
+                    .unwrap_or_else(|| "the oracle named no failing call".into()),
+            );
+            return None;
+        };
+        test.call = Some(call.shown());
+        if recorded.trace.coverage || recorded.trace.events.is_empty() {
+            test.skipped = Some("the failing test's trace has no events".into());
+            return None;
+        }
+        let Some(file) = recorded.trace.sites.get(&call.site).map(|s| s.file.clone()) else {
+            test.skipped = Some("the failing call's site is not in the trace".into());
+            return None;
+        };
+        let program = programs
+            .entry(file.clone())
+            .or_insert_with(|| lower(context.workspace_root, &file));
+        let program = match program {
+            Ok(program) => &*program,
+            Err(why) => {
+                test.skipped = Some(why.clone());
+                return None;
+            }
+        };
+        let failing = encoded_call(
+            format!("{} call {}", test.test, call.index),
+            Role::Failing,
+            recorded,
+            call,
+            spec(oracle),
+        );
+        let accepted: Vec<Call> = oracle
+            .accepted
+            .iter()
+            .map(|c| {
+                let name = format!("{} call {}", test.test, c.index);
+                encoded_call(name, Role::Passing, recorded, c, Spec::accepted())
+            })
+            .collect();
+        let passing = self.passing_calls(context, &file);
+
+        // The search, on the failing call and the calls the test accepted.
+        let mut base: Vec<&Call> = vec![&failing];
+        base.extend(&accepted);
+        let mut model = self.model(program, &base, self.check_timeout);
+        let failing_encoding = model.encodings.remove(0);
+        test.specification = failing_encoding
+            .spec
+            .iter()
+            .map(|s| s.label.clone())
+            .collect();
+        test.notes.extend(failing_encoding.notes.iter().cloned());
+        if !failing_encoding.added {
+            test.skipped = Some(format!(
+                "the failing call is outside what the model covers: {}",
+                failing_encoding.degradations.join("; ")
+            ));
+            return None;
+        }
+        test.calls_encoded = 1;
+        for encoding in &model.encodings {
+            test.count(encoding);
+        }
+        test.components = model.encoder.components().all().len();
+        test.encode_s = began.elapsed().as_secs_f64();
+        let searching = Instant::now();
+        let mut timed = Timed {
+            model: &mut model.oracle,
+            deadline,
+            slowest: 0.0,
+        };
+        let result = diagnose(
+            &mut timed,
+            &Bounds {
+                max_cardinality: self.max_cardinality,
+                max_diagnoses: 50,
+                max_checks: 400,
+                ..Bounds::default()
+            },
+        );
+        test.checks = result.checks;
+        test.slowest_check_s = timed.slowest;
+        if let Some(cut) = result.cut.filter(|c| *c != Cut::Cardinality) {
+            test.incomplete = Some(cut.to_string());
+        } else if let Some(u) = result.undecided.first() {
+            test.incomplete = Some(format!(
+                "{} candidate(s) undecided ({})",
+                result.undecided.len(),
+                u.reason
+            ));
+        }
+        let components = model.encoder.components();
+        let mut found: Vec<BTreeSet<SiteKey>> = result
+            .minimal
+            .iter()
+            .filter_map(|set| {
+                set.iter()
+                    .map(|&id| components.info(id).map(|i| i.site.clone()))
+                    .collect()
+            })
+            .collect();
+        let statements: BTreeMap<SiteKey, String> = components
+            .all()
+            .iter()
+            .map(|i| (i.site.clone(), i.statement.clone()))
+            .collect();
+
+        // The pruning, one passing call at a time.
+        for call in &passing {
+            if found.is_empty() || Instant::now() >= deadline {
+                break;
+            }
+            let mut calls = base.clone();
+            calls.push(call);
+            let mut pruning = self.model(program, &calls, self.prune_timeout);
+            let encoding = pruning.encodings.last().expect("one encoding per call");
+            test.count(encoding);
+            if !encoding.added || !pruning.encodings[0].added {
+                continue;
+            }
+            let before = found.len();
+            found.retain(|set| {
+                let ids: Option<BTreeSet<ComponentId>> = set
+                    .iter()
+                    .map(|site| pruning.encoder.components().id(site))
+                    .collect();
+                test.checks += 1;
+                !matches!(
+                    ids.map(|ids| pruning.oracle.check(&ids)),
+                    Some(Verdict::Conflict(_))
+                )
+            });
+            test.pruned += before - found.len();
+        }
+        test.search_s = searching.elapsed().as_secs_f64();
+
+        let explaining = Instant::now();
+        let wp_options = wp::Options {
+            timeout_ms: millis(self.check_timeout),
+            ..wp::Options::default()
+        };
+        for set in &found {
+            test.diagnoses
+                .push(set.iter().map(|k| statements[k].clone()).collect());
+            for key in set {
+                let Some(site) = site_info(recorded, key) else {
+                    continue;
+                };
+                let entry = known.entry(key.clone()).or_insert_with(|| Known {
+                    info: site,
+                    statement: statements[key].clone(),
+                    explanation: None,
+                });
+                if entry.explanation.is_none() && Instant::now() < deadline {
+                    entry.explanation = components
+                        .id(key)
+                        .and_then(|id| explain(&failing_encoding, id, &wp_options));
+                }
+            }
+        }
+        found.retain(|set| set.iter().all(|k| known.contains_key(k)));
+        test.explain_s = explaining.elapsed().as_secs_f64();
+        Some(found)
+    }
+
+    /// The calls of passing tests to functions of `file`, up to the bound.
+    fn passing_calls<'t>(&self, context: &Context<'t>, file: &str) -> Vec<Call<'t>> {
+        let mut out = Vec::new();
+        for trace in context.traces {
+            if trace.role != TraceRole::Passing || trace.trace.coverage {
+                continue;
+            }
+            for c in oracle::top_level_calls(&trace.trace) {
+                if out.len() >= self.max_passing_calls {
+                    return out;
+                }
+                let same_file = trace
+                    .trace
+                    .sites
+                    .get(&c.site)
+                    .is_some_and(|s| s.file == file);
+                if same_file && c.end == oracle::End::Returned {
+                    let name = format!("{} call {}", trace.test.display(), c.index);
+                    out.push(encoded_call(
+                        name,
+                        Role::Passing,
+                        trace,
+                        &c,
+                        Spec::accepted(),
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// A model of `calls` (one test scope each), with their encodings in order.
+    fn model<'p>(&self, program: &'p Program, calls: &[&Call], timeout: Duration) -> Model<'p> {
+        let mut oracle = Z3Oracle::new(conflicts::Options {
+            timeout_ms: millis(timeout),
+            ..conflicts::Options::default()
+        });
+        let mut encoder = Encoder::new(program, encode::Options::default());
+        let encodings = calls
+            .iter()
+            .map(|call| encoder.encode(&mut oracle, call))
+            .collect();
+        Model {
+            oracle,
+            encoder,
+            encodings,
+        }
+    }
+}
+
+/// Calls encoded into one solver.
+struct Model<'p> {
+    oracle: Z3Oracle,
+    encoder: Encoder<'p>,
+    encodings: Vec<Encoding>,
+}
+
+impl TestAccount {
+    /// Counts a call put into a model (or left out, with the reason).
+    fn count(&mut self, encoding: &Encoding) {
+        if encoding.added {
+            self.calls_encoded += 1;
+        } else {
+            self.calls_degraded.push(format!(
+                "{}: {}",
+                encoding.test,
+                encoding.degradations.join("; ")
+            ));
+        }
+    }
+}
+
+/// The call `call` of `recorded`, to encode under `spec`.
+fn encoded_call<'t>(
+    test: String,
+    role: Role,
+    recorded: &'t RecordedTrace,
+    call: &oracle::Call,
+    spec: Spec,
+) -> Call<'t> {
+    Call {
+        test,
+        role,
+        function: call.function.clone(),
+        args: Vec::new(),
+        trace: Some(CallTrace {
+            sites: &recorded.trace.sites,
+            events: &recorded.trace.events[call.events.clone()],
+        }),
+        spec,
+    }
+}
+
+/// The model, checked against the technique's deadline: past it every candidate is
+/// undecided, so the search ends at once with what it found.
+struct Timed<'m> {
+    model: &'m mut Z3Oracle,
+    deadline: Instant,
+    slowest: f64,
+}
+
+impl ConflictOracle for Timed<'_> {
+    type Component = ComponentId;
+
+    fn check(&mut self, abnormal: &BTreeSet<ComponentId>) -> Verdict<ComponentId> {
+        if Instant::now() >= self.deadline {
+            return Verdict::Unknown("the diagnosis time budget was spent".into());
+        }
+        let start = Instant::now();
+        let verdict = self.model.check(abnormal);
+        self.slowest = self.slowest.max(start.elapsed().as_secs_f64());
+        verdict
+    }
+}
+
+/// The specification of the failing call, from its oracle. An expected value the rerun
+/// did not confirm is left out (the test may compare something computed from the call).
+fn spec(oracle: &Oracle) -> Spec {
+    let trusted = oracle.confirmed || oracle.later_failure.is_some();
+    let ret = match &oracle.expectation {
+        Some(Expectation::Returns(v)) if trusted => Expected::Value(Concrete::from_value(v)),
+        Some(Expectation::ReturnsOtherThan(v) | Expectation::Rejected(v)) => {
+            Expected::Other(Concrete::from_value(v))
+        }
+        _ => Expected::Nothing,
+    };
+    Spec {
+        ret,
+        ..Spec::failing(None)
+    }
+}
+
+/// `duration` in whole milliseconds, as z3 takes time limits.
+fn millis(duration: Duration) -> u32 {
+    duration.as_millis().min(u32::MAX as u128) as u32
+}
+
+/// Lowers the file of the failing call.
+fn lower(workspace_root: &Path, file: &str) -> Result<Program, String> {
+    let path = workspace_root.join(file);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Program::from_source(&text, file).map_err(|e| format!("cannot lower {file}: {e}"))
+}
+
+/// The trace's description of the site `key`.
+fn site_info(recorded: &RecordedTrace, key: &SiteKey) -> Option<SiteInfo> {
+    recorded
+        .trace
+        .sites
+        .values()
+        .find(|s| s.key() == *key)
+        .cloned()
+}
+
+/// The weakest-precondition sentence for component `id` along the failing run.
+fn explain(failing: &Encoding, id: ComponentId, options: &wp::Options) -> Option<String> {
+    let requirement = wp::requirement(failing, id, options)?;
+    requirement.disagrees().then(|| requirement.sentence())
+}
+
+/// The diagnoses of the whole failure: minimal unions of one diagnosis per test, at most
+/// `max_cardinality` components, smallest first.
+fn combine(per_test: &[Vec<BTreeSet<SiteKey>>], max_cardinality: usize) -> Vec<BTreeSet<SiteKey>> {
+    const MAX_KEPT: usize = 200;
+    let mut acc: Vec<BTreeSet<SiteKey>> = Vec::new();
+    for (i, diagnoses) in per_test.iter().enumerate() {
+        let next: Vec<BTreeSet<SiteKey>> = if i == 0 {
+            diagnoses.clone()
+        } else {
+            acc.iter()
+                .flat_map(|a| diagnoses.iter().map(move |d| a.union(d).cloned().collect()))
+                .filter(|u: &BTreeSet<SiteKey>| u.len() <= max_cardinality)
+                .collect()
+        };
+        acc = minimal(next);
+        acc.truncate(MAX_KEPT);
+    }
+    acc
+}
+
+/// The sets of `sets` with no proper subset among them, deduplicated, smallest first.
+fn minimal(mut sets: Vec<BTreeSet<SiteKey>>) -> Vec<BTreeSet<SiteKey>> {
+    sets.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+    sets.dedup();
+    let mut out: Vec<BTreeSet<SiteKey>> = Vec::new();
+    for set in sets {
+        if !out.iter().any(|kept| kept.is_subset(&set)) {
+            out.push(set);
+        }
+    }
+    out
+}
+
+/// One suspect per diagnosed component: single-component diagnoses score 1, components
+/// of pairs ½, and so on (the smallest diagnosis a component is in counts). A returned
+/// value scores half: changing what a function returns explains any wrong result, so that
+/// diagnosis says little about where the fault is.
+fn suspects(
+    combined: &[BTreeSet<SiteKey>],
+    known: &BTreeMap<SiteKey, Known>,
+    workspace_root: &Path,
+) -> Vec<Suspect> {
+    let singles = combined.iter().filter(|s| s.len() == 1).count();
+    let mut smallest: BTreeMap<&SiteKey, &BTreeSet<SiteKey>> = BTreeMap::new();
+    for set in combined {
+        for key in set {
+            let entry = smallest.entry(key).or_insert(set);
+            if set.len() < entry.len() {
+                *entry = set;
+            }
+        }
+    }
+    let mut out: Vec<Suspect> = smallest
+        .into_iter()
+        .filter(|(key, _)| is_candidate(key.kind))
+        .map(|(key, set)| {
+            let k = &known[key];
+            let what = if set.len() == 1 {
+                format!("a single-fault diagnosis (1 of {singles})")
+            } else {
+                let others: Vec<String> = set
+                    .iter()
+                    .filter(|other| *other != key)
+                    .map(|other| format!("`{}` (line {})", known[other].statement, other.line))
+                    .collect();
+                format!(
+                    "a diagnosis of {} components, with {}",
+                    set.len(),
+                    others.join(" and ")
+                )
+            };
+            let detail = match &k.explanation {
+                Some(why) => format!("{what}: {why}"),
+                None => what,
+            };
+            let weight = if key.kind == SiteKind::Return {
+                0.5
+            } else {
+                1.0
+            };
+            Suspect {
+                site: k.info.clone(),
+                path: workspace_path(workspace_root, &k.info.file),
+                evidence: vec![Evidence {
+                    technique: NAME,
+                    score: weight / set.len() as f64,
+                    detail,
+                }],
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.evidence[0]
+            .score
+            .total_cmp(&a.evidence[0].score)
+            .then_with(|| (a.site.line, a.site.column).cmp(&(b.site.line, b.site.column)))
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(line: u32) -> SiteKey {
+        SiteKey {
+            file: "src/lib.rs".into(),
+            line,
+            column: 1,
+            kind: SiteKind::Assign,
+        }
+    }
+
+    fn set(lines: &[u32]) -> BTreeSet<SiteKey> {
+        lines.iter().map(|&l| key(l)).collect()
+    }
+
+    #[test]
+    fn a_diagnosis_of_every_test_is_a_minimal_union() {
+        // Test 1: {3} or {5}; test 2: {5} or {7}. {5} explains both; {3, 7} too, and is
+        // minimal; {3, 5} is not ({5} is smaller).
+        let combined = combine(&[vec![set(&[3]), set(&[5])], vec![set(&[5]), set(&[7])]], 2);
+        assert_eq!(combined, vec![set(&[5]), set(&[3, 7])]);
+    }
+
+    #[test]
+    fn unions_beyond_the_bound_are_dropped() {
+        let combined = combine(&[vec![set(&[3, 4])], vec![set(&[7])]], 2);
+        assert!(combined.is_empty(), "{combined:?}");
+    }
+}
