@@ -83,3 +83,41 @@ fn off_by_one_loop_bound_is_repaired() {
     let text = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
     assert!(text.contains("    for i in 0..src.len() {\n"), "{text}");
 }
+
+/// Candidate validations per second on the same candidates of one fixture: by rerunning the
+/// suite with the runtime evaluating each candidate (no rebuild), and by patching,
+/// rebuilding and rerunning it (`--rebuild-all` rebuilds the refuted ones too). Run with
+/// `cargo test -p cargo-autodebug --test repair -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn validations_per_second_rerun_against_rebuild() {
+    let dir = common::copy_crate(&fixture("repair-search"));
+    let args = [
+        "--rebuild-all",
+        "--max-rebuilds",
+        "1000",
+        "--max-fixes",
+        "1000",
+    ];
+    // The first run builds the rebuilds' dependencies; the second is measured.
+    common::autodebug_expecting(dir.path(), &args, 5);
+    common::autodebug_expecting(dir.path(), &args, 5);
+    let report = common::report(dir.path());
+    let repair = &report["repair"];
+    let checked = repair["runtime_checked"].as_u64().unwrap();
+    let rebuilds = repair["rebuilds"].as_u64().unwrap();
+    let rerun_rate = repair["runtime_per_s"].as_f64().unwrap();
+    let rebuild_rate = repair["rebuild_per_s"].as_f64().unwrap();
+    println!(
+        "repair-search: {checked} candidates by rerun in {:.2}s ({} test runs): {rerun_rate:.1}/s; \
+         {rebuilds} by rebuild in {:.1}s: {rebuild_rate:.2}/s; ratio {:.0}x",
+        repair["runtime_s"].as_f64().unwrap(),
+        repair["runtime_runs"],
+        repair["rebuild_s"].as_f64().unwrap(),
+        rerun_rate / rebuild_rate
+    );
+    assert!(checked >= 5, "{repair:#}");
+    // Every candidate the reruns checked is rebuilt too (and those they could not check).
+    assert!(rebuilds >= checked, "{repair:#}");
+    assert!(rerun_rate > rebuild_rate, "{repair:#}");
+}

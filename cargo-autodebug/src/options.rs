@@ -106,6 +106,11 @@ pub struct Options {
     #[arg(long, value_name = "SECS", default_value_t = 300.0)]
     pub repair_timeout: f64,
 
+    /// Also rebuild the candidates the reruns refuted (a benchmark of rebuilding against
+    /// rerunning on the same candidates; slow).
+    #[arg(long, hide = true)]
+    pub rebuild_all: bool,
+
     /// Write the top validated fix into the source tree (refuses a tree with uncommitted
     /// changes unless --allow-dirty, and a file changed since the analysis).
     #[arg(long)]
@@ -157,6 +162,7 @@ impl Options {
             rebuilds: self.max_rebuilds,
             fixes: self.max_fixes.max(1),
             time: Duration::from_secs_f64(self.repair_timeout.max(0.0)),
+            rebuild_all: self.rebuild_all,
         }
     }
 

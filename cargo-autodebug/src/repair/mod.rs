@@ -101,6 +101,9 @@ pub struct Limits {
     pub fixes: usize,
     /// Wall time of the stage (a rebuild under way finishes).
     pub time: Duration,
+    /// Rebuild the candidates the reruns refuted too (to measure one way of validating
+    /// against the other on the same candidates).
+    pub rebuild_all: bool,
 }
 
 /// What the repair stage needs.
@@ -283,6 +286,7 @@ pub fn repair_with(
     // Candidates that go on to a rebuild, with what the runtime said of them.
     let mut plausible: Vec<(Candidate, Vec<bool>)> = Vec::new();
     let mut undecided: Vec<Candidate> = Vec::new();
+    let mut refuted: Vec<Candidate> = Vec::new();
     let runtime_start = Instant::now();
     'targets: for target in &targets {
         for source in sources.iter_mut() {
@@ -338,6 +342,9 @@ pub fn repair_with(
                         Verdict::Refuted { failing, .. } => {
                             details.refuted += 1;
                             source.refute(target, candidate, &failing);
+                            if limits.rebuild_all {
+                                refuted.push((*candidate).clone());
+                            }
                         }
                         Verdict::Inconclusive { .. } => {
                             details.inconclusive += 1;
@@ -393,6 +400,7 @@ pub fn repair_with(
         .into_iter()
         .map(|(c, passed)| (c, Some(passed)))
         .chain(undecided.into_iter().map(|c| (c, None)))
+        .chain(refuted.into_iter().map(|c| (c, None)))
         .collect();
 
     let mut fixes: Vec<Fix> = Vec::new();
@@ -402,7 +410,7 @@ pub fn repair_with(
     let total = queue.len().min(limits.rebuilds);
     let mut queue = queue.into_iter();
     for (candidate, runtime_passed) in queue.by_ref() {
-        if details.validated >= limits.fixes {
+        if details.validated >= limits.fixes && !limits.rebuild_all {
             break;
         }
         if details.rebuilds >= limits.rebuilds {
