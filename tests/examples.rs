@@ -84,6 +84,8 @@ fn check_example(example: &Path) -> Result<(), Failed> {
         return Err(format!("the fault's line is not among the suspects\n{run}").into());
     }
 
+    check_diagnosis(&report, &fault, &run)?;
+
     let mut branch_or_component = false;
     let fault_file = fault["file"].as_str().unwrap();
     let fault_line = fault["line"].as_u64().unwrap();
@@ -228,6 +230,38 @@ fn check_spectrum(root: &Path, report: &Value, failing: &BTreeSet<String>) -> Re
         {
             return Err(format!("{name} names a site outside the table").into());
         }
+    }
+    Ok(())
+}
+
+/// Model-based diagnosis: wherever a failing test's call was inside the modelled subset,
+/// the true fault is a component of some minimal diagnosis, and every component named has
+/// a statement.
+fn check_diagnosis(report: &Value, fault: &Value, run: &str) -> Result<(), Failed> {
+    let account = &report["localization"]["diagnosis"];
+    let tests = account["tests"]
+        .as_array()
+        .ok_or(format!("no diagnosis account\n{run}"))?;
+    if tests.iter().all(|t| t["skipped"].is_string()) {
+        return Ok(());
+    }
+    let diagnoses = account["diagnoses"].as_array().unwrap();
+    let line = fault["line"].as_u64();
+    let found = diagnoses.iter().any(|d| {
+        d["components"].as_array().unwrap().iter().any(|c| {
+            c["file"] == fault["file"]
+                && c["line"].as_u64() <= line
+                && c["end_line"].as_u64() >= line
+                && c["statement"].as_str().is_some_and(|s| !s.is_empty())
+        })
+    });
+    if !found {
+        return Err(format!(
+            "the fault at line {} is in no minimal diagnosis: {}\n{run}",
+            fault["line"],
+            serde_json::to_string_pretty(account).unwrap()
+        )
+        .into());
     }
     Ok(())
 }
