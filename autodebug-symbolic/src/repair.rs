@@ -897,3 +897,96 @@ fn level_sum(components: &[Component], combination: &[usize]) -> u32 {
         .map(|(c, &t)| c.menu[t].level)
         .sum()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Every component of every function of the corpus (`bench/corpus/`, `examples/`): its
+    /// site is found, its menu built or refused with a reason, and every one-token
+    /// correction printed as Rust, and as a runtime expression or a reason why not.
+    #[test]
+    fn every_component_of_the_corpus_has_templates_or_a_reason() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        for dir in ["bench/corpus", "examples"] {
+            let mut todo = vec![root.join(dir)];
+            while let Some(d) = todo.pop() {
+                for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                    let p = entry.path();
+                    if p.is_dir() && p.file_name().is_some_and(|n| n != "target") {
+                        todo.push(p);
+                    } else if p.extension().is_some_and(|x| x == "rs") {
+                        files.push(p);
+                    }
+                }
+            }
+        }
+        let limits = Limits {
+            max_coefficient: 4,
+            max_vars: 8,
+            max_constants: 3,
+        };
+        let (mut components, mut menus, mut variants) = (0, 0, 0);
+        let mut refused: std::collections::BTreeMap<String, usize> = Default::default();
+        for file in &files {
+            let Ok(text) = std::fs::read_to_string(file) else {
+                continue;
+            };
+            let Ok(program) = Program::from_source(&text, "src/lib.rs") else {
+                continue;
+            };
+            for function in &program.functions {
+                for c in function.components() {
+                    components += 1;
+                    let key = SiteKey {
+                        file: program.file.clone(),
+                        line: c.site.span.start.line,
+                        column: c.site.span.start.column,
+                        kind: c.site.kind,
+                    };
+                    let located = site::locate(&program, &key)
+                        .unwrap_or_else(|why| panic!("{}: {why}", file.display()));
+                    let menu = match template::menu(&program, &located, &Kind::ALL, &limits) {
+                        Ok(menu) => menu,
+                        Err(why) => {
+                            assert!(!why.is_empty());
+                            let kind: String = why.chars().take(70).collect();
+                            *refused.entry(kind).or_insert(0usize) += 1;
+                            continue;
+                        }
+                    };
+                    menus += 1;
+                    let texts = Texts::of(&located);
+                    for t in &menu {
+                        for i in 0..t.choices().unwrap_or(0) {
+                            variants += 1;
+                            let r = t
+                                .render(&[i as i128], &located, &texts)
+                                .expect("a variant in range");
+                            assert!(
+                                !r.rust.is_empty() && !r.rust.contains("/*"),
+                                "{}: `{}` -> {}",
+                                file.display(),
+                                located.code(),
+                                r.rust
+                            );
+                            assert!(
+                                r.expr.is_ok() || r.expr.as_ref().is_err_and(|w| !w.is_empty())
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        println!("{components} components, {menus} with templates, {variants} corrections");
+        for (why, n) in &refused {
+            println!("  {n:4}  {why}");
+        }
+        assert!(
+            components > 500 && menus * 2 > components,
+            "{menus} of {components}"
+        );
+    }
+}

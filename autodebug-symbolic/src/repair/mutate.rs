@@ -1,10 +1,11 @@
 //! The one-token corrections of the AutoDebug paper's classes, as IR expressions: a
 //! relational, arithmetic or boolean operator swapped, a negation added or removed, a
 //! variable swapped for another of the same type in scope, a constant moved by one, a
-//! clause of a condition dropped, a loop bound moved by one. Each is the written expression
+//! clause of a condition dropped, a loop bound moved by one, an enum variant swapped for
+//! another of its enum. Each is the written expression
 //! with one node replaced, simplified where the change cancels (`n - 1` plus one is `n`).
 
-use crate::ir::{BinOp, Expr, ExprKind, Function, IntType, Lit, Type, UnOp, VarId};
+use crate::ir::{BinOp, Expr, ExprKind, Function, IntType, Lit, Program, Type, UnOp, VarId};
 use autodebug_runtime::protocol::SiteKind;
 
 /// The kinds of one-token corrections, as [`super::Edit::template`] names them.
@@ -16,6 +17,7 @@ pub(crate) const VARIABLE: &str = "variable";
 pub(crate) const CONSTANT_STEP: &str = "constant±1";
 pub(crate) const DROP_CLAUSE: &str = "drop-clause";
 pub(crate) const BOUND_STEP: &str = "loop-bound±1";
+pub(crate) const ENUM_VARIANT: &str = "enum-variant";
 
 /// A corrected expression and the kind of correction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,6 +112,7 @@ pub(crate) fn replace(e: &Expr, path: &[usize], by: Expr) -> Expr {
 /// are tried: the kinds most likely at that kind of site first, outer nodes first. The
 /// written expression itself and repeats are left out.
 pub(crate) fn variants(
+    program: &Program,
     function: &Function,
     scope: &[VarId],
     kind: SiteKind,
@@ -120,6 +123,7 @@ pub(crate) fn variants(
         RELATIONAL,
         VARIABLE,
         CONSTANT_STEP,
+        ENUM_VARIANT,
         ARITHMETIC,
         BOOLEAN,
         DROP_CLAUSE,
@@ -205,6 +209,19 @@ pub(crate) fn variants(
                     }
                 }
             }
+            ExprKind::Variant(name, written) => {
+                for other in program.enum_def(name).map_or(&[][..], |d| &d.variants[..]) {
+                    if other != written {
+                        push(
+                            ENUM_VARIANT,
+                            at(Expr {
+                                kind: ExprKind::Variant(name.clone(), other.clone()),
+                                ty: node.ty.clone(),
+                            }),
+                        );
+                    }
+                }
+            }
             ExprKind::Var(v) => {
                 let ty = &function.var(*v).ty;
                 for &w in scope {
@@ -223,6 +240,7 @@ pub(crate) fn variants(
             RELATIONAL,
             VARIABLE,
             CONSTANT_STEP,
+            ENUM_VARIANT,
             BOOLEAN,
             DROP_CLAUSE,
             NEGATION,
@@ -231,6 +249,7 @@ pub(crate) fn variants(
         _ => &[
             VARIABLE,
             CONSTANT_STEP,
+            ENUM_VARIANT,
             ARITHMETIC,
             RELATIONAL,
             BOOLEAN,
@@ -384,7 +403,6 @@ fn int_lit(e: &Expr) -> Option<i128> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::Program;
 
     fn body_return(source: &str) -> (Program, Expr) {
         let program = Program::from_source(source, "t.rs").unwrap();
@@ -429,7 +447,7 @@ mod tests {
     fn conditions_try_operators_first_values_try_variables_first() {
         let (program, e) = body_return("fn f(x: i32, y: i32, z: i32) -> bool {\n    x < y\n}\n");
         let f = &program.functions[0];
-        let found = variants(f, &f.params, SiteKind::If, &e);
+        let found = variants(&program, f, &f.params, SiteKind::If, &e);
         let kinds: Vec<&str> = found.iter().map(|v| v.template).collect();
         assert_eq!(&kinds[..5], &[RELATIONAL; 5]);
         // `<` becomes `<=` before anything else; no swap compares a variable with itself.
@@ -443,7 +461,7 @@ mod tests {
 
         let (program, e) = body_return("fn g(x: i32, y: i32) -> i32 {\n    x + 1\n}\n");
         let f = &program.functions[0];
-        let found = variants(f, &f.params, SiteKind::Return, &e);
+        let found = variants(&program, f, &f.params, SiteKind::Return, &e);
         assert_eq!(found[0].template, VARIABLE);
         assert!(found.iter().any(|v| v.template == CONSTANT_STEP));
         assert!(found.iter().any(|v| v.template == ARITHMETIC));

@@ -376,6 +376,12 @@ pub(crate) fn protocol(
             other => return Err(format!("casts to `{other}`")),
         },
         ExprKind::Branch(inner, _) => go(inner)?,
+        ExprKind::Variant(..) | ExprKind::OptionSome(_) | ExprKind::OptionNone => {
+            return Err(format!(
+                "writes `{}`, a value a replacement cannot write (only scalars)",
+                shown()
+            ));
+        }
         _ => {
             return Err(format!(
                 "reads `{}`, which the site does not report",

@@ -328,6 +328,7 @@ pub(crate) fn menu(
         && let Some(shape) = &written_shape
     {
         let variants: Vec<Variant> = mutate::variants(
+            program,
             located.function,
             located.scope(),
             located.kind(),
@@ -339,7 +340,9 @@ pub(crate) fn menu(
                 .is_ok_and(|x| same_shape(&x.leaves(), shape))
         })
         .collect();
-        if !variants.is_empty() {
+        if variants.is_empty() {
+            reasons.push("no one-token correction applies".into());
+        } else {
             let n = TEMPLATES.fetch_add(1, Ordering::Relaxed);
             out.push(Template {
                 kind: Kind::Mutation,
@@ -443,7 +446,7 @@ pub(crate) fn menu(
         Type::Bool => reasons.push("no integer variable is in scope for a condition".into()),
         Type::Int(_) => {}
         other => reasons.push(format!(
-            "its value is a `{other}`: only the one-token corrections apply"
+            "its value is a `{other}`, which no linear or condition template computes"
         )),
     }
     if out.is_empty() {
