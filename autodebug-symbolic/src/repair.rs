@@ -56,10 +56,10 @@ mod site;
 mod switching;
 mod template;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
-use autodebug_runtime::protocol::{self, Replacement, SiteKey, Target};
+use autodebug_runtime::protocol::{self, Replacement, SiteKey, SiteKind, Target};
 use z3::ast::Bool;
 use z3::{Optimize, Params, SatResult, Solver};
 
@@ -273,6 +273,9 @@ pub struct Synthesizer<'p> {
     next_combination: usize,
     session: Option<Session>,
     seen: HashSet<Vec<String>>,
+    /// The names each component site's recorded scope held at every event seen, by (line,
+    /// column, kind).
+    reported: HashMap<(u32, u32, SiteKind), BTreeSet<String>>,
     report: Report,
     started: Instant,
 }
@@ -298,6 +301,7 @@ impl<'p> Synthesizer<'p> {
             next_combination: 0,
             session: None,
             seen: HashSet::new(),
+            reported: HashMap::new(),
             report: Report::default(),
             started: Instant::now(),
         };
@@ -325,6 +329,21 @@ impl<'p> Synthesizer<'p> {
     }
 
     fn add_call(&mut self, call: &Call) -> bool {
+        if let Some(trace) = &call.trace {
+            for record in trace.events {
+                let protocol::Record::Component { site, scope, .. } = record else {
+                    continue;
+                };
+                let Some(info) = trace.sites.get(site) else {
+                    continue;
+                };
+                let names: BTreeSet<String> = scope.iter().map(|(n, _)| n.clone()).collect();
+                self.reported
+                    .entry((info.line, info.column, info.kind))
+                    .and_modify(|known| known.retain(|n| names.contains(n)))
+                    .or_insert(names);
+            }
+        }
         let encoding = self.encoder.encode(&mut self.scratch, call);
         let encoded = encoding.added && encoding.formula.is_some();
         self.report.calls.push(CallNote {
@@ -358,7 +377,13 @@ impl<'p> Synthesizer<'p> {
         for key in keys {
             let shown = format!("line {}:{} ({:?})", key.line, key.column, key.kind);
             let located = match site::locate(self.program, key) {
-                Ok(l) => l,
+                Ok(mut l) => {
+                    l.reported = self
+                        .reported
+                        .get(&(key.line, key.column, key.kind))
+                        .cloned();
+                    l
+                }
                 Err(why) => {
                     self.report.unsupported.push(why);
                     continue;

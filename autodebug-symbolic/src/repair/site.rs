@@ -2,6 +2,8 @@
 //! the type of that value, and the variables a template may read there. A site key names a
 //! component by (line, column, kind); the file is the program's.
 
+use std::collections::BTreeSet;
+
 use autodebug_runtime::protocol::{SiteKey, SiteKind};
 
 use crate::ir::{
@@ -18,6 +20,9 @@ pub(crate) struct Located<'p> {
     /// What the site computes: the right-hand side (for `x op= e`, `e`), the condition, the
     /// returned value, the loop bound.
     pub expr: &'p Expr,
+    /// The names the runtime reported in the site's scope, when a trace showed them (the
+    /// instrumentation leaves out what it cannot be sure is `Copy` and unborrowed).
+    pub reported: Option<BTreeSet<String>>,
 }
 
 impl<'p> Located<'p> {
@@ -41,10 +46,12 @@ impl<'p> Located<'p> {
         &self.component.scope
     }
 
-    /// The integer variables in scope (what linear templates combine), with their types.
+    /// The integer variables a replacement may read (what linear templates combine), with
+    /// their types.
     pub fn int_vars(&self) -> Vec<(VarId, IntType)> {
         self.scope()
             .iter()
+            .filter(|&&v| self.reports(v))
             .filter_map(|&v| match self.function.var(v).ty {
                 Type::Int(t) => Some((v, t)),
                 _ => None,
@@ -52,13 +59,16 @@ impl<'p> Located<'p> {
             .collect()
     }
 
-    /// Whether `v` is a variable the site reports to a replacement: a scalar in scope.
+    /// Whether `v` is a variable the site reports to a replacement: a scalar in scope (that
+    /// the recorded scope named, when a trace showed it).
     pub fn reports(&self, v: VarId) -> bool {
+        let var = self.function.var(v);
         self.scope().contains(&v)
-            && matches!(
-                self.function.var(v).ty,
-                Type::Int(_) | Type::Bool | Type::Char
-            )
+            && matches!(var.ty, Type::Int(_) | Type::Bool | Type::Char)
+            && self
+                .reported
+                .as_ref()
+                .is_none_or(|names| names.contains(&var.name))
     }
 }
 
@@ -119,6 +129,7 @@ pub(crate) fn locate<'p>(program: &'p Program, key: &SiteKey) -> Result<Located<
                     function,
                     component: c,
                     expr: e,
+                    reported: None,
                 });
                 return;
             }
@@ -140,6 +151,7 @@ pub(crate) fn locate<'p>(program: &'p Program, key: &SiteKey) -> Result<Located<
                         function,
                         component: c,
                         expr: e,
+                        reported: None,
                     });
                 }
             });
@@ -152,4 +164,57 @@ pub(crate) fn locate<'p>(program: &'p Program, key: &SiteKey) -> Result<Located<
         "line {}:{} ({:?}) is not a component of the model of {}",
         key.line, key.column, key.kind, program.file
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAX: &str = "fn max(x: i32, y: i32) -> i32 {
+    let mut r = x;
+    if y > x {
+        r = x;
+    }
+    r
+}
+";
+
+    fn key(line: u32, column: u32, kind: SiteKind) -> SiteKey {
+        SiteKey {
+            file: "max.rs".into(),
+            line,
+            column,
+            kind,
+        }
+    }
+
+    #[test]
+    fn components_are_found_by_position_and_kind() {
+        let program = Program::from_source(MAX, "max.rs").unwrap();
+        let assign = locate(&program, &key(4, 13, SiteKind::Assign)).unwrap();
+        assert_eq!(assign.code(), "x");
+        assert_eq!(assign.ty(), &Type::Int(IntType::I32));
+        let cond = locate(&program, &key(3, 8, SiteKind::If)).unwrap();
+        assert_eq!(cond.code(), "y > x");
+        assert_eq!(cond.ty(), &Type::Bool);
+        let why = locate(&program, &key(3, 8, SiteKind::While)).unwrap_err();
+        assert!(why.contains("not a component"), "{why}");
+    }
+
+    #[test]
+    fn only_reported_scalars_are_read_when_a_trace_named_them() {
+        let program = Program::from_source(MAX, "max.rs").unwrap();
+        let mut at = locate(&program, &key(4, 13, SiteKind::Assign)).unwrap();
+        let names = |l: &Located| -> Vec<String> {
+            l.int_vars()
+                .iter()
+                .map(|(v, _)| l.function.var(*v).name.clone())
+                .collect()
+        };
+        assert_eq!(names(&at), ["x", "y", "r"]);
+        at.reported = Some(["x".to_string(), "y".to_string()].into_iter().collect());
+        assert_eq!(names(&at), ["x", "y"]);
+        let r = at.function.vars_named("r")[0];
+        assert!(!at.reports(r));
+    }
 }
