@@ -275,6 +275,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
                 baseline: &baseline,
                 traces: &traces,
                 suspects: &report.suspects,
+                oracles: &oracles,
                 rerun: &recorder,
                 scratch_dir: build::target_dir(&workspace, options).join("repair"),
                 skip: own_dirs.to_vec(),

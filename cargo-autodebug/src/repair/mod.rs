@@ -13,6 +13,7 @@ pub mod expression;
 pub mod patch;
 pub mod rerun;
 pub mod syntactic;
+pub mod synthesis;
 pub mod validate;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -86,6 +87,11 @@ pub trait CandidateSource {
     /// `candidate` failed the tests `failing` (`target::name`) when the suite was rerun
     /// with it in place of `target`'s code.
     fn refute(&mut self, _target: &Target, _candidate: &Candidate, _failing: &[String]) {}
+
+    /// What the source could not do (for the report's notes), taken once at the end.
+    fn notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Bounds on the repair stage.
@@ -112,6 +118,8 @@ pub struct Context<'a> {
     pub baseline: &'a [BaselineResult],
     pub traces: &'a [RecordedTrace],
     pub suspects: &'a [Ranked],
+    /// What passing means for each failing test (the specification synthesis works to).
+    pub oracles: &'a [crate::oracle::Oracle],
     /// Reruns tests under plans (candidates evaluated by the runtime).
     pub rerun: &'a Recorder<'a>,
     /// Where the scratch copy and the persistent target dir of rebuilds go.
@@ -208,8 +216,11 @@ pub struct Details {
     pub inconclusive: usize,
     /// Candidates the runtime cannot evaluate (the rebuild decided).
     pub not_evaluable: usize,
+    /// Seconds the sources took to propose candidates (synthesis solves).
+    pub propose_s: f64,
     /// Test runs under replacements.
     pub runtime_runs: usize,
+    /// Seconds spent rerunning tests under candidates.
     pub runtime_s: f64,
     pub rebuilds: usize,
     pub rebuild_s: f64,
@@ -233,11 +244,49 @@ pub struct Repair {
 /// Candidates asked of a source at a time (and checked by rerun together).
 const BATCH: usize = 16;
 
-/// Runs the stage.
+/// Runs the stage: template synthesis first, then the syntactic source.
 pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
-    let mut sources: Vec<Box<dyn CandidateSource>> =
-        vec![Box::new(syntactic::Syntactic::default())];
-    repair_with(context, limits, console, &mut sources)
+    let start = Instant::now();
+    let mut notes = Vec::new();
+    let mut files = Files::default();
+    let targets = targets(context, limits, &mut files, &mut notes);
+    let programs = synthesis::Programs::lower(context.workspace_root, &targets);
+    let mut sources: Vec<Box<dyn CandidateSource + '_>> = vec![
+        Box::new(synthesis::Synthesis::new(
+            &programs,
+            context.traces,
+            context.oracles,
+            SYNTHESIS_TIME.min(limits.time),
+        )),
+        Box::new(syntactic::Syntactic::default()),
+    ];
+    let mut repair = repair_with(
+        context,
+        limits,
+        console,
+        Prepared {
+            start,
+            targets,
+            files,
+            notes,
+        },
+        &mut sources,
+    );
+    for source in &mut sources {
+        repair.notes.extend(source.notes());
+    }
+    repair
+}
+
+/// Solver time of template synthesis per site.
+const SYNTHESIS_TIME: Duration = Duration::from_secs(20);
+
+/// The sites to repair, found in their files, before any source runs.
+pub struct Prepared {
+    start: Instant,
+    targets: Vec<Target>,
+    files: Files,
+    notes: Vec<String>,
 }
 
 /// The stage with the given sources (tried in order on each target).
@@ -245,14 +294,19 @@ pub fn repair_with(
     context: &Context,
     limits: &Limits,
     console: &Console,
-    sources: &mut [Box<dyn CandidateSource>],
+    prepared: Prepared,
+    sources: &mut [Box<dyn CandidateSource + '_>],
 ) -> Repair {
-    let start = Instant::now();
-    let mut notes = Vec::new();
-    let mut details = Details::default();
-    let mut files = Files::default();
-    let targets = targets(context, limits, &mut files, &mut notes);
-    details.targets = targets.len();
+    let Prepared {
+        start,
+        targets,
+        files,
+        mut notes,
+    } = prepared;
+    let mut details = Details {
+        targets: targets.len(),
+        ..Details::default()
+    };
     if targets.is_empty() {
         return Repair {
             fixes: Vec::new(),
@@ -287,7 +341,7 @@ pub fn repair_with(
     let mut plausible: Vec<(Candidate, Vec<bool>)> = Vec::new();
     let mut undecided: Vec<Candidate> = Vec::new();
     let mut refuted: Vec<Candidate> = Vec::new();
-    let runtime_start = Instant::now();
+    let mut proposed: BTreeSet<Vec<(SiteKey, String)>> = BTreeSet::new();
     'targets: for target in &targets {
         for source in sources.iter_mut() {
             loop {
@@ -300,10 +354,21 @@ pub fn repair_with(
                     details.cut = Some(format!("{} candidates", limits.candidates));
                     break 'targets;
                 }
-                let batch = source.next(target, BATCH.min(room));
+                let proposing = Instant::now();
+                let mut batch = source.next(target, BATCH.min(room));
+                details.propose_s += proposing.elapsed().as_secs_f64();
                 if batch.is_empty() {
                     break;
                 }
+                // What an earlier source proposed is not checked again.
+                batch.retain(|c| {
+                    let key: Vec<(SiteKey, String)> = c
+                        .edits
+                        .iter()
+                        .map(|e| (e.site.clone(), patch::squeeze(&e.rust)))
+                        .collect();
+                    proposed.insert(key)
+                });
                 details.candidates += batch.len();
                 let mut checkable = Vec::new();
                 for candidate in &batch {
@@ -323,7 +388,10 @@ pub fn repair_with(
                 if checkable.is_empty() {
                     continue;
                 }
-                let verdicts = match rerun.check(&checkable) {
+                let checking = Instant::now();
+                let checked = rerun.check(&checkable);
+                details.runtime_s += checking.elapsed().as_secs_f64();
+                let verdicts = match checked {
                     Ok(verdicts) => verdicts,
                     Err(error) => {
                         notes.push(format!(
@@ -363,7 +431,6 @@ pub fn repair_with(
             }
         }
     }
-    details.runtime_s = runtime_start.elapsed().as_secs_f64();
     details.runtime_checked = rerun.checked.load(Ordering::Relaxed);
     details.runtime_runs = rerun.runs.load(Ordering::Relaxed);
     details.plausible = plausible.len();

@@ -1,0 +1,311 @@
+//! The synthesis candidate source: template repair with z3 (`autodebug_symbolic::repair`)
+//! for one site at a time. The site's file is lowered to the symbolic engine's model; the
+//! failing calls the oracle stage named (with what they should have done), the calls their
+//! tests accepted and calls of passing tests are the specification; candidates come
+//! simplest first, and a test a candidate still fails brings its calls back as
+//! counterexamples (CEGIS).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::time::Duration;
+
+use autodebug_runtime::protocol::SiteKey;
+use autodebug_symbolic::conflicts::Role;
+use autodebug_symbolic::encode::{Call, CallTrace, Concrete, Expected, Spec};
+use autodebug_symbolic::ir::Program;
+use autodebug_symbolic::repair as symbolic;
+
+use super::{Candidate, CandidateEdit, CandidateSource, Target};
+use crate::oracle::{self, Expectation, Oracle};
+use crate::trace::{RecordedTrace, Role as TraceRole};
+
+/// The name of this source in the report.
+pub const NAME: &str = "synthesis";
+
+/// Calls of passing tests given to the solver per site (they constrain, and they cost).
+const PASSING_CALLS: usize = 6;
+
+/// The lowered files of the sites to repair, made once and borrowed by the synthesizers.
+pub struct Programs {
+    programs: HashMap<String, Result<Program, String>>,
+}
+
+impl Programs {
+    /// Lowers the files (`file` as the compiler saw it, relative to the workspace root) of
+    /// `targets`.
+    pub fn lower(workspace_root: &Path, targets: &[Target]) -> Programs {
+        let mut programs = HashMap::new();
+        for target in targets {
+            programs.entry(target.site.file.clone()).or_insert_with(|| {
+                let path = workspace_root.join(&target.site.file);
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                Program::from_source(&text, &target.site.file)
+                    .map_err(|e| format!("cannot lower {}: {e}", target.site.file))
+            });
+        }
+        Programs { programs }
+    }
+}
+
+/// The source.
+pub struct Synthesis<'a> {
+    programs: &'a Programs,
+    traces: &'a [RecordedTrace],
+    oracles: &'a [Oracle],
+    /// Solver time per site.
+    budget: Duration,
+    synthesizers: BTreeMap<SiteKey, Option<symbolic::Synthesizer<'a>>>,
+    /// The symbolic candidate behind each candidate handed out (by site and texts).
+    handed: HashMap<(SiteKey, Vec<String>), symbolic::Candidate>,
+    /// What could not be done, for the report's notes.
+    pub notes: Vec<String>,
+}
+
+impl<'a> Synthesis<'a> {
+    /// A source over the lowered `programs`, specified by the recorded `traces` and the
+    /// `oracles` of the failing tests; `budget` is the solver time per site.
+    pub fn new(
+        programs: &'a Programs,
+        traces: &'a [RecordedTrace],
+        oracles: &'a [Oracle],
+        budget: Duration,
+    ) -> Synthesis<'a> {
+        Synthesis {
+            programs,
+            traces,
+            oracles,
+            budget,
+            synthesizers: BTreeMap::new(),
+            handed: HashMap::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// The calls that specify a fix of a site in `file`: each failing test's failing call
+    /// (with what it should have done) and the calls it accepted, then calls of passing
+    /// tests to functions of the file.
+    fn calls(&self, file: &str) -> Vec<Call<'a>> {
+        let mut calls = Vec::new();
+        for oracle in self.oracles {
+            let recorded = &self.traces[oracle.trace];
+            let Some(call) = &oracle.call else { continue };
+            if !in_file(recorded, call, file) {
+                continue;
+            }
+            let test = oracle.test.display();
+            calls.push(call_of(&test, Role::Failing, recorded, call, spec(oracle)));
+            for accepted in &oracle.accepted {
+                calls.push(call_of(
+                    &test,
+                    Role::Passing,
+                    recorded,
+                    accepted,
+                    Spec::accepted(),
+                ));
+            }
+        }
+        let mut passing = 0;
+        for recorded in self.traces {
+            if recorded.role != TraceRole::Passing || recorded.trace.coverage {
+                continue;
+            }
+            for call in oracle::top_level_calls(&recorded.trace) {
+                if passing >= PASSING_CALLS {
+                    return calls;
+                }
+                if call.end == oracle::End::Returned && in_file(recorded, &call, file) {
+                    passing += 1;
+                    calls.push(call_of(
+                        &recorded.test.display(),
+                        Role::Passing,
+                        recorded,
+                        &call,
+                        Spec::accepted(),
+                    ));
+                }
+            }
+        }
+        calls
+    }
+
+    /// The calls of test `name` (`target::name`) to functions of `file`, as recorded
+    /// before any candidate, with their specifications: counterexamples when a candidate
+    /// fails that test.
+    fn calls_of_test(&self, name: &str, file: &str) -> Vec<Call<'a>> {
+        if let Some(oracle) = self
+            .oracles
+            .iter()
+            .find(|o| o.test.display() == name && o.call.is_some())
+        {
+            let recorded = &self.traces[oracle.trace];
+            let call = oracle.call.as_ref().expect("checked above");
+            if in_file(recorded, call, file) {
+                return vec![call_of(name, Role::Failing, recorded, call, spec(oracle))];
+            }
+        }
+        let Some(recorded) = self
+            .traces
+            .iter()
+            .find(|t| t.role == TraceRole::Passing && t.test.display() == name)
+        else {
+            return Vec::new();
+        };
+        oracle::top_level_calls(&recorded.trace)
+            .into_iter()
+            .filter(|c| c.end == oracle::End::Returned && in_file(recorded, c, file))
+            .map(|c| call_of(name, Role::Passing, recorded, &c, Spec::accepted()))
+            .collect()
+    }
+}
+
+/// Whether `call`'s function is in `file`.
+fn in_file(recorded: &RecordedTrace, call: &oracle::Call, file: &str) -> bool {
+    recorded
+        .trace
+        .sites
+        .get(&call.site)
+        .is_some_and(|s| s.file == file)
+}
+
+fn call_of<'t>(
+    test: &str,
+    role: Role,
+    recorded: &'t RecordedTrace,
+    call: &oracle::Call,
+    spec: Spec,
+) -> Call<'t> {
+    Call {
+        test: format!("{test} call {}", call.index),
+        role,
+        function: call.function.clone(),
+        args: Vec::new(),
+        trace: Some(CallTrace {
+            sites: &recorded.trace.sites,
+            events: &recorded.trace.events[call.events.clone()],
+        }),
+        spec,
+    }
+}
+
+/// What the failing call should have done, from its oracle: an expected value only when a
+/// rerun confirmed it (the test may compare something computed from the call), as the
+/// diagnosis technique takes it.
+fn spec(oracle: &Oracle) -> Spec {
+    let trusted = oracle.confirmed || oracle.later_failure.is_some();
+    let ret = match &oracle.expectation {
+        Some(Expectation::Returns(v)) if trusted => Expected::Value(Concrete::from_value(v)),
+        Some(Expectation::ReturnsOtherThan(v) | Expectation::Rejected(v)) => {
+            Expected::Other(Concrete::from_value(v))
+        }
+        _ => Expected::Nothing,
+    };
+    Spec {
+        ret,
+        ..Spec::failing(None)
+    }
+}
+
+fn texts(edits: &[CandidateEdit]) -> Vec<String> {
+    edits.iter().map(|e| e.rust.clone()).collect()
+}
+
+impl CandidateSource for Synthesis<'_> {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
+        let key = target.site.key();
+        if !self.synthesizers.contains_key(&key) {
+            let synthesizer = match self.programs.programs.get(&target.site.file) {
+                Some(Ok(program)) => {
+                    let calls = self.calls(&target.site.file);
+                    let options = symbolic::Options {
+                        budget: Some(self.budget),
+                        ..symbolic::Options::default()
+                    };
+                    let synth = symbolic::Synthesizer::new(
+                        program,
+                        &calls,
+                        std::slice::from_ref(&key),
+                        options,
+                    );
+                    if let Some(why) = synth.report().unsupported.first() {
+                        self.notes.push(format!(
+                            "{NAME}: {}:{}: {why}",
+                            target.path, target.site.line
+                        ));
+                        None
+                    } else {
+                        Some(synth)
+                    }
+                }
+                Some(Err(why)) => {
+                    self.notes.push(format!("{NAME}: {why}"));
+                    None
+                }
+                None => None,
+            };
+            self.synthesizers.insert(key.clone(), synthesizer);
+        }
+        let Some(Some(synthesizer)) = self.synthesizers.get_mut(&key) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        while out.len() < max {
+            let Some(found) = synthesizer.next() else {
+                break;
+            };
+            let edits: Vec<CandidateEdit> = found
+                .edits
+                .iter()
+                .map(|e| CandidateEdit {
+                    site: e.site.clone(),
+                    rust: e.rust.clone(),
+                    expr: e.expr.clone(),
+                })
+                .collect();
+            let template = found
+                .edits
+                .iter()
+                .map(|e| e.template)
+                .collect::<Vec<_>>()
+                .join("+");
+            self.handed
+                .insert((key.clone(), texts(&edits)), found.clone());
+            out.push(Candidate {
+                edits,
+                template,
+                cost: found.cost,
+                source: NAME,
+            });
+        }
+        out
+    }
+
+    fn refute(&mut self, target: &Target, candidate: &Candidate, failing: &[String]) {
+        let key = target.site.key();
+        let Some(found) = self
+            .handed
+            .get(&(key.clone(), texts(&candidate.edits)))
+            .cloned()
+        else {
+            return;
+        };
+        let counterexamples: Vec<Call> = failing
+            .iter()
+            .flat_map(|test| self.calls_of_test(test, &target.site.file))
+            .collect();
+        let Some(Some(synthesizer)) = self.synthesizers.get_mut(&key) else {
+            return;
+        };
+        for call in &counterexamples {
+            synthesizer.refute(&found, call);
+        }
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+}
