@@ -596,3 +596,38 @@ fn the_budget_and_the_template_time_limit_are_reported() {
         synth.report()
     );
 }
+
+#[test]
+fn a_wrong_enum_variant_is_swapped() {
+    let program = Program::from_source(
+        "#[derive(Clone, Copy, PartialEq, Debug)]
+enum Light {
+    Red,
+    Amber,
+    Green,
+}
+
+fn start() -> Light {
+    Light::Red
+}
+",
+        "light.rs",
+    )
+    .unwrap();
+    let site = site(&program, "start", 9, SiteKind::Return);
+    let call = returns(
+        "start",
+        &[],
+        Concrete::Enum("Light".into(), "Green".into()),
+        Role::Failing,
+    );
+    let mut synth = Synthesizer::new(&program, &[call], &[site], Options::default());
+    let found: Vec<Candidate> = synth.by_ref().take(3).collect();
+    println!("{:?}", synth.report());
+    let texts: Vec<&str> = found.iter().map(|c| c.edits[0].rust.as_str()).collect();
+    assert_eq!(texts, ["Light::Green"]);
+    assert_eq!(found[0].edits[0].template, "enum-variant");
+    // A replacement writes scalars only: this one is for a patch.
+    assert_eq!(found[0].edits[0].expr, None);
+    assert!(found[0].edits[0].note.is_some());
+}
