@@ -145,7 +145,12 @@ fn run_example(example: &str, setup: Setup) -> Outcome {
         traces.retain(|(p, _)| p.contains(only));
     }
 
-    let mut oracle = Z3Oracle::default();
+    // A time limit far above what these checks take on an idle machine: the test is about
+    // the model, and on a loaded machine (CI, tests in parallel) 5 s checks time out.
+    let mut oracle = Z3Oracle::new(autodebug_symbolic::conflicts::Options {
+        timeout_ms: 120_000,
+        ..Default::default()
+    });
     let mut encoder = Encoder::new(&program, Options::default());
     let mut encoded = 0;
     let mut events_matched = 0;
