@@ -37,6 +37,10 @@ struct RunArgs {
     /// At most this many versions.
     #[arg(long)]
     limit: Option<usize>,
+    /// A stratified sample: of each program, the first N single-fault versions and the
+    /// first two-fault one.
+    #[arg(long, value_name = "N")]
+    per_program: Option<usize>,
     /// Per-test timeout given to the tool, in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
@@ -167,6 +171,7 @@ fn run_cmd(args: RunArgs) -> Result<()> {
         quick: args.quick,
         programs: args.programs,
         limit: args.limit,
+        per_program: args.per_program,
         test_timeout: args.timeout,
         version_timeout: Duration::from_secs_f64(args.version_timeout.unwrap_or(if args.quick {
             120.0

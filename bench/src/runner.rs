@@ -29,6 +29,8 @@ pub struct Options {
     pub programs: Vec<String>,
     /// At most this many versions.
     pub limit: Option<usize>,
+    /// Of each program, the first N single-fault versions and the first two-fault one.
+    pub per_program: Option<usize>,
     /// Per-test timeout given to the tool.
     pub test_timeout: f64,
     /// Wall-time limit of one tool run.
@@ -81,6 +83,19 @@ pub fn select(all: &[FaultyVersion], opts: &Options) -> Vec<FaultyVersion> {
             seen.entry(x.program.clone()).or_insert_with(|| x.clone());
         }
         v = seen.into_values().take(12).collect();
+    }
+    if let Some(n) = opts.per_program {
+        let mut singles: BTreeMap<String, usize> = BTreeMap::new();
+        let mut multis: BTreeMap<String, usize> = BTreeMap::new();
+        v.retain(|x| {
+            let taken = if x.is_multi() {
+                multis.entry(x.program.clone()).or_default()
+            } else {
+                singles.entry(x.program.clone()).or_default()
+            };
+            *taken += 1;
+            *taken <= if x.is_multi() { 1 } else { n }
+        });
     }
     if let Some(n) = opts.limit {
         v.truncate(n);
@@ -564,6 +579,7 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
 mod tests {
     use super::*;
     use crate::mutate::{FaultClass, Mutation};
+    use std::collections::BTreeSet;
 
     #[test]
     fn civil_dates() {
@@ -599,6 +615,7 @@ mod tests {
             quick: false,
             programs: vec![],
             limit: None,
+            per_program: None,
             test_timeout: 10.0,
             version_timeout: Duration::from_secs(1),
             out: PathBuf::new(),
@@ -652,6 +669,20 @@ mod tests {
             .len(),
             3
         );
+        let sample = select(
+            &all,
+            &Options {
+                per_program: Some(1),
+                ..opts()
+            },
+        );
+        let programs: BTreeSet<&str> = all.iter().map(|v| v.program.as_str()).collect();
+        let multis: BTreeSet<&str> = all
+            .iter()
+            .filter(|v| v.is_multi())
+            .map(|v| v.program.as_str())
+            .collect();
+        assert_eq!(sample.len(), programs.len() + multis.len());
     }
 
     #[test]
