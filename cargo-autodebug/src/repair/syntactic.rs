@@ -1,6 +1,6 @@
 //! The syntactic candidate source: small edits of a site's own code, simplest first —
-//! relational operator swaps (`<` ↔ `<=` first), integer literals ±1, a loop bound ±1, and
-//! a variable swapped for another of the same type in scope. Each edit changes a few bytes
+//! relational operator swaps (`<` ↔ `<=` first), `&&` ↔ `||`, integer literals ±1, a loop
+//! bound ±1, and a variable swapped for another of the same type in scope. Each edit changes a few bytes
 //! inside the site's text and keeps the rest as written. Template synthesis with a solver
 //! supersedes it; it stays as the source that needs nothing but the code.
 
@@ -32,6 +32,8 @@ pub struct Mutation {
 struct Parts {
     /// Comparison operators: byte range of the operator and the operator.
     comparisons: Vec<(Range<usize>, BinOp)>,
+    /// `&&` and `||`: byte range of the operator and the operator.
+    logical: Vec<(Range<usize>, BinOp)>,
     /// Integer literals: byte range, value, suffix.
     integers: Vec<(Range<usize>, u128, String)>,
     /// Single-name paths: byte range and name.
@@ -51,6 +53,11 @@ impl<'ast> Visit<'ast> for Parts {
         };
         if let Some(op) = op {
             self.comparisons.push((e.op.span().byte_range(), op));
+        }
+        match e.op {
+            syn::BinOp::And(_) => self.logical.push((e.op.span().byte_range(), BinOp::And)),
+            syn::BinOp::Or(_) => self.logical.push((e.op.span().byte_range(), BinOp::Or)),
+            _ => {}
         }
         visit::visit_expr_binary(self, e);
     }
@@ -181,6 +188,15 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
                 cost,
             });
         }
+    }
+    for (range, op) in &parts.logical {
+        let rust = splice(original, range, if *op == BinOp::And { "||" } else { "&&" });
+        out.push(Mutation {
+            expr: lowered(&rust),
+            rust,
+            template: "logical-operator",
+            cost: 1,
+        });
     }
     if kind == SiteKind::Bound {
         for delta in [1i128, -1] {
@@ -318,6 +334,21 @@ mod tests {
                 "lo  ==  hi /* c */"
             ]
         );
+    }
+
+    #[test]
+    fn logical_operators_swap() {
+        let types = Types {
+            vars: [("in3", "bool"), ("v", "bool")]
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .into(),
+            value: Some("bool".into()),
+            operands: None,
+        };
+        let all = mutations("in3 || v", SiteKind::Assign, &types);
+        assert_eq!(all[0].rust, "in3 && v");
+        assert_eq!(all[0].template, "logical-operator");
+        assert!(all[0].expr.is_some());
     }
 
     #[test]
