@@ -516,6 +516,123 @@ Report: autodebug.out/report.json (3.2s)
         assert_eq!(failing_report().summary("autodebug.out"), expected);
     }
 
+    fn fix(validated: bool) -> crate::repair::Fix {
+        let before = "    if s1 < n {\n";
+        let after = "    if s1 <= n {\n";
+        crate::repair::Fix {
+            rank: 1,
+            file: "src/lib.rs".into(),
+            line: 1,
+            column: 13,
+            end_line: 1,
+            end_column: 20,
+            original: "s1 < n".into(),
+            replacement: "s1 <= n".into(),
+            diff: crate::repair::patch::unified_diff("src/lib.rs", before, after),
+            technique: "syntactic",
+            template: "relational-operator".into(),
+            validated,
+            validation: "rebuild",
+            tests_passed: if validated { 6 } else { 5 },
+            tests_total: 6,
+            plausible: true,
+            cost: 1,
+            suspect_rank: 1,
+            localized_by: vec!["ochiai"],
+            edits: vec![crate::repair::EditEntry {
+                file: "src/lib.rs".into(),
+                line: 1,
+                column: 13,
+                end_line: 1,
+                end_column: 20,
+                kind: autodebug_runtime::protocol::SiteKind::If,
+                original: "s1 < n".into(),
+                replacement: "s1 <= n".into(),
+            }],
+            file_hashes: Default::default(),
+            rejected: (!validated).then(|| "5/6 tests pass".to_string()),
+            files: Vec::new(),
+            effect: Vec::new(),
+        }
+    }
+
+    /// The end of the summary when a fix was found: where, why, the patch, how to apply.
+    #[test]
+    fn summary_ends_with_the_fix() {
+        let mut report = failing_report();
+        report.repair = Some(crate::repair::Details {
+            candidates: 7,
+            rebuilds: 1,
+            ..Default::default()
+        });
+        report.fixes.push(fix(true));
+        let summary = report.summary("autodebug.out");
+        let end = summary.split("  … 1 more in the report\n").nth(1).unwrap();
+        let expected = "
+Fix (validated: rebuilt with the patch, 6/6 tests pass):
+  src/lib.rs:1:13  `s1 < n` → `s1 <= n`
+  change: relational-operator (syntactic)
+  why: suspect 1 — ochiai: 1.00
+  --- a/src/lib.rs
+  +++ b/src/lib.rs
+  @@ -1 +1 @@
+  -    if s1 < n {
+  +    if s1 <= n {
+Apply it: cargo autodebug --apply  (or: git apply autodebug.out/fix.patch)
+Report: autodebug.out/report.json (3.2s)
+";
+        assert_eq!(end, expected);
+        let dir = tempfile::tempdir().unwrap();
+        report.write(dir.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(FIX_PATCH)).unwrap(),
+            report.fixes[0].diff
+        );
+        let json = serde_json::to_value(&report).unwrap();
+        for field in [
+            "rank",
+            "file",
+            "line",
+            "column",
+            "original",
+            "replacement",
+            "diff",
+            "technique",
+            "validated",
+            "tests_passed",
+            "tests_total",
+            "validation",
+        ] {
+            assert!(
+                json["fixes"][0].get(field).is_some(),
+                "missing fixes[].{field}"
+            );
+        }
+    }
+
+    /// Without a validated fix: no fix.patch, and the summary says what was tried.
+    #[test]
+    fn summary_without_a_validated_fix() {
+        let mut report = failing_report();
+        report.repair = Some(crate::repair::Details {
+            candidates: 7,
+            rebuilds: 1,
+            ..Default::default()
+        });
+        report.fixes.push(fix(false));
+        let summary = report.summary("autodebug.out");
+        assert!(
+            summary.contains(
+                "\nNo validated fix: 7 candidates tried, 1 rebuilt.\n  Passed the reruns but not \
+                 validated: src/lib.rs:1:13  `s1 < n` → `s1 <= n` (5/6 tests pass)\n"
+            ),
+            "{summary}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        report.write(dir.path()).unwrap();
+        assert!(!dir.path().join(FIX_PATCH).exists());
+    }
+
     #[test]
     fn summary_when_clean() {
         let mut report = Report::new(Path::new("/w"));
