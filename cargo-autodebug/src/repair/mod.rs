@@ -360,8 +360,12 @@ pub fn repair_with(
                 if batch.is_empty() {
                     break;
                 }
-                // What an earlier source proposed is not checked again.
+                // What an earlier source proposed is not checked again (nor a candidate
+                // that changes nothing).
                 batch.retain(|c| {
+                    if c.edits.is_empty() {
+                        return false;
+                    }
                     let key: Vec<(SiteKey, String)> = c
                         .edits
                         .iter()
