@@ -121,3 +121,29 @@ fn validations_per_second_rerun_against_rebuild() {
     assert!(rebuilds >= checked, "{repair:#}");
     assert!(rerun_rate > rebuild_rate, "{repair:#}");
 }
+
+#[test]
+fn no_fix_skips_the_stage_and_bounds_cut_it() {
+    let dir = common::copy_crate(&example("max2"));
+    common::autodebug_expecting(dir.path(), &["--no-fix"], 5);
+    let report = common::report(dir.path());
+    assert!(report.get("repair").is_none(), "{report:#}");
+    assert_eq!(report["fixes"], serde_json::json!([]));
+    assert!(!dir.path().join("autodebug.out/fix.patch").exists());
+
+    // No rebuild allowed: the candidates the reruns passed are reported, not validated.
+    common::autodebug_expecting(dir.path(), &["--max-rebuilds", "0"], 5);
+    let report = common::report(dir.path());
+    let repair = &report["repair"];
+    assert_eq!(repair["rebuilds"], 0, "{repair:#}");
+    assert_eq!(repair["cut"], "0 rebuilds", "{repair:#}");
+    let fixes = report["fixes"].as_array().unwrap();
+    assert!(!fixes.is_empty(), "{report:#}");
+    for fix in fixes {
+        assert_eq!(fix["validated"], false, "{fix:#}");
+        assert_eq!(fix["validation"], "runtime", "{fix:#}");
+        assert_eq!(fix["plausible"], true, "{fix:#}");
+    }
+    assert_eq!(fixes[0]["replacement"], "y");
+    assert!(!dir.path().join("autodebug.out/fix.patch").exists());
+}
