@@ -314,14 +314,11 @@ pub fn repair_with(
             details,
         };
     }
-    console.status(
-        "Repairing",
-        &format!(
-            "{} site{} (top suspects and critical predicates)",
-            targets.len(),
-            plural(targets.len())
-        ),
-    );
+    console.detail(&format!(
+        "repairing {} site{} (top suspects and critical predicates)",
+        targets.len(),
+        plural(targets.len())
+    ));
     let suite = validate::suite(context.workspace_root, context.baseline, context.timeout);
     let rerun = Rerun {
         recorder: context.rerun,
@@ -342,7 +339,19 @@ pub fn repair_with(
     let mut undecided: Vec<Candidate> = Vec::new();
     let mut refuted: Vec<Candidate> = Vec::new();
     let mut proposed: BTreeSet<Vec<(SiteKey, String)>> = BTreeSet::new();
-    'targets: for target in &targets {
+    'targets: for (index, target) in targets.iter().enumerate() {
+        console.status(
+            "Repairing",
+            &format!(
+                "[{}/{}] {}:{}:{}  `{}`",
+                index + 1,
+                targets.len(),
+                target.path,
+                target.site.line,
+                target.site.column,
+                target.located.original.lines().next().unwrap_or("")
+            ),
+        );
         for source in sources.iter_mut() {
             loop {
                 if start.elapsed() > limits.time {
