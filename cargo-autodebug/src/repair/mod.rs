@@ -11,6 +11,7 @@ pub mod apply;
 pub mod copy_tree;
 pub mod expression;
 pub mod patch;
+pub mod recorded;
 pub mod rerun;
 pub mod syntactic;
 pub mod synthesis;
@@ -212,6 +213,9 @@ pub struct Details {
     pub runtime_checked: usize,
     pub plausible: usize,
     pub refuted: usize,
+    /// Of those, refuted by the recorded operands alone: a branch candidate that decides
+    /// every recorded instance of the failing runs as the written code did.
+    pub refuted_by_traces: usize,
     /// Runtime checks that could not judge (the rebuild decided).
     pub inconclusive: usize,
     /// Candidates the runtime cannot evaluate (the rebuild decided).
@@ -339,6 +343,12 @@ pub fn repair_with(
     let mut undecided: Vec<Candidate> = Vec::new();
     let mut refuted: Vec<Candidate> = Vec::new();
     let mut proposed: BTreeSet<Vec<(SiteKey, String)>> = BTreeSet::new();
+    let failing_tests: Vec<String> = suite
+        .iter()
+        .zip(context.baseline)
+        .filter(|(test, result)| test.required && !result.first.outcome.passed())
+        .map(|(test, _)| test.display.clone())
+        .collect();
     'targets: for (index, target) in targets.iter().enumerate() {
         console.status(
             "Repairing",
@@ -392,6 +402,12 @@ pub fn repair_with(
                         .collect();
                     match (rerun::plan(candidate, rerun.fuel), sites) {
                         (Some(plan), Some(sites)) => checkable.push((candidate, plan, sites)),
+                        _ if unchanged_runs(context, target, candidate) => {
+                            // The failing runs would go as recorded: no rebuild needed.
+                            details.refuted += 1;
+                            details.refuted_by_traces += 1;
+                            source.refute(target, candidate, &failing_tests);
+                        }
                         _ => {
                             details.not_evaluable += 1;
                             undecided.push(candidate.clone());
@@ -615,6 +631,18 @@ pub fn repair_with(
         notes,
         details,
     }
+}
+
+/// Whether `candidate` (one edit of `target`, a branch) leaves every recorded failing run
+/// as it was (see [`recorded`]).
+fn unchanged_runs(context: &Context, target: &Target, candidate: &Candidate) -> bool {
+    matches!(candidate.edits.as_slice(), [edit] if edit.site == target.site.key())
+        && recorded::leaves_failing_runs_unchanged(
+            context.traces,
+            &target.site,
+            &target.located.original,
+            &candidate.edits[0].rust,
+        )
 }
 
 fn plural(n: usize) -> &'static str {
