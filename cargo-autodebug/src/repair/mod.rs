@@ -503,16 +503,23 @@ pub fn repair_with(
     let mut rebuild: Option<Rebuild> = None;
     let rebuild_start = Instant::now();
     let mut seen_texts = BTreeSet::new();
+    let mut fixed_sites: BTreeSet<Vec<SiteKey>> = BTreeSet::new();
     let total = queue.len().min(limits.rebuilds);
     let mut queue = queue.into_iter();
     for (candidate, runtime_passed) in queue.by_ref() {
         if details.validated >= limits.fixes && !limits.rebuild_all {
             break;
         }
-        if details.rebuilds >= limits.rebuilds {
-            details
-                .cut
-                .get_or_insert(format!("{} rebuilds", limits.rebuilds));
+        // One validated fix per site (or set of sites): the rebuilds go to other sites'
+        // candidates, so that the fixes offered are alternatives, not variants.
+        let sites: Vec<SiteKey> = candidate.edits.iter().map(|e| e.site.clone()).collect();
+        let site_fixed = fixed_sites.contains(&sites) && !limits.rebuild_all;
+        if details.rebuilds >= limits.rebuilds || site_fixed {
+            if !site_fixed {
+                details
+                    .cut
+                    .get_or_insert(format!("{} rebuilds", limits.rebuilds));
+            }
             // Plausible candidates not rebuilt are still reported.
             if let Some(passed) = runtime_passed
                 && let Ok(fix) = make_fix(&candidate, &targets, &by_key, &files)
@@ -576,6 +583,7 @@ pub fn repair_with(
             Ok(validation) => {
                 if validation.validated {
                     details.validated += 1;
+                    fixed_sites.insert(sites);
                 }
                 if !validation.validated && runtime_passed.is_some() {
                     // The reruns passed it: a rebuild that does not is worth saying.
