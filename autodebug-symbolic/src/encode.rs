@@ -49,6 +49,10 @@ pub struct Options {
     pub inline_depth: usize,
     /// A loop that runs longer than this on the recorded path is not encoded.
     pub max_iterations: u32,
+    /// The component of `x op= e` is the value the statement stores rather than `e`:
+    /// a wrong operator is then a diagnosis too. Off for repair, whose candidates replace
+    /// `e` (what the runtime's hook reports and replaces).
+    pub whole_compound: bool,
     /// A call whose encoding takes more statements than this (unrolled and inlined) is not
     /// encoded: loops in calls in loops multiply.
     pub max_statements: usize,
@@ -64,6 +68,7 @@ impl Default for Options {
             inline_depth: 4,
             max_iterations: 10_000,
             max_statements: 20_000,
+            whole_compound: false,
         }
     }
 }

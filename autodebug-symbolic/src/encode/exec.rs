@@ -1112,6 +1112,22 @@ impl<'p> Exec<'p> {
             let opened = self.open(Some(c));
             let v = self.eval(cx, operand, g)?;
             let (v, at) = self.component(cx, c, v, operand, g, target)?;
+            let whole = self.options.whole_compound && !matches!(op, BinOp::Shl | BinOp::Shr);
+            if let (true, Some(at)) = (whole, at) {
+                // The component is the whole statement: abnormal, it stores any value (a
+                // wrong operator as well as a wrong operand), and its overflow is its own.
+                let operand = v.with_leaves(&self.instances[at].normal);
+                let (normal, panics) = value::binary(*op, &before, &operand)?;
+                self.panics_of(g, panics);
+                self.close(opened);
+                let name = self.name(&format!("c{}s", self.instances[at].component.index()));
+                let stored = normal.fresh_like(&name);
+                let instance = &mut self.instances[at];
+                instance.value = stored.leaves();
+                instance.normal = normal.leaves();
+                instance.stored = stored.clone();
+                return Ok(stored);
+            }
             self.close(opened);
             let (stored, panics) = value::binary(*op, &before, &v)?;
             self.panics_of(g, panics);

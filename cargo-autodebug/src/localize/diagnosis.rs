@@ -185,6 +185,11 @@ impl Technique for Diagnosis {
                     &mut test,
                     start + self.budget,
                 ) {
+                    // A search that found nothing but was cut short says nothing: it
+                    // must not empty the diagnoses of the other tests.
+                    Some(diagnoses) if diagnoses.is_empty() && test.incomplete.is_some() => {
+                        account.complete = false
+                    }
                     Some(diagnoses) => per_test.push(diagnoses),
                     None => account.complete = false,
                 }
@@ -295,7 +300,12 @@ impl Diagnosis {
         // The search, on the failing call and the calls the test accepted.
         let mut base: Vec<&Call> = vec![&failing];
         base.extend(&accepted);
-        let mut model = self.model(program, &base, self.check_timeout);
+        let slack = if call.end == oracle::End::Panicked {
+            4
+        } else {
+            2
+        };
+        let mut model = self.model(program, &base, self.check_timeout, slack);
         let failing_encoding = model.encodings.remove(0);
         test.specification = failing_encoding
             .spec
@@ -365,7 +375,7 @@ impl Diagnosis {
             }
             let mut calls = base.clone();
             calls.push(call);
-            let mut pruning = self.model(program, &calls, self.prune_timeout);
+            let mut pruning = self.model(program, &calls, self.prune_timeout, slack);
             let encoding = pruning.encodings.last().expect("one encoding per call");
             test.count(encoding);
             if !encoding.added || !pruning.encodings[0].added {
@@ -448,12 +458,29 @@ impl Diagnosis {
     }
 
     /// A model of `calls` (one test scope each), with their encodings in order.
-    fn model<'p>(&self, program: &'p Program, calls: &[&Call], timeout: Duration) -> Model<'p> {
+    /// `slack`: iterations unrolled beyond the recorded ones.
+    fn model<'p>(
+        &self,
+        program: &'p Program,
+        calls: &[&Call],
+        timeout: Duration,
+        slack: u32,
+    ) -> Model<'p> {
         let mut oracle = Z3Oracle::new(conflicts::Options {
             timeout_ms: millis(timeout),
             ..conflicts::Options::default()
         });
-        let mut encoder = Encoder::new(program, encode::Options::default());
+        // `x op= e` is one component, the stored value: a wrong operator is a diagnosis.
+        let mut encoder = Encoder::new(
+            program,
+            encode::Options {
+                whole_compound: true,
+                // A run that panicked often stopped in its first iterations: the runs a
+                // diagnosis must allow may iterate a few times longer (the caller says).
+                slack,
+                ..encode::Options::default()
+            },
+        );
         let encodings = calls
             .iter()
             .map(|call| encoder.encode(&mut oracle, call))
