@@ -72,15 +72,22 @@ pub struct DiagnosedComponent {
     pub column: usize,
     pub end_line: usize,
     pub end_column: usize,
+    pub kind: String,
 }
 
 impl DiagnosedComponent {
-    /// Its span.
+    /// Its span. The component of `x op= e` is the whole statement (the value it stores)
+    /// while its site spans `e`: its span starts at the start of its line, so that the
+    /// operator is inside.
     pub fn range(&self) -> PosRange {
         PosRange {
             start: Pos {
                 line: self.line,
-                column: self.column,
+                column: if self.kind == "compound" {
+                    1
+                } else {
+                    self.column
+                },
             },
             end: Pos {
                 line: self.end_line.max(self.line),

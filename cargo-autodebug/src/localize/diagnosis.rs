@@ -131,6 +131,8 @@ pub struct ComponentEntry {
     pub column: u32,
     pub end_line: u32,
     pub end_column: u32,
+    /// The site's kind (`compound` for `x op= e`, whose span is `e`'s).
+    pub kind: SiteKind,
     pub statement: String,
     /// What the weakest precondition along the failing run asks of it, when it can say.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -217,6 +219,7 @@ impl Technique for Diagnosis {
                             column: k.info.column,
                             end_line: k.info.end_line,
                             end_column: k.info.end_column,
+                            kind: k.info.kind,
                             statement: k.statement.clone(),
                             explanation: k.explanation.clone(),
                         }
