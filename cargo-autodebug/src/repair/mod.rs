@@ -503,17 +503,21 @@ pub fn repair_with(
     let mut rebuild: Option<Rebuild> = None;
     let rebuild_start = Instant::now();
     let mut seen_texts = BTreeSet::new();
-    let mut fixed_sites: BTreeSet<Vec<SiteKey>> = BTreeSet::new();
+    let mut fixed_sites: BTreeMap<Vec<SiteKey>, u32> = BTreeMap::new();
     let total = queue.len().min(limits.rebuilds);
     let mut queue = queue.into_iter();
     for (candidate, runtime_passed) in queue.by_ref() {
         if details.validated >= limits.fixes && !limits.rebuild_all {
             break;
         }
-        // One validated fix per site (or set of sites): the rebuilds go to other sites'
-        // candidates, so that the fixes offered are alternatives, not variants.
+        // Once a site (or set of sites) has a validated fix, only simpler candidates of it
+        // are rebuilt: the rebuilds go to other sites, so that the fixes offered are
+        // alternatives, not variants of one.
         let sites: Vec<SiteKey> = candidate.edits.iter().map(|e| e.site.clone()).collect();
-        let site_fixed = fixed_sites.contains(&sites) && !limits.rebuild_all;
+        let site_fixed = fixed_sites
+            .get(&sites)
+            .is_some_and(|&cost| candidate.cost >= cost)
+            && !limits.rebuild_all;
         if details.rebuilds >= limits.rebuilds || site_fixed {
             if !site_fixed {
                 details
@@ -583,7 +587,8 @@ pub fn repair_with(
             Ok(validation) => {
                 if validation.validated {
                     details.validated += 1;
-                    fixed_sites.insert(sites);
+                    let cost = fixed_sites.entry(sites).or_insert(candidate.cost);
+                    *cost = (*cost).min(candidate.cost);
                 }
                 if !validation.validated && runtime_passed.is_some() {
                     // The reruns passed it: a rebuild that does not is worth saying.
