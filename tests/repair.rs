@@ -147,3 +147,46 @@ fn no_fix_skips_the_stage_and_bounds_cut_it() {
     assert_eq!(fixes[0]["replacement"], "y");
     assert!(!dir.path().join("autodebug.out/fix.patch").exists());
 }
+
+/// The README's claim: on every example the top fix is validated and is the true
+/// correction (`fault.json`'s `original` at its place). Slow (every example end to end):
+/// `cargo test -p cargo-autodebug --test repair -- --ignored`.
+#[test]
+#[ignore]
+fn every_example_gets_its_true_fix_first() {
+    let mut wrong = Vec::new();
+    for entry in std::fs::read_dir(common::repo_root().join("examples")).unwrap() {
+        let path = entry.unwrap().path();
+        let Ok(fault) = std::fs::read_to_string(path.join("fault.json")) else {
+            continue;
+        };
+        let fault: Value = serde_json::from_str(&fault).unwrap();
+        let dir = common::copy_crate(&path);
+        common::autodebug_expecting(dir.path(), &[], 5);
+        let report = common::report(dir.path());
+        let top = &report["fixes"][0];
+        let squeeze = |v: &Value| {
+            v.as_str()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect::<String>()
+        };
+        let right = top["validated"] == true
+            && top["file"] == fault["file"]
+            && top["line"] == fault["line"]
+            && squeeze(&top["replacement"]) == squeeze(&fault["original"]);
+        if !right {
+            wrong.push(format!(
+                "{}: top fix {}:{} `{}` -> `{}` (validated {}), expected `{}`",
+                path.file_name().unwrap().to_string_lossy(),
+                top["file"],
+                top["line"],
+                top["original"],
+                top["replacement"],
+                top["validated"],
+                fault["original"]
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
