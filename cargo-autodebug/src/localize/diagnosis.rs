@@ -21,16 +21,14 @@ use anyhow::Result;
 use autodebug_runtime::protocol::{SiteInfo, SiteKey, SiteKind};
 use autodebug_symbolic::conflicts::{self, ComponentId, Role, Z3Oracle};
 use autodebug_symbolic::diagnose::{Bounds, ConflictOracle, Cut, Verdict, diagnose};
-use autodebug_symbolic::encode::{
-    self, Call, CallTrace, Concrete, Encoder, Encoding, Expected, Spec,
-};
+use autodebug_symbolic::encode::{self, Call, Encoder, Encoding, Spec};
 use autodebug_symbolic::ir::Program;
 use autodebug_symbolic::wp;
 use serde::Serialize;
 
 use super::{Context, Evidence, Suspect, Technique, is_candidate};
-use crate::oracle::{self, Expectation, Oracle};
-use crate::trace::{RecordedTrace, Role as TraceRole, workspace_path};
+use crate::oracle::{self, Oracle};
+use crate::trace::{RecordedTrace, workspace_path};
 
 /// The technique's name in evidence and in the report.
 const NAME: &str = "diagnosis";
@@ -283,22 +281,14 @@ impl Diagnosis {
                 return None;
             }
         };
-        let failing = encoded_call(
-            format!("{} call {}", test.test, call.index),
-            Role::Failing,
-            recorded,
-            call,
-            spec(oracle),
-        );
+        let failing = call.encoded(&test.test, Role::Failing, recorded, oracle.spec());
         let accepted: Vec<Call> = oracle
             .accepted
             .iter()
-            .map(|c| {
-                let name = format!("{} call {}", test.test, c.index);
-                encoded_call(name, Role::Passing, recorded, c, Spec::accepted())
-            })
+            .map(|c| c.encoded(&test.test, Role::Passing, recorded, Spec::accepted()))
             .collect();
-        let passing = self.passing_calls(context, &file);
+        let passing =
+            oracle::symbolic::passing_calls(context.traces, &file, self.max_passing_calls);
 
         // The search, on the failing call and the calls the test accepted.
         let mut base: Vec<&Call> = vec![&failing];
@@ -429,38 +419,6 @@ impl Diagnosis {
         Some(found)
     }
 
-    /// The calls of passing tests to functions of `file`, up to the bound.
-    fn passing_calls<'t>(&self, context: &Context<'t>, file: &str) -> Vec<Call<'t>> {
-        let mut out = Vec::new();
-        for trace in context.traces {
-            if trace.role != TraceRole::Passing || trace.trace.coverage {
-                continue;
-            }
-            for c in oracle::top_level_calls(&trace.trace) {
-                if out.len() >= self.max_passing_calls {
-                    return out;
-                }
-                let same_file = trace
-                    .trace
-                    .sites
-                    .get(&c.site)
-                    .is_some_and(|s| s.file == file);
-                if same_file && c.end == oracle::End::Returned {
-                    let name = format!("{} call {}", trace.test.display(), c.index);
-                    out.push(encoded_call(
-                        name,
-                        Role::Passing,
-                        trace,
-                        &c,
-                        Spec::accepted(),
-                    ));
-                }
-            }
-        }
-        out
-    }
-
-    /// A model of `calls` (one test scope each), with their encodings in order.
     /// `slack`: iterations unrolled beyond the recorded ones.
     fn model<'p>(
         &self,
@@ -518,27 +476,6 @@ impl TestAccount {
     }
 }
 
-/// The call `call` of `recorded`, to encode under `spec`.
-fn encoded_call<'t>(
-    test: String,
-    role: Role,
-    recorded: &'t RecordedTrace,
-    call: &oracle::Call,
-    spec: Spec,
-) -> Call<'t> {
-    Call {
-        test,
-        role,
-        function: call.function.clone(),
-        args: Vec::new(),
-        trace: Some(CallTrace {
-            sites: &recorded.trace.sites,
-            events: &recorded.trace.events[call.events.clone()],
-        }),
-        spec,
-    }
-}
-
 /// The model, checked against the technique's deadline: past it every candidate is
 /// undecided, so the search ends at once with what it found.
 struct Timed<'m> {
@@ -558,23 +495,6 @@ impl ConflictOracle for Timed<'_> {
         let verdict = self.model.check(abnormal);
         self.slowest = self.slowest.max(start.elapsed().as_secs_f64());
         verdict
-    }
-}
-
-/// The specification of the failing call, from its oracle. An expected value the rerun
-/// did not confirm is left out (the test may compare something computed from the call).
-fn spec(oracle: &Oracle) -> Spec {
-    let trusted = oracle.confirmed || oracle.later_failure.is_some();
-    let ret = match &oracle.expectation {
-        Some(Expectation::Returns(v)) if trusted => Expected::Value(Concrete::from_value(v)),
-        Some(Expectation::ReturnsOtherThan(v) | Expectation::Rejected(v)) => {
-            Expected::Other(Concrete::from_value(v))
-        }
-        _ => Expected::Nothing,
-    };
-    Spec {
-        ret,
-        ..Spec::failing(None)
     }
 }
 

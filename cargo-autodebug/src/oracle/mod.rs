@@ -8,6 +8,7 @@
 
 pub mod assertion;
 pub mod calls;
+pub mod symbolic;
 
 use autodebug_runtime::protocol::{Override, PLAN_VERSION, Plan, Record, SiteKind, Target, Value};
 use serde::Serialize;

@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use autodebug_runtime::protocol::SiteKey;
 use autodebug_symbolic::conflicts::Role;
-use autodebug_symbolic::encode::{Call, CallTrace, Concrete, Expected, Spec};
+use autodebug_symbolic::encode::{Call, Spec};
 use autodebug_symbolic::ir::Program;
 use autodebug_symbolic::repair as symbolic;
 
 use super::{Candidate, CandidateEdit, CandidateSource, Target};
-use crate::oracle::{self, Expectation, Oracle};
+use crate::oracle::{self, Oracle};
 use crate::trace::{RecordedTrace, Role as TraceRole};
 
 /// The name of this source in the report.
@@ -90,42 +90,20 @@ impl<'a> Synthesis<'a> {
         for oracle in self.oracles {
             let recorded = &self.traces[oracle.trace];
             let Some(call) = &oracle.call else { continue };
-            if !in_file(recorded, call, file) {
+            if !call.in_file(recorded, file) {
                 continue;
             }
             let test = oracle.test.display();
-            calls.push(call_of(&test, Role::Failing, recorded, call, spec(oracle)));
+            calls.push(call.encoded(&test, Role::Failing, recorded, oracle.spec()));
             for accepted in &oracle.accepted {
-                calls.push(call_of(
-                    &test,
-                    Role::Passing,
-                    recorded,
-                    accepted,
-                    Spec::accepted(),
-                ));
+                calls.push(accepted.encoded(&test, Role::Passing, recorded, Spec::accepted()));
             }
         }
-        let mut passing = 0;
-        for recorded in self.traces {
-            if recorded.role != TraceRole::Passing || recorded.trace.coverage {
-                continue;
-            }
-            for call in oracle::top_level_calls(&recorded.trace) {
-                if passing >= PASSING_CALLS {
-                    return calls;
-                }
-                if call.end == oracle::End::Returned && in_file(recorded, &call, file) {
-                    passing += 1;
-                    calls.push(call_of(
-                        &recorded.test.display(),
-                        Role::Passing,
-                        recorded,
-                        &call,
-                        Spec::accepted(),
-                    ));
-                }
-            }
-        }
+        calls.extend(oracle::symbolic::passing_calls(
+            self.traces,
+            file,
+            PASSING_CALLS,
+        ));
         calls
     }
 
@@ -140,8 +118,8 @@ impl<'a> Synthesis<'a> {
         {
             let recorded = &self.traces[oracle.trace];
             let call = oracle.call.as_ref().expect("checked above");
-            if in_file(recorded, call, file) {
-                return vec![call_of(name, Role::Failing, recorded, call, spec(oracle))];
+            if call.in_file(recorded, file) {
+                return vec![call.encoded(name, Role::Failing, recorded, oracle.spec())];
             }
         }
         let Some(recorded) = self
@@ -153,56 +131,9 @@ impl<'a> Synthesis<'a> {
         };
         oracle::top_level_calls(&recorded.trace)
             .into_iter()
-            .filter(|c| c.end == oracle::End::Returned && in_file(recorded, c, file))
-            .map(|c| call_of(name, Role::Passing, recorded, &c, Spec::accepted()))
+            .filter(|c| c.end == oracle::End::Returned && c.in_file(recorded, file))
+            .map(|c| c.encoded(name, Role::Passing, recorded, Spec::accepted()))
             .collect()
-    }
-}
-
-/// Whether `call`'s function is in `file`.
-fn in_file(recorded: &RecordedTrace, call: &oracle::Call, file: &str) -> bool {
-    recorded
-        .trace
-        .sites
-        .get(&call.site)
-        .is_some_and(|s| s.file == file)
-}
-
-fn call_of<'t>(
-    test: &str,
-    role: Role,
-    recorded: &'t RecordedTrace,
-    call: &oracle::Call,
-    spec: Spec,
-) -> Call<'t> {
-    Call {
-        test: format!("{test} call {}", call.index),
-        role,
-        function: call.function.clone(),
-        args: Vec::new(),
-        trace: Some(CallTrace {
-            sites: &recorded.trace.sites,
-            events: &recorded.trace.events[call.events.clone()],
-        }),
-        spec,
-    }
-}
-
-/// What the failing call should have done, from its oracle: an expected value only when a
-/// rerun confirmed it (the test may compare something computed from the call), as the
-/// diagnosis technique takes it.
-fn spec(oracle: &Oracle) -> Spec {
-    let trusted = oracle.confirmed || oracle.later_failure.is_some();
-    let ret = match &oracle.expectation {
-        Some(Expectation::Returns(v)) if trusted => Expected::Value(Concrete::from_value(v)),
-        Some(Expectation::ReturnsOtherThan(v) | Expectation::Rejected(v)) => {
-            Expected::Other(Concrete::from_value(v))
-        }
-        _ => Expected::Nothing,
-    };
-    Spec {
-        ret,
-        ..Spec::failing(None)
     }
 }
 
