@@ -4,9 +4,10 @@
 //! rerunning the suite instead of rebuilding it.
 //!
 //! The semantics are the rebuilt program's. Variables carry their own types (as the scope
-//! reports them), literals theirs; the whole expression is type-checked as rustc would before
-//! anything is evaluated, so a candidate that would not compile (`i32 + u8`, a result of
-//! another type than the site's, a variable the site does not report) is
+//! reports them), operands theirs (as the branch hook reads them), literals theirs; the whole
+//! expression is type-checked as rustc would before anything is evaluated, so a candidate
+//! that would not compile (`i32 + u8`, a result of another type than the site's, a variable
+//! or an operand the site does not report) is
 //! [`Failure::Invalid`] even where short-circuiting would skip the faulty part. Arithmetic
 //! runs in the operands' exact type with a debug build's checks: a candidate that overflows
 //! or divides by zero is [`Failure::Panic`] with Rust's own message, and the hook panics with
@@ -24,15 +25,25 @@ use std::sync::OnceLock;
 #[derive(Debug)]
 pub(crate) struct Candidate {
     root: Node,
-    /// The variables the expression reads, each once; `Node::Var(i)` reads `names[i]`.
-    names: Vec<String>,
+    /// What the expression reads from the site, each once; `Node::Input(i)` reads
+    /// `inputs[i]`.
+    inputs: Vec<Input>,
     /// The types of the first evaluation that type-checked. A site's types are the same at
     /// every instance (unless its function is generic), so later evaluations with these
     /// types skip the check.
     checked: OnceLock<Signature>,
 }
 
-/// The types an evaluation saw: the site's, the written code's value's, the variables'.
+/// A value a candidate reads from its site.
+#[derive(Debug, Clone, PartialEq)]
+enum Input {
+    /// A variable in scope, by name.
+    Var(String),
+    /// An operand of the branch's comparison, by index.
+    Operand(u32),
+}
+
+/// The types an evaluation saw: the site's, the written code's value's, the inputs'.
 #[derive(Debug, PartialEq)]
 struct Signature {
     want: Ty,
@@ -52,7 +63,8 @@ impl Signature {
 #[derive(Debug)]
 enum Node {
     Lit(Scalar),
-    Var(usize),
+    /// A variable or an operand, by index into [`Candidate::inputs`].
+    Input(usize),
     Original,
     Unary(UnOp, Box<Node>),
     Binary(BinOp, Box<Node>, Box<Node>),
@@ -66,29 +78,30 @@ pub(crate) enum Failure {
     /// an oversized shift); the message is the one a debug build prints.
     Panic(Panic),
     /// The candidate cannot be evaluated: it would not compile (mismatched types, an operator
-    /// the types lack) or reads what the site does not report.
+    /// the types lack) or reads what the site does not report (a variable, an operand).
     Invalid(String),
 }
 
-/// What an evaluation sees of the site: the variables, by index into [`Candidate::names`],
-/// and the written code's value (or, when it is no scalar, the name of its type).
+/// What an evaluation sees of the site: the variables and operands, by index into
+/// [`Candidate::inputs`], and the written code's value (or, when it is no scalar, the name of
+/// its type).
 struct Env<'a> {
     vars: &'a [Scalar],
     original: Result<Scalar, &'a str>,
 }
 
-/// How many variables an evaluation keeps on the stack before it allocates.
+/// How many inputs an evaluation keeps on the stack before it allocates.
 const INLINE_VARS: usize = 8;
 
 impl Candidate {
     /// Compiles `expr`, refusing what could never be evaluated: literals that are no
     /// primitive value or do not fit their type, casts to a type that is not primitive.
     pub(crate) fn compile(expr: &Expr) -> Result<Candidate, String> {
-        let mut names = Vec::new();
-        let root = compile(expr, &mut names)?;
+        let mut inputs = Vec::new();
+        let root = compile(expr, &mut inputs)?;
         Ok(Candidate {
             root,
-            names,
+            inputs,
             checked: OnceLock::new(),
         })
     }
@@ -96,33 +109,53 @@ impl Candidate {
     /// Whether evaluating needs the variables in scope (then the hook must call its scope
     /// closure).
     pub(crate) fn reads_scope(&self) -> bool {
-        !self.names.is_empty()
+        self.inputs.iter().any(|i| matches!(i, Input::Var(_)))
+    }
+
+    /// Whether evaluating needs the operands of the site's comparison (then the branch hook
+    /// must call its operands closure).
+    pub(crate) fn reads_operands(&self) -> bool {
+        self.inputs.iter().any(|i| matches!(i, Input::Operand(_)))
     }
 
     /// The candidate's value at one instance of a site of type `want`: `original` is what the
-    /// written code computed there (`Err(type name)` when that is no scalar), `scope` the
-    /// variables the hook reports.
+    /// written code computed there (`Err(type name)` when that is no scalar), `operands` the
+    /// values of the operands the hook reports (none at a component, see
+    /// [`Expr::Operand`]), `scope` the variables it reports.
     pub(crate) fn evaluate(
         &self,
         original: Result<Scalar, &str>,
+        operands: &[Value],
         scope: &[(&str, Value)],
         want: Ty,
     ) -> Result<Scalar, Failure> {
-        let n = self.names.len();
+        let n = self.inputs.len();
         if n <= INLINE_VARS {
             let mut vars = [Scalar::Bool(false); INLINE_VARS];
-            self.resolve(scope, &mut vars[..n])?;
+            self.resolve(operands, scope, &mut vars[..n])?;
             self.run(&vars[..n], original, want)
         } else {
             let mut vars = vec![Scalar::Bool(false); n];
-            self.resolve(scope, &mut vars)?;
+            self.resolve(operands, scope, &mut vars)?;
             self.run(&vars, original, want)
         }
     }
 
-    /// Reads the variables the candidate uses out of `scope`.
-    fn resolve(&self, scope: &[(&str, Value)], out: &mut [Scalar]) -> Result<(), Failure> {
-        for (slot, name) in out.iter_mut().zip(&self.names) {
+    /// Reads the variables and operands the candidate uses out of `scope` and `operands`.
+    fn resolve(
+        &self,
+        operands: &[Value],
+        scope: &[(&str, Value)],
+        out: &mut [Scalar],
+    ) -> Result<(), Failure> {
+        for (slot, input) in out.iter_mut().zip(&self.inputs) {
+            let name = match input {
+                Input::Var(name) => name,
+                Input::Operand(index) => {
+                    *slot = operand(operands, *index)?;
+                    continue;
+                }
+            };
             let Some((_, value)) = scope.iter().rev().find(|(n, _)| *n == name.as_str()) else {
                 let reported: Vec<&str> = scope.iter().map(|(n, _)| *n).collect();
                 return Err(Failure::Invalid(format!(
@@ -173,28 +206,53 @@ impl Candidate {
     }
 }
 
-fn compile(expr: &Expr, names: &mut Vec<String>) -> Result<Node, String> {
-    let sub = |e: &Expr, names: &mut Vec<String>| compile(e, names).map(Box::new);
+/// The scalar value of operand `index` of those a branch hook reported.
+fn operand(operands: &[Value], index: u32) -> Result<Scalar, Failure> {
+    let Some(value) = usize::try_from(index).ok().and_then(|i| operands.get(i)) else {
+        return Err(Failure::Invalid(if operands.is_empty() {
+            format!(
+                "it reads operand {index}, and the site reports no operand (only a \
+                 comparison whose sides can be evaluated again without effects has them)"
+            )
+        } else {
+            format!(
+                "it reads operand {index}, and the site reports {} (0 is the left side of \
+                 its comparison, 1 the right)",
+                operands.len()
+            )
+        }));
+    };
+    scalar_of(value).map_err(|what| {
+        Failure::Invalid(format!(
+            "operand {index} is {what}: a candidate computes with primitive values only"
+        ))
+    })
+}
+
+fn compile(expr: &Expr, inputs: &mut Vec<Input>) -> Result<Node, String> {
+    let sub = |e: &Expr, inputs: &mut Vec<Input>| compile(e, inputs).map(Box::new);
+    let mut input = |wanted: Input| match inputs.iter().position(|i| *i == wanted) {
+        Some(i) => Node::Input(i),
+        None => {
+            inputs.push(wanted);
+            Node::Input(inputs.len() - 1)
+        }
+    };
     Ok(match expr {
         Expr::Lit { value } => {
             Node::Lit(scalar_of(value).map_err(|what| format!("a literal that is {what}"))?)
         }
-        Expr::Var { name } => match names.iter().position(|n| n == name) {
-            Some(i) => Node::Var(i),
-            None => {
-                names.push(name.clone());
-                Node::Var(names.len() - 1)
-            }
-        },
+        Expr::Var { name } => input(Input::Var(name.clone())),
+        Expr::Operand { index } => input(Input::Operand(*index)),
         Expr::Original => Node::Original,
-        Expr::Unary { op, arg } => Node::Unary(*op, sub(arg, names)?),
+        Expr::Unary { op, arg } => Node::Unary(*op, sub(arg, inputs)?),
         Expr::Binary { op, left, right } => {
-            Node::Binary(*op, sub(left, names)?, sub(right, names)?)
+            Node::Binary(*op, sub(left, inputs)?, sub(right, inputs)?)
         }
         Expr::Cast { ty, arg } => {
             let to = Ty::from_name(ty)
                 .ok_or_else(|| format!("a cast to `{ty}`, which is not a primitive type"))?;
-            Node::Cast(to, sub(arg, names)?)
+            Node::Cast(to, sub(arg, inputs)?)
         }
     })
 }
@@ -234,7 +292,7 @@ fn scalar_of(value: &Value) -> Result<Scalar, String> {
 fn check(node: &Node, env: &Env<'_>) -> Result<Ty, String> {
     match node {
         Node::Lit(s) => Ok(s.ty()),
-        Node::Var(i) => Ok(env.vars[*i].ty()),
+        Node::Input(i) => Ok(env.vars[*i].ty()),
         Node::Original => env.original.map(Scalar::ty).map_err(|ty| {
             format!("the site's own value is of type `{ty}`, which a candidate cannot compute with")
         }),
@@ -336,7 +394,7 @@ fn symbol(op: BinOp) -> &'static str {
 fn eval(node: &Node, env: &Env<'_>) -> Result<Scalar, Failure> {
     match node {
         Node::Lit(s) => Ok(*s),
-        Node::Var(i) => Ok(env.vars[*i]),
+        Node::Input(i) => Ok(env.vars[*i]),
         Node::Original => env
             .original
             .map_err(|ty| Failure::Invalid(format!("the site's own value is of type `{ty}`"))),
@@ -495,7 +553,7 @@ mod tests {
     ) -> Result<Scalar, Failure> {
         Candidate::compile(expr)
             .unwrap()
-            .evaluate(original, scope, want)
+            .evaluate(original, &[], scope, want)
     }
 
     fn invalid(result: Result<Scalar, Failure>) -> String {
@@ -516,7 +574,7 @@ mod tests {
         let candidate = Candidate::compile(&e).unwrap();
         assert!(candidate.reads_scope());
         let scope = |a, b| [("a", int("i32", a)), ("b", int("i32", b))];
-        let at = |a, b| candidate.evaluate(Err("unused"), &scope(a, b), Ty::Bool);
+        let at = |a, b| candidate.evaluate(Err("unused"), &[], &scope(a, b), Ty::Bool);
         assert_eq!(at(1, 3), Ok(Scalar::Bool(true)));
         assert_eq!(at(2, 3), Ok(Scalar::Bool(false)));
         assert_eq!(at(-5, -3), Ok(Scalar::Bool(true)));
@@ -738,21 +796,117 @@ mod tests {
         let candidate = Candidate::compile(&bin(BinOp::Add, var("a"), lit("i32", 1))).unwrap();
         let i32s = [("a", int("i32", 1))];
         assert_eq!(
-            candidate.evaluate(Err("-"), &i32s, I32),
+            candidate.evaluate(Err("-"), &[], &i32s, I32),
             Ok(i(IntTy::I32, 2))
         );
         assert_eq!(
-            candidate.evaluate(Err("-"), &i32s, I32),
+            candidate.evaluate(Err("-"), &[], &i32s, I32),
             Ok(i(IntTy::I32, 2))
         );
-        let message = invalid(candidate.evaluate(Err("-"), &[("a", int("u8", 1))], U8));
+        let message = invalid(candidate.evaluate(Err("-"), &[], &[("a", int("u8", 1))], U8));
         assert!(message.contains("u8 + i32"), "{message}");
-        let message = invalid(candidate.evaluate(Err("-"), &i32s, U8));
+        let message = invalid(candidate.evaluate(Err("-"), &[], &i32s, U8));
         assert!(message.contains("type `u8`"), "{message}");
         assert_eq!(
-            candidate.evaluate(Err("-"), &i32s, I32),
+            candidate.evaluate(Err("-"), &[], &i32s, I32),
             Ok(i(IntTy::I32, 2))
         );
+    }
+
+    fn operand(index: u32) -> Expr {
+        Expr::Operand { index }
+    }
+
+    #[test]
+    fn operands_are_the_sides_of_the_written_comparison() {
+        // `s > a[i]` written, `s < a[i]` meant: the element is no variable in scope, but it
+        // is the comparison's right operand.
+        let fix = bin(BinOp::Lt, operand(0), operand(1));
+        let candidate = Candidate::compile(&fix).unwrap();
+        assert!(candidate.reads_operands() && !candidate.reads_scope());
+        let at = |s, e| {
+            candidate.evaluate(
+                Ok(Scalar::Bool(s > e)),
+                &[int("i32", s), int("i32", e)],
+                &[],
+                Ty::Bool,
+            )
+        };
+        assert_eq!(at(1, 5), Ok(Scalar::Bool(true)));
+        assert_eq!(at(5, 1), Ok(Scalar::Bool(false)));
+        assert_eq!(at(3, 3), Ok(Scalar::Bool(false)));
+        // An operand kept, the other side a variable in scope: `a[i] < limit + 1`.
+        let mixed = bin(
+            BinOp::Lt,
+            operand(0),
+            bin(BinOp::Add, var("limit"), lit("usize", 1)),
+        );
+        let candidate = Candidate::compile(&mixed).unwrap();
+        assert!(candidate.reads_operands() && candidate.reads_scope());
+        let operands = [int("usize", 4), int("usize", 9)];
+        let scope = [("limit", int("usize", 3))];
+        assert_eq!(
+            candidate.evaluate(Err("-"), &operands, &scope, Ty::Bool),
+            Ok(Scalar::Bool(false))
+        );
+        // An operand read twice is resolved once.
+        let twice = Candidate::compile(&bin(BinOp::Mul, operand(1), operand(1))).unwrap();
+        assert_eq!(twice.inputs, [Input::Operand(1)]);
+        assert_eq!(
+            twice.evaluate(
+                Err("-"),
+                &[int("i64", 0), int("i64", -3)],
+                &[],
+                Ty::Int(IntTy::I64)
+            ),
+            Ok(i(IntTy::I64, 9))
+        );
+        // No operand is a variable: a scope holding a variable of either name does not count.
+        assert!(!Candidate::compile(&var("x")).unwrap().reads_operands());
+    }
+
+    #[test]
+    fn operands_the_site_does_not_report_are_plan_errors() {
+        let fix = bin(BinOp::Lt, operand(0), operand(1));
+        // A condition that is no comparison (or whose sides have effects) reports none.
+        let message = invalid(eval_at_operands(&fix, &[], Ty::Bool));
+        assert!(message.contains("reports no operand"), "{message}");
+        let message = invalid(eval_at_operands(&fix, &[int("i32", 1)], Ty::Bool));
+        assert!(
+            message.contains("operand 1") && message.contains("reports 1"),
+            "{message}"
+        );
+        let message = invalid(eval_at_operands(
+            &operand(7),
+            &[Value::Bool(true), Value::Bool(false)],
+            Ty::Bool,
+        ));
+        assert!(message.contains("operand 7"), "{message}");
+        // A comparison of strings reports them, but a candidate cannot compute with them.
+        let text = Value::Str {
+            v: "x".into(),
+            truncated: false,
+        };
+        let message = invalid(eval_at_operands(&fix, &[text.clone(), text], Ty::Bool));
+        assert!(message.contains("operand 0 is a string"), "{message}");
+        // Operands have the types they were recorded with: no `usize < i32`.
+        let mixed = bin(BinOp::Lt, operand(0), lit("i32", 3));
+        let message = invalid(eval_at_operands(&mixed, &[int("usize", 1)], Ty::Bool));
+        assert!(message.contains("usize < i32"), "{message}");
+        // The type check is redone when an operand's type changes (a generic function).
+        let candidate = Candidate::compile(&mixed).unwrap();
+        assert_eq!(
+            candidate.evaluate(Err("-"), &[int("i32", 1)], &[], Ty::Bool),
+            Ok(Scalar::Bool(true))
+        );
+        let message = invalid(candidate.evaluate(Err("-"), &[int("u8", 1)], &[], Ty::Bool));
+        assert!(message.contains("u8 < i32"), "{message}");
+    }
+
+    fn eval_at_operands(expr: &Expr, operands: &[Value], want: Ty) -> Result<Scalar, Failure> {
+        Candidate::compile(expr)
+            .unwrap()
+            .evaluate(Err("-"), operands, &[], want)
     }
 
     #[test]
@@ -858,9 +1012,9 @@ mod tests {
         assert!(err.contains("`String`"), "{err}");
         // A variable read twice is resolved once.
         let twice = Candidate::compile(&bin(BinOp::Mul, var("a"), var("a"))).unwrap();
-        assert_eq!(twice.names, ["a"]);
+        assert_eq!(twice.inputs, [Input::Var("a".into())]);
         assert_eq!(
-            twice.evaluate(Err("-"), &[("a", int("i32", -3))], I32),
+            twice.evaluate(Err("-"), &[], &[("a", int("i32", -3))], I32),
             Ok(i(IntTy::I32, 9))
         );
     }
@@ -903,14 +1057,14 @@ mod tests {
         let scope = [("a", int("i32", 1)), ("b", int("i32", 3))];
         let start = Instant::now();
         for _ in 0..n {
-            black_box(candidate.evaluate(Err("-"), black_box(&scope), Ty::Bool)).unwrap();
+            black_box(candidate.evaluate(Err("-"), &[], black_box(&scope), Ty::Bool)).unwrap();
         }
         let alone = start.elapsed().as_nanos() as f64 / f64::from(n);
         let start = Instant::now();
         for k in 0..n {
             let (a, b) = (black_box(k as i32 % 100), 50i32);
             let scope = vec![("a", crate::value::val(&a)), ("b", crate::value::val(&b))];
-            black_box(candidate.evaluate(Err("-"), &scope, Ty::Bool)).unwrap();
+            black_box(candidate.evaluate(Err("-"), &[], &scope, Ty::Bool)).unwrap();
         }
         let with_scope = start.elapsed().as_nanos() as f64 / f64::from(n);
         println!(

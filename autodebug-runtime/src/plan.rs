@@ -63,7 +63,8 @@ impl PlanIndex {
     /// Indexes `plan`, refusing targets that could never apply (a flip of a non-branch site,
     /// an override of a non-component site, a replacement of a site that is neither, an
     /// unknown version) and replacements that could never be evaluated (see
-    /// [`Candidate::compile`]) or that compete for one instance: a plan that silently does
+    /// [`Candidate::compile`]; an operand read at a component site) or that compete for one
+    /// instance: a plan that silently does
     /// nothing would be taken for a run that changed nothing. Type errors that depend on the
     /// site's values are found when the site is reached.
     pub(crate) fn new(plan: Plan) -> Result<PlanIndex, String> {
@@ -106,6 +107,12 @@ impl PlanIndex {
             }
             let candidate = Candidate::compile(&r.expr)
                 .map_err(|e| format!("replacement of {site:?} holds {e}"))?;
+            if candidate.reads_operands() && !site.kind.is_branch() {
+                return Err(format!(
+                    "replacement of {site:?} reads an operand, which only a branch site \
+                     reports (the two sides of its comparison)"
+                ));
+            }
             let entry = by_site.entry(site.clone()).or_default();
             if entry
                 .replacements
@@ -284,7 +291,7 @@ mod tests {
         let candidate = site.replacement_for(instance)?;
         Some(
             candidate
-                .evaluate(Err("-"), &[], Ty::Int(crate::expr::scalar::IntTy::I32))
+                .evaluate(Err("-"), &[], &[], Ty::Int(crate::expr::scalar::IntTy::I32))
                 .unwrap(),
         )
     }
@@ -375,6 +382,50 @@ mod tests {
         };
         let err = PlanIndex::new(twice).unwrap_err();
         assert!(err.contains("two replacements"), "{err}");
+        // Only branch sites report operands.
+        let operand = Expr::Binary {
+            op: BinOp::Add,
+            left: Box::new(Expr::Operand { index: 0 }),
+            right: Box::new(lit(1)),
+        };
+        for kind in [
+            SiteKind::Let,
+            SiteKind::Assign,
+            SiteKind::Return,
+            SiteKind::Bound,
+        ] {
+            let plan = Plan {
+                version: PLAN_VERSION,
+                replacements: vec![replacement(3, kind, None, operand.clone())],
+                ..Plan::default()
+            };
+            let err = PlanIndex::new(plan).unwrap_err();
+            assert!(err.contains("reads an operand"), "{kind:?}: {err}");
+        }
+        for kind in [
+            SiteKind::If,
+            SiteKind::While,
+            SiteKind::Guard,
+            SiteKind::Operand,
+        ] {
+            let plan = Plan {
+                version: PLAN_VERSION,
+                replacements: vec![replacement(
+                    3,
+                    kind,
+                    None,
+                    Expr::Binary {
+                        op: BinOp::Ge,
+                        left: Box::new(Expr::Operand { index: 1 }),
+                        right: Box::new(Expr::Operand { index: 0 }),
+                    },
+                )],
+                ..Plan::default()
+            };
+            let index = PlanIndex::new(plan).unwrap();
+            let candidate = index.for_site(&key(3, kind)).replacement_for(0).cloned();
+            assert!(candidate.unwrap().reads_operands(), "{kind:?}");
+        }
     }
 
     #[test]
@@ -399,7 +450,7 @@ mod tests {
         let candidate = index.for_site(&site).replacement_for(9).cloned().unwrap();
         let scope = [("a", int(2)), ("b", int(3))];
         assert_eq!(
-            candidate.evaluate(Ok(Scalar::Bool(true)), &scope, Ty::Bool),
+            candidate.evaluate(Ok(Scalar::Bool(true)), &[], &scope, Ty::Bool),
             Ok(Scalar::Bool(false))
         );
     }

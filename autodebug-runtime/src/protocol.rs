@@ -273,10 +273,11 @@ pub struct Override {
 ///
 /// The written code still runs first (its value is [`Expr::Original`]), so its side effects
 /// and panics happen as before. The expression must have the site's type exactly. One that
-/// cannot be evaluated (mixed types, a variable the site does not report, a site of a type
-/// that is not primitive) is a [`Record::PlanError`] and ends the run: the process exits with
-/// [`CONFIG_EXIT_CODE`], a batch run is [`BatchOutcome::Refused`]. One that overflows or
-/// divides by zero panics with Rust's message, as the rebuilt candidate would.
+/// cannot be evaluated (mixed types, a variable or an operand the site does not report, a
+/// site of a type that is not primitive) is a [`Record::PlanError`] and ends the run: the
+/// process exits with [`CONFIG_EXIT_CODE`], a batch run is [`BatchOutcome::Refused`]. One
+/// that overflows or divides by zero panics with Rust's message, as the rebuilt candidate
+/// would.
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 pub struct Replacement {
     #[serde(flatten)]
@@ -285,8 +286,9 @@ pub struct Replacement {
 }
 
 /// An expression over what a site reports: the variables in scope (by name), the value the
-/// code as written computed there ([`Expr::Original`]), and literals. Types are Rust's: a
-/// variable has the type its recorded value names, a literal the type it carries (there is
+/// code as written computed there ([`Expr::Original`]), the operands of a branch's comparison
+/// ([`Expr::Operand`]), and literals. Types are Rust's: a variable or an operand has the type
+/// its recorded value names, a literal the type it carries (there is
 /// no inference: an integer literal next to a `u8` must say `u8`), and both operands of an
 /// arithmetic or comparison operator must have one type (a shift's amount may be any integer
 /// type). Integer arithmetic follows Rust's debug semantics in that type (overflow panics).
@@ -300,6 +302,22 @@ pub enum Expr {
     /// The value the written code computed at this instance (a branch's outcome, a
     /// component's value): lets a candidate keep what was there (`original && x > 0`).
     Original,
+    /// The value of the site's `index`-th operand at this instance, as a branch event records
+    /// it: for a condition `l OP r` (after parentheses) with `OP` one of `==`, `!=`, `<`,
+    /// `<=`, `>`, `>=`, operand 0 is `l` and operand 1 is `r`, each of the type of its value
+    /// (a reference is read through: `&x` is `x`'s value). Lets a candidate keep what the
+    /// scope does not hold (`a[i] < s` for `s > a[i]`: `Operand(1) < Var(s)`).
+    ///
+    /// The instrumentation reports the two operands of the conditions of `if`, `while`,
+    /// match guards and of each operand of a top-level `&&`/`||` chain (a site of its own),
+    /// when both sides can be evaluated a second time without effects: locals, literals,
+    /// fields, indexing, `.len()`, casts, arithmetic, negation, `&` and `*` of those. It
+    /// reports none for anything else: a negation `!(a < b)`, a method call `v.is_empty()`,
+    /// a comparison with a call `f(x) < 3` or a move (`s + "x" == t`), a whole `&&`/`||`
+    /// chain, and component sites. Reading an operand the site does not report, or one that
+    /// is no primitive (a string, a slice), ends the run as any candidate that cannot be
+    /// evaluated does; a plan reading an operand at a component site is refused when loaded.
+    Operand { index: u32 },
     /// `-a`, `!a`.
     Unary { op: UnOp, arg: Box<Expr> },
     /// `a op b`.

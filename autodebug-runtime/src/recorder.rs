@@ -326,11 +326,13 @@ fn plan_failure(site: &'static Site, id: u32, instance: u32, message: String) ->
 }
 
 /// The value the candidate gives at instance `instance` of a site of type `T` whose written
-/// code computed `value`, with the variables `scope`. Panics where the candidate panics;
-/// ends the run (see [`plan_failure`]) where it cannot be evaluated. Called without the lock.
+/// code computed `value`, with the operands `operands` and the variables `scope`. Panics
+/// where the candidate panics; ends the run (see [`plan_failure`]) where it cannot be
+/// evaluated. Called without the lock.
 fn replaced<T>(
     candidate: &Candidate,
     value: &T,
+    operands: &[Value],
     scope: &[(&'static str, Value)],
     (site, id, instance): (&'static Site, u32, u32),
 ) -> T {
@@ -340,7 +342,7 @@ fn replaced<T>(
                 "the site has type `{name}`, not a primitive type a candidate computes"
             ))
         })
-        .and_then(|want| candidate.evaluate(scalar(value), scope, want))
+        .and_then(|want| candidate.evaluate(scalar(value), operands, scope, want))
         .and_then(|s| from_scalar::<T>(s).map_err(Failure::Invalid));
     match result {
         Ok(new) => new,
@@ -817,7 +819,8 @@ pub(crate) fn exit(site: &'static Site) {
 
 /// Active [`crate::__rt::branch`]. A replacement computes the outcome in place of the
 /// written condition, a flip then negates it; `flipped` records whether the outcome the
-/// program goes on with differs from the written condition's.
+/// program goes on with differs from the written condition's. The operands are read once,
+/// for the event and the replacement alike.
 #[cold]
 #[inline(never)]
 pub(crate) fn branch<F, S>(site: &'static Site, outcome: bool, operands: F, scope: S) -> bool
@@ -829,7 +832,12 @@ where
         return outcome;
     }
     run_over_again();
-    let operands = if recording() { operands() } else { Vec::new() };
+    let mut operands = Some(operands);
+    let mut values = if recording() {
+        operands.take().map(|f| f())
+    } else {
+        None
+    };
     let Some(mut rec) = lock() else {
         return outcome;
     };
@@ -845,12 +853,16 @@ where
     let mut computed = outcome;
     if let Some(candidate) = candidate {
         drop(rec);
+        if candidate.reads_operands() && values.is_none() {
+            values = operands.take().map(|f| f());
+        }
         let vars = if candidate.reads_scope() {
             scope()
         } else {
             Vec::new()
         };
-        computed = replaced(&candidate, &outcome, &vars, (site, id, instance));
+        let read = values.as_deref().unwrap_or_default();
+        computed = replaced(&candidate, &outcome, read, &vars, (site, id, instance));
         // Without events to write, the lock is not needed again.
         if !recording() {
             return computed != flip;
@@ -866,7 +878,7 @@ where
         instance,
         outcome: taken,
         flipped: taken != outcome,
-        operands,
+        operands: values.unwrap_or_default(),
     });
     taken
 }
@@ -906,7 +918,8 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
             vars = scope.take().map(|f| f());
         }
         let reported = vars.as_deref().unwrap_or_default();
-        value = replaced(&candidate, &value, reported, (site, id, instance));
+        // A component reports no operands: a plan reading one is refused when loaded.
+        value = replaced(&candidate, &value, &[], reported, (site, id, instance));
         overridden = true;
         // Without an override to apply or events to write, the lock is not needed again.
         if planned.is_none() && !recording() {

@@ -85,9 +85,10 @@ pub fn enter(site: &'static Site, args: impl FnOnce() -> Vec<(&'static str, Valu
 }
 
 /// A branch instance: returns the outcome the program goes on with (replaced or flipped by a
-/// plan). `operands` yields the values of a comparison's operands (called only when
-/// recording), `scope` the variables in scope (called only when a plan's replacement at this
-/// site reads them).
+/// plan). `operands` yields the values of a comparison's operands, or nothing (see
+/// [`crate::protocol::Expr::Operand`] for which; called only when recording or when a plan's
+/// replacement at this site reads them), `scope` the variables in scope (called only when a
+/// plan's replacement at this site reads them).
 #[inline(always)]
 pub fn branch(
     site: &'static Site,

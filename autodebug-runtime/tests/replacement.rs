@@ -65,6 +65,49 @@ mod fixture {
         k
     }
 
+    /// The largest element of `a` (the AutoDebug paper's Max); the fault: `s > a[i]` where
+    /// `s < a[i]` was meant. `a[i]` is no variable in scope: only the comparison's operands
+    /// hold it.
+    #[autodebug(always)]
+    pub fn max_of(a: &[i32]) -> i32 {
+        let mut i = 1;
+        let mut s = a[0];
+        while i < a.len() {
+            if s > a[i] {
+                s = a[i];
+            }
+            i += 1;
+        }
+        s
+    }
+
+    /// A branch of each shape, for the operands each reports.
+    // The negated comparison is the shape under test.
+    #[allow(clippy::nonminimal_bool)]
+    #[autodebug(always)]
+    pub fn shapes(v: &[i32], lo: i32) -> u32 {
+        let mut i = 0;
+        let mut n = 0;
+        while i < v.len() {
+            let x = v[i];
+            if x > lo && v[i] != 3 {
+                n += 1;
+            }
+            if !(x < lo) {
+                n += 10;
+            }
+            if v.is_empty() {
+                n += 1000;
+            }
+            match x {
+                y if (y) == lo => n += 100,
+                _ => {}
+            }
+            i += 1;
+        }
+        n
+    }
+
     /// Fails: `max(3, 7)` is 3.
     pub fn max_is_the_larger() {
         assert_eq!(max(7, 3), 7);
@@ -80,6 +123,19 @@ mod fixture {
     /// Passes.
     pub fn sums_bytes() {
         assert_eq!(total(&[100, 100, 50]), 250);
+    }
+
+    /// Fails: the written `max_of` keeps the smallest element.
+    pub fn max_of_array() {
+        assert_eq!(max_of(&[-2, 5, 3]), 5);
+        assert_eq!(max_of(&[1, 2, 3, 4]), 4);
+        assert_eq!(max_of(&[3, 10, -1, 4]), 10);
+        assert_eq!(max_of(&[42]), 42);
+    }
+
+    /// Passes.
+    pub fn every_shape() {
+        assert_eq!(shapes(&[1, 3, 5], 3), 121);
     }
 
     /// Catches whatever unwinds out of `max`, then passes: a candidate that cannot be
@@ -104,6 +160,8 @@ autodebug_runtime::harness!(
     checks::overflow_panics_in_the_site_s_width,
     checks::a_candidate_that_cannot_be_evaluated_ends_the_run,
     checks::batch_results_match_one_process_per_plan,
+    checks::an_operand_replacement_fixes_max_of_array,
+    checks::each_branch_shape_reports_its_operands,
     #[ignore]
     checks::replacement_cost,
     #[ignore]
@@ -112,6 +170,10 @@ autodebug_runtime::harness!(
     fixture::counts_the_limit,
     #[ignore]
     fixture::sums_bytes,
+    #[ignore]
+    fixture::max_of_array,
+    #[ignore]
+    fixture::every_shape,
     #[ignore]
     fixture::catches_and_passes,
     #[ignore]
@@ -581,6 +643,192 @@ mod checks {
                 normalized(&run.records),
                 "run {n}: the batch trace differs from the separate run's"
             );
+        }
+    }
+
+    fn operand(index: u32) -> Expr {
+        Expr::Operand { index }
+    }
+
+    /// The operands of every `Branch` event of site `id`.
+    fn operands_of(records: &[Record], id: u32) -> Vec<Vec<Value>> {
+        records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Branch { site, operands, .. } if *site == id => Some(operands.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn an_operand_replacement_fixes_max_of_array() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = "fixture::max_of_array";
+        let baseline = separate(name, None, dir.path(), 0);
+        assert_eq!(baseline.status, 101, "{}", baseline.stderr);
+        let (id, cond) = site(&baseline.records, SiteKind::If, "s > a[i]");
+        // The operands are `s` and the element `a[i]`, as `i32`s: for [-2, 5, 3], s stays
+        // -2 and meets 5, then 3.
+        assert_eq!(
+            operands_of(&baseline.records, id)[..2],
+            [vec![int(-2), int(5)], vec![int(-2), int(3)]]
+        );
+
+        // `s < a[i]`: the comparison's operands with the other operator.
+        let fix = replace(&cond, bin(BinOp::Lt, operand(0), operand(1)));
+        let fixed = separate(name, Some(&fix), dir.path(), 1);
+        assert_eq!(fixed.status, 0, "{}", fixed.stderr);
+        let (id, _) = site(&fixed.records, SiteKind::If, "s > a[i]");
+        let mut checked = 0;
+        for r in &fixed.records {
+            if let Record::Branch {
+                site,
+                outcome,
+                flipped,
+                operands,
+                ..
+            } = r
+                && *site == id
+            {
+                let [Value::Int { v: s, .. }, Value::Int { v: e, .. }] = &operands[..] else {
+                    panic!("operands {operands:?}");
+                };
+                assert_eq!(*outcome, s < e, "{operands:?}");
+                assert_eq!(*flipped, (s < e) != (s > e), "{operands:?}");
+                checked += 1;
+            }
+        }
+        // 2 + 3 + 3 + 0 comparisons in the four calls.
+        assert_eq!(checked, 8);
+
+        // The operands swapped, `a[i] > s`, is the same fix; `a[i] < s` (the sides swapped
+        // of the written one) is the written code again; reading `s` from the scope and the
+        // element from the operands is the fix too.
+        let swapped = replace(&cond, bin(BinOp::Gt, operand(1), operand(0)));
+        let same_as_written = replace(&cond, bin(BinOp::Lt, operand(1), operand(0)));
+        let with_scope = replace(&cond, bin(BinOp::Lt, var("s"), operand(1)));
+        // Operand 2 does not exist: the candidate cannot be evaluated.
+        let missing = replace(&cond, bin(BinOp::Lt, operand(0), operand(2)));
+        let plans = vec![
+            None,
+            Some(fix),
+            Some(swapped),
+            Some(same_as_written),
+            Some(with_scope),
+            Some(missing.clone()),
+        ];
+        let expected = [
+            BatchOutcome::Failed,
+            BatchOutcome::Passed,
+            BatchOutcome::Passed,
+            BatchOutcome::Failed,
+            BatchOutcome::Passed,
+            BatchOutcome::Refused,
+        ];
+        // With traces the hook reads the operands for the event anyway; without, only for
+        // the replacement.
+        for traced in [true, false] {
+            let sub = tempfile::tempdir().unwrap();
+            let (results, _) = batch(name, &plans, sub.path(), traced);
+            let outcomes: Vec<BatchOutcome> = results.iter().map(|r| r.outcome).collect();
+            assert_eq!(outcomes, expected, "traced: {traced}: {results:?}");
+            let message = results[5].message.as_deref().unwrap();
+            assert!(
+                message.contains("operand 2") && message.contains("reports 2"),
+                "{message}"
+            );
+        }
+        let run = separate(name, Some(&missing), dir.path(), 2);
+        assert_eq!(run.status, CONFIG_EXIT_CODE, "{}", run.stderr);
+        assert!(
+            matches!(run.records.last(), Some(Record::PlanError { .. })),
+            "{:?}",
+            run.records.last()
+        );
+    }
+
+    pub fn each_branch_shape_reports_its_operands() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = "fixture::every_shape";
+        let baseline = separate(name, None, dir.path(), 0);
+        assert_eq!(baseline.status, 0, "{}", baseline.stderr);
+        let usize_ = |v| Value::Int {
+            ty: "usize".into(),
+            v,
+        };
+        // (kind, code, the operands of the first instance, or none; the written operator)
+        let shapes = [
+            (
+                SiteKind::While,
+                "i < v.len()",
+                vec![usize_(0), usize_(3)],
+                Some(BinOp::Lt),
+            ),
+            // A chain reports nothing; each of its operands is a site with its own.
+            (SiteKind::If, "x > lo && v[i] != 3", vec![], None),
+            (
+                SiteKind::Operand,
+                "x > lo",
+                vec![int(1), int(3)],
+                Some(BinOp::Gt),
+            ),
+            (
+                SiteKind::Operand,
+                "v[i] != 3",
+                vec![int(5), int(3)],
+                Some(BinOp::Ne),
+            ),
+            // A negation and a method call are no comparisons.
+            (SiteKind::If, "!(x < lo)", vec![], None),
+            (SiteKind::If, "v.is_empty()", vec![], None),
+            // A guard's comparison, parentheses read through, with the arm's binding.
+            (
+                SiteKind::Guard,
+                "(y) == lo",
+                vec![int(1), int(3)],
+                Some(BinOp::Eq),
+            ),
+        ];
+        let mut plans = Vec::new();
+        let mut expected = Vec::new();
+        for (kind, code, first, op) in &shapes {
+            let (id, info) = site(&baseline.records, *kind, code);
+            let seen = operands_of(&baseline.records, id);
+            assert_eq!(seen.first(), Some(first), "{kind:?} `{code}`: {seen:?}");
+            assert!(
+                seen.iter().all(|o| o.len() == first.len()),
+                "{kind:?} `{code}`: {seen:?}"
+            );
+            match op {
+                // The written comparison rebuilt from its operands: nothing changes.
+                Some(op) => {
+                    plans.push(Some(replace(&info, bin(*op, operand(0), operand(1)))));
+                    expected.push(BatchOutcome::Passed);
+                }
+                // No operand to read: the candidate cannot be evaluated.
+                None => {
+                    plans.push(Some(replace(&info, operand(0))));
+                    expected.push(BatchOutcome::Refused);
+                }
+            }
+        }
+        // The chain's `&&` operand with another operator, `x != lo`, is another condition:
+        // it counts the 1 too, and the test fails.
+        let (_, operand_site) = site(&baseline.records, SiteKind::Operand, "x > lo");
+        plans.push(Some(replace(
+            &operand_site,
+            bin(BinOp::Ne, operand(0), operand(1)),
+        )));
+        expected.push(BatchOutcome::Failed);
+        let (results, _) = batch(name, &plans, dir.path(), false);
+        let outcomes: Vec<BatchOutcome> = results.iter().map(|r| r.outcome).collect();
+        assert_eq!(outcomes, expected, "{results:?}");
+        for r in results
+            .iter()
+            .filter(|r| r.outcome == BatchOutcome::Refused)
+        {
+            let message = r.message.as_deref().unwrap();
+            assert!(message.contains("reports no operand"), "{message}");
         }
     }
 
