@@ -40,9 +40,10 @@
 //! candidate may rely on them); the sum of a linear template is checked whole, while Rust
 //! evaluates the printed sum term by term in the site's type (an intermediate overflow shows
 //! only at validation), and the two printed sides of a condition template are each computed
-//! in the compared type. [`Edit::expr`] is the replacement as the runtime can evaluate it:
-//! missing when it reads what the site does not report, annotated ([`Edit::note`]) when it
-//! behaves differently from the patched code. Time is bounded per combination of templates
+//! in the compared type. [`Edit::expr`] is the replacement as the runtime can evaluate it
+//! (over the scalars in scope, the sides of the written comparison as the branch hook
+//! reports them, and the written value itself): missing when it reads what the site does not
+//! report, annotated ([`Edit::note`]) when it behaves differently from the patched code. Time is bounded per combination of templates
 //! ([`Options::timeout_ms`]) and overall ([`Options::budget`]); what was cut is in
 //! [`Report::cuts`].
 //!
@@ -151,8 +152,9 @@ pub struct Edit {
     /// The replacement as Rust source for the span (`y`, `x + 1`, `a[mid] <= key`).
     pub rust: String,
     /// The replacement as the runtime evaluates it (a plan's [`Replacement`]); `None` when
-    /// it reads what the site does not report (an element of a slice, a length): such a
-    /// candidate is validated by patching instead.
+    /// it reads what the site does not report (an element of a slice, a length, unless it is
+    /// a side of the written comparison that the branch's events recorded, read as
+    /// [`protocol::Expr::Operand`]): such a candidate is validated by patching instead.
     pub expr: Option<protocol::Expr>,
     /// Why `expr` is missing, or how evaluating it at run time differs from the patch.
     pub note: Option<String>,
@@ -276,6 +278,9 @@ pub struct Synthesizer<'p> {
     /// The names each component site's recorded scope held at every event seen, by (line,
     /// column, kind).
     reported: HashMap<(u32, u32, SiteKind), BTreeSet<String>>,
+    /// The types of the operands each branch site's events recorded, by (line, column,
+    /// kind); `None` where events disagreed.
+    operands: HashMap<(u32, u32, SiteKind), Option<Vec<String>>>,
     report: Report,
     started: Instant,
 }
@@ -302,6 +307,7 @@ impl<'p> Synthesizer<'p> {
             session: None,
             seen: HashSet::new(),
             reported: HashMap::new(),
+            operands: HashMap::new(),
             report: Report::default(),
             started: Instant::now(),
         };
@@ -331,17 +337,37 @@ impl<'p> Synthesizer<'p> {
     fn add_call(&mut self, call: &Call) -> bool {
         if let Some(trace) = &call.trace {
             for record in trace.events {
-                let protocol::Record::Component { site, scope, .. } = record else {
+                let (protocol::Record::Component { site, .. }
+                | protocol::Record::Branch { site, .. }) = record
+                else {
                     continue;
                 };
                 let Some(info) = trace.sites.get(site) else {
                     continue;
                 };
-                let names: BTreeSet<String> = scope.iter().map(|(n, _)| n.clone()).collect();
-                self.reported
-                    .entry((info.line, info.column, info.kind))
-                    .and_modify(|known| known.retain(|n| names.contains(n)))
-                    .or_insert(names);
+                let at = (info.line, info.column, info.kind);
+                match record {
+                    protocol::Record::Component { scope, .. } => {
+                        let names: BTreeSet<String> =
+                            scope.iter().map(|(n, _)| n.clone()).collect();
+                        self.reported
+                            .entry(at)
+                            .and_modify(|known| known.retain(|n| names.contains(n)))
+                            .or_insert(names);
+                    }
+                    protocol::Record::Branch { operands, .. } => {
+                        let types: Vec<String> = operands.iter().map(operand_type).collect();
+                        self.operands
+                            .entry(at)
+                            .and_modify(|known| {
+                                if known.as_ref() != Some(&types) {
+                                    *known = None;
+                                }
+                            })
+                            .or_insert(Some(types));
+                    }
+                    _ => {}
+                }
             }
         }
         let encoding = self.encoder.encode(&mut self.scratch, call);
@@ -378,10 +404,9 @@ impl<'p> Synthesizer<'p> {
             let shown = format!("line {}:{} ({:?})", key.line, key.column, key.kind);
             let located = match site::locate(self.program, key) {
                 Ok(mut l) => {
-                    l.reported = self
-                        .reported
-                        .get(&(key.line, key.column, key.kind))
-                        .cloned();
+                    let at = (key.line, key.column, key.kind);
+                    l.reported = self.reported.get(&at).cloned();
+                    l.find_operands(self.operands.get(&at).cloned().flatten().as_deref());
                     l
                 }
                 Err(why) => {
@@ -804,6 +829,17 @@ impl<'p> Synthesizer<'p> {
             });
         }
         Some(Candidate { edits, cost })
+    }
+}
+
+/// The type a recorded operand has, as [`site::Located::find_operands`] compares it with the
+/// model's (empty for a value no replacement computes with).
+fn operand_type(v: &protocol::Value) -> String {
+    match v {
+        protocol::Value::Int { ty, .. } => ty.clone(),
+        protocol::Value::Bool(_) => "bool".into(),
+        protocol::Value::Char(_) => "char".into(),
+        _ => String::new(),
     }
 }
 

@@ -321,8 +321,11 @@ pub(crate) fn rust(f: &Function, e: &Expr, texts: &Texts) -> Result<String, Stri
 }
 
 /// `e` as a replacement the runtime evaluates at the site: only what the site reports (the
-/// scalars in scope, the written value as [`protocol::Expr::Original`] where `original` is
-/// kept whole) can be read.
+/// sides of a branch's comparison as [`protocol::Expr::Operand`]s, the scalars in scope, the
+/// written value as [`protocol::Expr::Original`] where `original` is kept whole, or negated
+/// where it was a negation) can be read. A side of the comparison is read as the operand
+/// even when it is a variable: the operands are known from the site's events, the scope of a
+/// branch only from the model.
 pub(crate) fn protocol(
     located: &Located,
     e: &Expr,
@@ -331,6 +334,17 @@ pub(crate) fn protocol(
 ) -> Result<protocol::Expr, String> {
     if original.is_some_and(|o| o == e) {
         return Ok(protocol::Expr::Original);
+    }
+    if let Some(ExprKind::Unary(UnOp::Not, inner)) = original.map(|o| &o.kind)
+        && **inner == *e
+    {
+        return Ok(protocol::Expr::Unary {
+            op: protocol::UnOp::Not,
+            arg: Box::new(protocol::Expr::Original),
+        });
+    }
+    if let Some(index) = located.operand(e) {
+        return Ok(protocol::Expr::Operand { index });
     }
     let go = |x: &Expr| protocol(located, x, original, texts);
     let shown = || rust(located.function, e, texts).unwrap_or_else(|_| "a part".into());
@@ -654,6 +668,115 @@ pub(crate) fn condition(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::Program;
+    use crate::repair::site::tests::{SHAPES, at};
+    use autodebug_runtime::protocol::SiteKind;
+
+    fn cmp(op: BinOp, a: &Expr, b: &Expr) -> Expr {
+        Expr {
+            kind: ExprKind::Binary(op, Box::new(a.clone()), Box::new(b.clone())),
+            ty: Type::Bool,
+        }
+    }
+
+    fn pcmp(op: protocol::BinOp, a: protocol::Expr, b: protocol::Expr) -> protocol::Expr {
+        protocol::Expr::Binary {
+            op,
+            left: Box::new(a),
+            right: Box::new(b),
+        }
+    }
+
+    fn operand(index: u32) -> protocol::Expr {
+        protocol::Expr::Operand { index }
+    }
+
+    #[test]
+    fn the_sides_of_a_recorded_comparison_are_read_as_operands() {
+        use protocol::BinOp as P;
+        let program = Program::from_source(SHAPES, "shapes.rs").unwrap();
+        let mut cond = at(&program, SiteKind::If, "(s) > a[i]");
+        let texts = Texts::of(&cond);
+        let ExprKind::Binary(_, s, element) = &cond.expr.kind else {
+            panic!("{:?}", cond.expr)
+        };
+        let lt = cmp(BinOp::Lt, s, element);
+        // Without a record of the operands the element cannot be read.
+        let why = protocol(&cond, &lt, None, &texts).unwrap_err();
+        assert!(why.contains("a[i]"), "{why}");
+        cond.find_operands(Some(&["i32".to_string(), "i32".to_string()]));
+        // The operator changed, the sides swapped, a side combined with a constant.
+        assert_eq!(
+            protocol(&cond, &lt, None, &texts),
+            Ok(pcmp(P::Lt, operand(0), operand(1)))
+        );
+        assert_eq!(
+            protocol(&cond, &cmp(BinOp::Ge, element, s), None, &texts),
+            Ok(pcmp(P::Ge, operand(1), operand(0)))
+        );
+        let plus_one = Expr {
+            kind: ExprKind::Binary(
+                BinOp::Add,
+                s.clone(),
+                Box::new(Expr::int(1, Type::Int(IntType::I32))),
+            ),
+            ty: Type::Int(IntType::I32),
+        };
+        assert_eq!(
+            protocol(&cond, &cmp(BinOp::Gt, element, &plus_one), None, &texts),
+            Ok(pcmp(
+                P::Gt,
+                operand(1),
+                pcmp(P::Add, operand(0), int_value_expr(1))
+            ))
+        );
+        // The Rust text is the written one's, whatever the runtime reads.
+        assert_eq!(rust(cond.function, &lt, &texts).unwrap(), "s < a[i]");
+        // A negation of the whole condition negates the written value.
+        let negated = Expr {
+            kind: ExprKind::Unary(UnOp::Not, Box::new(cond.expr.clone())),
+            ty: Type::Bool,
+        };
+        assert_eq!(
+            protocol(&cond, &negated, Some(cond.expr), &texts),
+            Ok(protocol::Expr::Unary {
+                op: protocol::UnOp::Not,
+                arg: Box::new(protocol::Expr::Original)
+            })
+        );
+    }
+
+    #[test]
+    fn a_negation_removed_negates_the_written_value() {
+        let program = Program::from_source(SHAPES, "shapes.rs").unwrap();
+        let cond = at(&program, SiteKind::If, "!(s < 1)");
+        let texts = Texts::of(&cond);
+        let ExprKind::Unary(UnOp::Not, inner) = &cond.expr.kind else {
+            panic!("{:?}", cond.expr)
+        };
+        assert_eq!(
+            protocol(&cond, inner, Some(cond.expr), &texts),
+            Ok(protocol::Expr::Unary {
+                op: protocol::UnOp::Not,
+                arg: Box::new(protocol::Expr::Original)
+            })
+        );
+        // Without the written condition to refer to, the variables in scope are read.
+        assert_eq!(
+            protocol(&cond, inner, None, &texts),
+            Ok(pcmp(
+                protocol::BinOp::Lt,
+                protocol::Expr::Var { name: "s".into() },
+                int_value_expr(1)
+            ))
+        );
+    }
+
+    fn int_value_expr(v: i128) -> protocol::Expr {
+        protocol::Expr::Lit {
+            value: int_value(v, IntType::I32),
+        }
+    }
 
     fn term(name: &str, ty: IntType) -> Term {
         Term {

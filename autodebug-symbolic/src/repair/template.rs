@@ -731,7 +731,10 @@ impl Template {
         Some(match &self.body {
             Body::Mutation { variants, .. } => {
                 let variant = variants.get(usize::try_from(*chosen.first()?).ok()?)?;
-                let mut expr = print::protocol(located, &variant.expr, None, texts);
+                // A negation added or removed keeps the written condition whole: the runtime
+                // negates its value, whatever the condition reads.
+                let original = (variant.template == mutate::NEGATION).then_some(located.expr);
+                let mut expr = print::protocol(located, &variant.expr, original, texts);
                 let mut note = None;
                 if expr.is_err() && variant.template == mutate::BOUND_STEP {
                     expr = bound_step_expr(located, &variant.expr);

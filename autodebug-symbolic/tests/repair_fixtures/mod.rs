@@ -262,7 +262,8 @@ pub enum V {
 }
 
 /// Evaluates a replacement over named values (mathematical integers: the tests' numbers
-/// are small), with `original` as [`Expr::Original`]. `None` where it cannot.
+/// are small), with `original` as [`Expr::Original`] and the operands named `#0` and `#1`
+/// in `env`. `None` where it cannot.
 pub fn eval(
     e: &autodebug_runtime::protocol::Expr,
     env: &[(&str, V)],
@@ -277,6 +278,7 @@ pub fn eval(
         },
         Expr::Var { name } => env.iter().find(|(n, _)| n == name)?.1,
         Expr::Original => original?,
+        Expr::Operand { index } => env.iter().find(|(n, _)| *n == format!("#{index}"))?.1,
         Expr::Unary { op, arg } => match (op, eval(arg, env, original)?) {
             (UnOp::Neg, V::Int(v)) => V::Int(-v),
             (UnOp::Not, V::Bool(b)) => V::Bool(!b),
