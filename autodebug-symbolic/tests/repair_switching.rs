@@ -4,7 +4,7 @@
 
 mod repair_fixtures;
 
-use autodebug_runtime::protocol::{Binding, SiteInfo, SiteKind, Value};
+use autodebug_runtime::protocol::{BinOp, Binding, Expr, SiteInfo, SiteKind, Value};
 use autodebug_symbolic::repair::{Options, SwitchedInstance, explain_switch};
 use repair_fixtures::{V, eval};
 
@@ -45,19 +45,17 @@ fn instance(
 /// Whether a candidate's runtime expression computes the wanted outcome at every instance.
 fn computes(expr: &autodebug_runtime::protocol::Expr, instances: &[SwitchedInstance]) -> bool {
     instances.iter().all(|i| {
+        let value = |v: &Value| match v {
+            Value::Int { v, .. } => V::Int(*v),
+            Value::Bool(b) => V::Bool(*b),
+            _ => V::Int(0),
+        };
+        let names = ["#0", "#1"];
         let env: Vec<(&str, V)> = i
             .scope
             .iter()
-            .map(|(n, v)| {
-                (
-                    n.as_str(),
-                    match v {
-                        Value::Int { v, .. } => V::Int(*v),
-                        Value::Bool(b) => V::Bool(*b),
-                        _ => V::Int(0),
-                    },
-                )
-            })
+            .map(|(n, v)| (n.as_str(), value(v)))
+            .chain(names.iter().zip(&i.operands).map(|(n, v)| (*n, value(v))))
             .collect();
         eval(expr, &env, Some(V::Bool(i.original))) == Some(V::Bool(i.wanted))
     })
@@ -85,8 +83,17 @@ fn the_comparison_of_the_same_operands_with_another_operator() {
     let first = &out.candidates[0].edits[0];
     assert_eq!(first.rust, "s < a[i]");
     assert_eq!(first.template, "relational-operator");
-    // `a[i]` is not reported by the site: for a patch only.
-    assert_eq!(first.expr, None);
+    // `a[i]` is no variable in scope, but the comparison's right operand: the runtime
+    // compares the operands the hook reports.
+    assert_eq!(
+        first.expr,
+        Some(Expr::Binary {
+            op: BinOp::Lt,
+            left: Box::new(Expr::Operand { index: 0 }),
+            right: Box::new(Expr::Operand { index: 1 }),
+        })
+    );
+    assert!(computes(first.expr.as_ref().unwrap(), &instances));
     // The equal operands rule out `<=` (and the negation, which is `<=` too).
     for wrong in ["s <= a[i]", "s >= a[i]", "!(s > a[i])"] {
         assert!(

@@ -21,7 +21,7 @@ use crate::ir::{BinOp, IntType, VarId};
 
 use super::eval::Env;
 use super::mutate::{NEGATION, RELATIONAL, VARIABLE};
-use super::print::{Term, int_value, protocol_op, source_text};
+use super::print::{Term, protocol_op, source_text};
 use super::template::condition_template;
 use super::{Candidate, Edit, Kind, Options};
 
@@ -118,8 +118,8 @@ pub fn explain_switch(
     }
 
     if options.kinds.contains(&Kind::Mutation) {
-        for (rust, expr, note) in operand_comparisons(parsed.as_ref(), code, instances) {
-            push(&mut out, edit(rust, expr, note, RELATIONAL), 1);
+        for (rust, expr) in operand_comparisons(parsed.as_ref(), code, instances) {
+            push(&mut out, edit(rust, Some(expr), None, RELATIONAL), 1);
         }
         for (name, negated) in boolean_variables(instances) {
             let rust = if negated {
@@ -373,12 +373,13 @@ fn boolean_variables(instances: &[SwitchedInstance]) -> Vec<(String, bool)> {
 }
 
 /// `left OP right` with the written operands and another comparison, for every operator
-/// that computes the wanted outcomes from the recorded operand values.
+/// that computes the wanted outcomes from the recorded operand values; the runtime reads the
+/// operands as the instances recorded them (`Operand(0) OP Operand(1)`).
 fn operand_comparisons(
     parsed: Option<&syn::Expr>,
     code: &str,
     instances: &[SwitchedInstance],
-) -> Vec<(String, Option<protocol::Expr>, Option<String>)> {
+) -> Vec<(String, protocol::Expr)> {
     let Some(syn::Expr::Binary(b)) = parsed else {
         return Vec::new();
     };
@@ -412,24 +413,6 @@ fn operand_comparisons(
         |e: &syn::Expr| source_text(e, code).unwrap_or_else(|| e.to_token_stream().to_string());
     let left = text(&b.left);
     let right = text(&b.right);
-    let scope_var = |e: &syn::Expr, side: usize| -> Option<protocol::Expr> {
-        match e {
-            syn::Expr::Path(p) => {
-                let name = p.path.get_ident()?.to_string();
-                instances
-                    .iter()
-                    .all(|i| i.scope.iter().any(|(n, _)| *n == name))
-                    .then_some(protocol::Expr::Var { name })
-            }
-            syn::Expr::Lit(_) => {
-                let (v, t) = int_of(&instances[0].operands[side])?;
-                Some(protocol::Expr::Lit {
-                    value: int_value(v, t),
-                })
-            }
-            _ => None,
-        }
-    };
     let mut out = Vec::new();
     for op in ops {
         if op.symbol() == written {
@@ -448,19 +431,14 @@ fn operand_comparisons(
             .zip(instances)
             .all(|((x, y, _), i)| holds(*x, *y) == i.wanted)
         {
-            let expr = match (scope_var(&b.left, 0), scope_var(&b.right, 1)) {
-                (Some(l), Some(r)) => Some(protocol::Expr::Binary {
-                    op: protocol_op(op).expect("a comparison"),
-                    left: Box::new(l),
-                    right: Box::new(r),
-                }),
-                _ => None,
+            // Every instance recorded both operands: the hook reports them, whatever they
+            // read (`a[i]`, `v.len()`), and the runtime compares them again.
+            let expr = protocol::Expr::Binary {
+                op: protocol_op(op).expect("a comparison"),
+                left: Box::new(protocol::Expr::Operand { index: 0 }),
+                right: Box::new(protocol::Expr::Operand { index: 1 }),
             };
-            let note = expr.is_none().then(|| {
-                "not evaluable by the runtime: an operand is not a variable the site reports"
-                    .to_string()
-            });
-            out.push((format!("{left} {} {right}", op.symbol()), expr, note));
+            out.push((format!("{left} {} {right}", op.symbol()), expr));
         }
     }
     out
