@@ -141,18 +141,7 @@ pub fn render_tie_rule(results: &[VersionResult]) -> String {
         "| fault class | versions | merged top-1 | Ochiai top-1 | top-1 difference | merged top-5 | Ochiai top-5 |\n\
          |---|---:|---:|---:|---:|---:|---:|\n",
     );
-    let mut groups: Vec<(String, Vec<&VersionResult>)> = FaultClass::ALL
-        .iter()
-        .map(|c| {
-            let rows = results.iter().filter(|r| r.classes == [*c]).collect();
-            (c.name().to_string(), rows)
-        })
-        .collect();
-    groups.push((
-        "two faults".into(),
-        results.iter().filter(|r| r.classes.len() > 1).collect(),
-    ));
-    groups.push(("**overall**".into(), results.iter().collect()));
+    let groups = class_groups(results);
     for (label, rows) in groups.iter().filter(|(_, rows)| !rows.is_empty()) {
         let top1 = pct(rows, |r| within(r.mid_rank, 1.0));
         let ochiai1 = pct(rows, |r| within(r.ochiai_rank, 1.0));
@@ -175,18 +164,7 @@ pub fn render_diagnosis(results: &[VersionResult]) -> String {
         "| fault class | versions | diagnosed | fault in a minimal diagnosis (of diagnosed) | top-1 with | top-1 without | top-5 with | top-5 without | median time |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
-    let mut groups: Vec<(String, Vec<&VersionResult>)> = FaultClass::ALL
-        .iter()
-        .map(|c| {
-            let rows = results.iter().filter(|r| r.classes == [*c]).collect();
-            (c.name().to_string(), rows)
-        })
-        .collect();
-    groups.push((
-        "two faults".into(),
-        results.iter().filter(|r| r.classes.len() > 1).collect(),
-    ));
-    groups.push(("**overall**".into(), results.iter().collect()));
+    let groups = class_groups(results);
     for (label, rows) in groups.iter().filter(|(_, rows)| !rows.is_empty()) {
         let ran: Vec<&VersionResult> = rows
             .iter()
@@ -235,6 +213,23 @@ pub fn render_diagnosis(results: &[VersionResult]) -> String {
             == Some(true)),
     ));
     out
+}
+
+/// The versions per single fault class, the two-fault ones, then all of them.
+fn class_groups(results: &[VersionResult]) -> Vec<(String, Vec<&VersionResult>)> {
+    let mut groups: Vec<(String, Vec<&VersionResult>)> = FaultClass::ALL
+        .iter()
+        .map(|c| {
+            let rows = results.iter().filter(|r| r.classes == [*c]).collect();
+            (c.name().to_string(), rows)
+        })
+        .collect();
+    groups.push((
+        "two faults".into(),
+        results.iter().filter(|r| r.classes.len() > 1).collect(),
+    ));
+    groups.push(("**overall**".into(), results.iter().collect()));
+    groups
 }
 
 /// Aggregated figures of a set of versions.
