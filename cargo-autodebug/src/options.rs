@@ -81,6 +81,12 @@ pub struct Options {
     #[arg(long, value_name = "DIR")]
     pub target_dir: Option<PathBuf>,
 
+    /// Instrument code nobody annotated: `auto` runs packages that do not use the runtime in a
+    /// scratch copy where every function carries `#[autodebug]`; `never` builds the tree as
+    /// it is.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = Annotate::Auto)]
+    pub annotate: Annotate,
+
     /// Stop after localization: no candidate fixes.
     #[arg(long)]
     pub no_fix: bool,
@@ -127,6 +133,15 @@ pub struct Options {
     /// Show more of what is going on.
     #[arg(short = 'v', long)]
     pub verbose: bool,
+}
+
+/// When the tool adds the instrumentation attribute itself.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Annotate {
+    /// When a selected package does not use the runtime (zero-annotation mode).
+    Auto,
+    /// Never: only what the user annotated is instrumented.
+    Never,
 }
 
 /// What goes to stdout.

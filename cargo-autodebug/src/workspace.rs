@@ -25,6 +25,58 @@ pub struct Workspace {
 pub struct SelectedPackage {
     /// The package's name.
     pub name: String,
+    /// Its `Cargo.toml`.
+    pub manifest_path: PathBuf,
+    /// Root files of its library and binary targets (where its own code starts; test,
+    /// bench, example and build-script targets are not among them).
+    pub code_roots: Vec<PathBuf>,
+    /// It depends on `autodebug-runtime` (or the macros) in some way: its author opted in.
+    pub uses_runtime: bool,
+    /// It is a procedural-macro crate (its code runs inside the compiler).
+    pub proc_macro: bool,
+    /// Its edition is 2015 (where `::crate` paths do not name extern crates).
+    pub edition_2015: bool,
+}
+
+/// Names under which a package depends on the tool's own crates.
+const RUNTIME_CRATES: [&str; 2] = ["autodebug-runtime", "autodebug-macros"];
+
+impl SelectedPackage {
+    fn of(package: &Package) -> SelectedPackage {
+        use cargo_metadata::{Edition, TargetKind};
+        let code_roots = package
+            .targets
+            .iter()
+            .filter(|t| {
+                t.kind.iter().any(|k| {
+                    matches!(
+                        k,
+                        TargetKind::Lib
+                            | TargetKind::RLib
+                            | TargetKind::DyLib
+                            | TargetKind::CDyLib
+                            | TargetKind::StaticLib
+                            | TargetKind::Bin
+                    )
+                })
+            })
+            .map(|t| t.src_path.clone().into_std_path_buf())
+            .collect();
+        SelectedPackage {
+            name: package.name.to_string(),
+            manifest_path: package.manifest_path.clone().into_std_path_buf(),
+            code_roots,
+            uses_runtime: package
+                .dependencies
+                .iter()
+                .any(|d| RUNTIME_CRATES.contains(&d.name.as_str())),
+            proc_macro: package
+                .targets
+                .iter()
+                .any(|t| t.kind.contains(&TargetKind::ProcMacro)),
+            edition_2015: package.edition == Edition::E2015,
+        }
+    }
 }
 
 impl Workspace {
@@ -110,10 +162,5 @@ fn select_packages(metadata: &Metadata, options: &Options) -> Result<Vec<Selecte
             defaults
         }
     };
-    Ok(chosen
-        .into_iter()
-        .map(|p| SelectedPackage {
-            name: p.name.to_string(),
-        })
-        .collect())
+    Ok(chosen.into_iter().map(SelectedPackage::of).collect())
 }

@@ -1,0 +1,825 @@
+//! Where the instrumentation attribute goes in a file nobody annotated. Every function and
+//! method the crate defines outside its tests gets `#[::autodebug_runtime::autodebug]` (an
+//! `impl` block gets one for all its methods), inserted in the blank, comment or attribute
+//! space before the item so that no line moves and, wherever the item does not share a line
+//! with the code before it, no token of the user's either: sites, panics and fixes keep the
+//! user's coordinates. The user's text is only read; [`annotated`] makes the copy's text.
+
+use proc_macro2::{LineColumn, TokenStream};
+use quote::ToTokens;
+use syn::{Attribute, ImplItem, Item, Signature, TraitItem};
+
+/// The attribute inserted (the runtime re-exports the macro; the leading `::` names the
+/// dependency even where a module of the same name is in scope).
+pub const ATTRIBUTE: &str = "#[::autodebug_runtime::autodebug]";
+
+/// Names of the tool's own attributes: an item carrying one (from this tool, or an
+/// attribute of another crate with the same name, which the macro would take for its own)
+/// is left alone.
+const OURS: [&str; 10] = [
+    "autodebug",
+    "requires",
+    "ensures",
+    "invariant",
+    "debug_requires",
+    "debug_ensures",
+    "debug_invariant",
+    "test_requires",
+    "test_ensures",
+    "test_invariant",
+];
+
+/// Attributes that make a function a test (of libtest or of a test framework).
+const TEST_ATTRIBUTES: [&str; 6] = [
+    "test",
+    "bench",
+    "rstest",
+    "quickcheck",
+    "proptest",
+    "test_case",
+];
+
+/// One attribute to insert into a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Insertion {
+    /// Byte offset in the user's text.
+    pub offset: usize,
+    /// 1-based line of the offset.
+    pub line: u32,
+    /// 1-based character column of the offset.
+    pub column: u32,
+    /// The inserted text: the attribute, with a space on a side that touches other text.
+    pub text: String,
+    /// Whether a token of the user's follows on the same line (its column moves): only for
+    /// an item that shares its line with the code before it.
+    pub moves_tokens: bool,
+    /// First and last line of what the attribute covers (the attribute's own line included).
+    pub lines: (u32, u32),
+    /// What it annotates, for people (`max`, `impl Stack`).
+    pub item: String,
+    /// Functions it instruments.
+    pub functions: usize,
+}
+
+impl Insertion {
+    /// Width of the inserted text in characters.
+    pub fn width(&self) -> u32 {
+        self.text.chars().count() as u32
+    }
+}
+
+/// A `mod name;` declaration: its module lives in another file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleDecl {
+    /// Names of the inline modules (`mod a { … }`) the declaration is inside.
+    pub parents: Vec<String>,
+    /// The module's name.
+    pub name: String,
+    /// Its `#[path = "…"]`, if any.
+    pub path: Option<String>,
+}
+
+/// What one file gets: its attributes, in text order, and the modules it declares.
+#[derive(Debug, Default)]
+pub struct FilePlan {
+    pub insertions: Vec<Insertion>,
+    pub modules: Vec<ModuleDecl>,
+    /// Functions not annotated, and why (`name: unsafe`), for `-v`.
+    pub skipped: Vec<String>,
+}
+
+/// Plans the attributes of a file's text (an error when it does not parse: the compiler
+/// will say more).
+pub fn plan(text: &str) -> syn::Result<FilePlan> {
+    let file = syn::parse_file(text)?;
+    let mut planner = Planner {
+        text,
+        lines: LineIndex::new(text),
+        plan: FilePlan::default(),
+    };
+    // The first item follows the inner attributes (`#![…]`, `//!`), or a `#!` line.
+    let mut start = Gap {
+        offset: 0,
+        in_line_comment: text.starts_with("#!") && !text.starts_with("#!["),
+        after_token: false,
+    };
+    for attr in &file.attrs {
+        if let Some((_, end)) = planner.extent(attr) {
+            start = planner.gap_after(attr, end);
+        }
+    }
+    planner.items(&file.items, start, &[]);
+    Ok(planner.plan)
+}
+
+/// `text` with the insertions made (they are in text order).
+pub fn annotated(text: &str, insertions: &[Insertion]) -> String {
+    let mut out = String::with_capacity(text.len() + insertions.len() * (ATTRIBUTE.len() + 2));
+    let mut at = 0;
+    for insertion in insertions {
+        out.push_str(&text[at..insertion.offset]);
+        out.push_str(&insertion.text);
+        at = insertion.offset;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Where a gap between tokens starts.
+#[derive(Clone, Copy, Debug)]
+struct Gap {
+    offset: usize,
+    /// The gap starts inside a line comment (after a `///`/`//!` doc comment or `#!`).
+    in_line_comment: bool,
+    /// A token of the user's precedes it (not the start of the file).
+    after_token: bool,
+}
+
+struct Planner<'a> {
+    text: &'a str,
+    lines: LineIndex<'a>,
+    plan: FilePlan,
+}
+
+impl Planner<'_> {
+    /// Start and end byte offsets of a node's tokens.
+    fn extent(&self, node: &impl ToTokens) -> Option<(usize, usize)> {
+        extent(node.to_token_stream()).map(|(start, end)| {
+            (
+                self.lines.offset(start).unwrap_or(0),
+                self.lines.offset(end).unwrap_or(self.text.len()),
+            )
+        })
+    }
+
+    /// The gap after a node ending at `end` (a doc comment written `///` or `//!` runs to
+    /// the end of its line).
+    fn gap_after(&self, node: &impl ToTokens, end: usize) -> Gap {
+        let start = self.extent(node).map_or(end, |(s, _)| s);
+        Gap {
+            offset: end,
+            in_line_comment: self.text[start..].starts_with("//"),
+            after_token: true,
+        }
+    }
+
+    /// The gap at the start of a braced body (after its inner attributes).
+    fn body_start(&self, brace_open_end: usize, attrs: &[Attribute]) -> Gap {
+        let mut gap = Gap {
+            offset: brace_open_end,
+            in_line_comment: false,
+            after_token: true,
+        };
+        for attr in attrs {
+            if let Some((start, end)) = self.extent(attr)
+                && start >= brace_open_end
+            {
+                gap = self.gap_after(attr, end);
+            }
+        }
+        gap
+    }
+
+    fn items(&mut self, items: &[Item], mut gap: Gap, parents: &[String]) {
+        for item in items {
+            let Some((_, end)) = self.extent(item) else {
+                continue;
+            };
+            self.item(item, gap, parents);
+            gap = Gap {
+                offset: end,
+                in_line_comment: false,
+                after_token: true,
+            };
+        }
+    }
+
+    fn item(&mut self, item: &Item, gap: Gap, parents: &[String]) {
+        match item {
+            Item::Fn(f) => {
+                let name = f.sig.ident.to_string();
+                match refusal(&f.attrs, &f.sig) {
+                    Some(why) => self.plan.skipped.push(format!("{name}: {why}")),
+                    None => {
+                        let mut head = f.clone();
+                        head.attrs.clear();
+                        self.insert(gap, &f.attrs, &head, item, name, 1);
+                    }
+                }
+            }
+            Item::Impl(imp) => {
+                if test_only(&imp.attrs) || imp.attrs.iter().any(is_ours) {
+                    return;
+                }
+                let type_name = imp.self_ty.to_token_stream().to_string().replace(' ', "");
+                let mut eligible = 0;
+                let mut blocking = false;
+                for member in &imp.items {
+                    if let ImplItem::Fn(m) = member {
+                        let why = refusal(&m.attrs, &m.sig).or_else(|| {
+                            m.modifiers.defaultness.is_some().then_some("`default fn`")
+                        });
+                        match why {
+                            None => eligible += 1,
+                            // The macro leaves a const fn alone: no reason to split the block.
+                            Some(_)
+                                if m.sig.constness.is_some() && !m.attrs.iter().any(is_ours) => {}
+                            Some(why) => {
+                                blocking = true;
+                                self.plan
+                                    .skipped
+                                    .push(format!("{type_name}::{}: {why}", m.sig.ident));
+                            }
+                        }
+                    }
+                }
+                if eligible == 0 {
+                    return;
+                }
+                if !blocking {
+                    let mut head = imp.clone();
+                    head.attrs.clear();
+                    self.insert(
+                        gap,
+                        &imp.attrs,
+                        &head,
+                        item,
+                        format!("impl {type_name}"),
+                        eligible,
+                    );
+                    return;
+                }
+                // Some method cannot be instrumented: the others get an attribute each.
+                let Some(open) = self.brace_open_end(imp.brace_token.span.open()) else {
+                    return;
+                };
+                let mut gap = self.body_start(open, &imp.attrs);
+                for member in &imp.items {
+                    let Some((_, end)) = self.extent(member) else {
+                        continue;
+                    };
+                    if let ImplItem::Fn(m) = member
+                        && refusal(&m.attrs, &m.sig).is_none()
+                        && m.modifiers.defaultness.is_none()
+                    {
+                        let mut head = m.clone();
+                        head.attrs.clear();
+                        let name = format!("{type_name}::{}", m.sig.ident);
+                        self.insert(gap, &m.attrs, &head, member, name, 1);
+                    }
+                    gap = Gap {
+                        offset: end,
+                        in_line_comment: false,
+                        after_token: true,
+                    };
+                }
+            }
+            Item::Trait(t) => {
+                if test_only(&t.attrs) {
+                    return;
+                }
+                let Some(open) = self.brace_open_end(t.brace_token.span.open()) else {
+                    return;
+                };
+                let mut gap = self.body_start(open, &t.attrs);
+                for member in &t.items {
+                    let Some((_, end)) = self.extent(member) else {
+                        continue;
+                    };
+                    if let TraitItem::Fn(m) = member
+                        && m.default.is_some()
+                    {
+                        let name = format!("{}::{}", t.ident, m.sig.ident);
+                        match refusal(&m.attrs, &m.sig) {
+                            Some(why) => self.plan.skipped.push(format!("{name}: {why}")),
+                            None => {
+                                let mut head = m.clone();
+                                head.attrs.clear();
+                                self.insert(gap, &m.attrs, &head, member, name, 1);
+                            }
+                        }
+                    }
+                    gap = Gap {
+                        offset: end,
+                        in_line_comment: false,
+                        after_token: true,
+                    };
+                }
+            }
+            Item::Mod(m) => {
+                if test_only(&m.attrs) {
+                    return;
+                }
+                let name = m.ident.to_string();
+                let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+                match &m.content {
+                    None => self.plan.modules.push(ModuleDecl {
+                        parents: parents.to_vec(),
+                        name,
+                        path: path_attribute(&m.attrs),
+                    }),
+                    Some((brace, items)) => {
+                        let Some(open) = self.brace_open_end(brace.span.open()) else {
+                            return;
+                        };
+                        let gap = self.body_start(open, &m.attrs);
+                        let mut inner = parents.to_vec();
+                        inner.push(name);
+                        self.items(items, gap, &inner);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The offset just past an opening brace.
+    fn brace_open_end(&self, open: proc_macro2::Span) -> Option<usize> {
+        self.lines.offset(open.end())
+    }
+
+    /// Plans the attribute of an item whose outer attributes are `attrs`, whose tokens
+    /// without them are `head` and whose whole is `whole`, the text before it starting at
+    /// `gap`.
+    fn insert(
+        &mut self,
+        gap: Gap,
+        attrs: &[Attribute],
+        head: &impl ToTokens,
+        whole: &impl ToTokens,
+        item: String,
+        functions: usize,
+    ) {
+        let (Some((head_start, _)), Some((item_start, item_end))) =
+            (self.extent(head), self.extent(whole))
+        else {
+            return;
+        };
+        // Places where an attribute may go: the gaps before, between and after the item's
+        // own attributes, outside comments.
+        let mut gaps = vec![gap];
+        let mut ends = Vec::new();
+        for attr in attrs {
+            if let Some((start, end)) = self.extent(attr) {
+                ends.push(start);
+                gaps.push(self.gap_after(attr, end));
+            }
+        }
+        ends.push(head_start);
+        let mut places = Vec::new();
+        for (gap, end) in gaps.iter().zip(&ends) {
+            places.extend(places_in(self.text, *gap, *end));
+        }
+        let Some(&last) = places.last() else {
+            return;
+        };
+        let line_of = |offset: usize| self.lines.line_column(offset).0;
+        let head_line = line_of(head_start);
+        let previous_line = gap.after_token.then(|| line_of(gap.offset));
+        // A line of its own (blank, comment or attributes only) is best; then the end of
+        // the line of the code before; then the item's own line (its tokens move).
+        let own_line = places
+            .iter()
+            .copied()
+            .filter(|&p| {
+                let line = line_of(p);
+                line < head_line && previous_line.is_none_or(|prev| line > prev)
+            })
+            .max_by_key(|&p| (line_of(p), p));
+        let previous = places
+            .iter()
+            .copied()
+            .filter(|&p| line_of(p) < head_line)
+            .max();
+        let (offset, moves_tokens) = match own_line.or(previous) {
+            Some(p) => (p, false),
+            None => (last, true),
+        };
+        let before = self.text[..offset].chars().next_back();
+        let after = self.text[offset..].chars().next();
+        let mut text = String::new();
+        if before.is_some_and(|c| !c.is_whitespace()) {
+            text.push(' ');
+        }
+        text.push_str(ATTRIBUTE);
+        if after.is_some_and(|c| !c.is_whitespace()) {
+            text.push(' ');
+        }
+        let (line, column) = self.lines.line_column(offset);
+        let first = line.min(line_of(item_start));
+        self.plan.insertions.push(Insertion {
+            offset,
+            line,
+            column,
+            text,
+            moves_tokens,
+            lines: (first, line_of(item_end.saturating_sub(1).max(item_start))),
+            item,
+            functions,
+        });
+    }
+}
+
+/// Offsets in `[gap.offset, end]` outside comments (where text may be inserted between
+/// tokens). The gap holds only whitespace and comments.
+fn places_in(text: &str, gap: Gap, end: usize) -> Vec<usize> {
+    enum State {
+        Code,
+        Line,
+        Block(u32),
+    }
+    let mut places = Vec::new();
+    let mut state = if gap.in_line_comment {
+        State::Line
+    } else {
+        State::Code
+    };
+    let mut at = gap.offset;
+    let bytes = text.as_bytes();
+    let step = |at: usize| at + text[at..].chars().next().map_or(1, char::len_utf8);
+    loop {
+        match state {
+            State::Code => {
+                places.push(at);
+                if at >= end {
+                    break;
+                }
+                if bytes[at..].starts_with(b"//") {
+                    state = State::Line;
+                    at += 2;
+                } else if bytes[at..].starts_with(b"/*") {
+                    state = State::Block(1);
+                    at += 2;
+                } else {
+                    at = step(at);
+                }
+            }
+            State::Line => {
+                if at >= end {
+                    break;
+                }
+                if bytes[at] == b'\n' {
+                    state = State::Code;
+                }
+                at = step(at);
+            }
+            State::Block(depth) => {
+                if at >= end {
+                    break;
+                }
+                if bytes[at..].starts_with(b"*/") {
+                    state = if depth == 1 {
+                        State::Code
+                    } else {
+                        State::Block(depth - 1)
+                    };
+                    at += 2;
+                } else if bytes[at..].starts_with(b"/*") {
+                    state = State::Block(depth + 1);
+                    at += 2;
+                } else {
+                    at = step(at);
+                }
+            }
+        }
+    }
+    places.retain(|&p| p <= end);
+    places
+}
+
+/// Why a function cannot be instrumented, or `None` when it can.
+fn refusal(attrs: &[Attribute], sig: &Signature) -> Option<&'static str> {
+    if sig.constness.is_some() {
+        Some("`const fn`")
+    } else if sig.asyncness.is_some() {
+        Some("`async fn`")
+    } else if matches!(sig.safety, syn::Safety::Unsafe(_)) {
+        Some("`unsafe fn`")
+    } else if sig.abi.is_some() {
+        Some("`extern fn`")
+    } else if sig.variadic.is_some() {
+        Some("variadic")
+    } else if attrs.iter().any(is_test) {
+        Some("a test")
+    } else if test_only(attrs) {
+        Some("test-only code")
+    } else if attrs.iter().any(is_ours) {
+        Some("already carries a contract or `autodebug` attribute")
+    } else if attrs
+        .iter()
+        .any(|a| last_segment(a).is_some_and(|s| s.starts_with("proc_macro")))
+    {
+        Some("a procedural macro")
+    } else {
+        None
+    }
+}
+
+fn last_segment(attr: &Attribute) -> Option<String> {
+    attr.path().segments.last().map(|s| s.ident.to_string())
+}
+
+fn is_ours(attr: &Attribute) -> bool {
+    last_segment(attr).is_some_and(|s| OURS.contains(&s.as_str()))
+}
+
+fn is_test(attr: &Attribute) -> bool {
+    last_segment(attr).is_some_and(|s| TEST_ATTRIBUTES.contains(&s.as_str()))
+}
+
+/// Whether the attributes gate the item on `test` (`#[cfg(test)]`, `#[cfg(any(test, …))]`).
+fn test_only(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        attr.path().is_ident("cfg")
+            && matches!(&attr.meta, syn::Meta::List(list) if mentions_test(list.tokens.clone()))
+    })
+}
+
+fn mentions_test(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|tt| match tt {
+        proc_macro2::TokenTree::Ident(i) => i == "test",
+        proc_macro2::TokenTree::Group(g) => mentions_test(g.stream()),
+        _ => false,
+    })
+}
+
+/// The value of `#[path = "…"]`.
+fn path_attribute(attrs: &[Attribute]) -> Option<String> {
+    attrs.iter().find_map(|attr| match &attr.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// Start of the first token and end of the last.
+fn extent(tokens: TokenStream) -> Option<(LineColumn, LineColumn)> {
+    let mut iter = tokens.into_iter();
+    let first = iter.next()?;
+    let last = iter.last().unwrap_or_else(|| first.clone());
+    Some((first.span().start(), last.span().end()))
+}
+
+/// Byte offsets of line starts, to turn `proc_macro2` positions (1-based lines, 0-based
+/// character columns) into byte offsets and back.
+pub struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// The index of `text`.
+    pub fn new(text: &'a str) -> LineIndex<'a> {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { text, starts }
+    }
+
+    /// The byte offset of a `proc_macro2` position.
+    fn offset(&self, at: LineColumn) -> Option<usize> {
+        let start = *self.starts.get(at.line.checked_sub(1)?)?;
+        let line = &self.text[start..];
+        Some(
+            start
+                + line
+                    .char_indices()
+                    .nth(at.column)
+                    .map_or(line.len(), |(i, _)| i),
+        )
+    }
+
+    /// The 1-based line and 1-based character column of a byte offset.
+    pub fn line_column(&self, offset: usize) -> (u32, u32) {
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let start = self.starts[line - 1];
+        let column = self.text[start..offset].chars().count() + 1;
+        (line as u32, column as u32)
+    }
+
+    /// The text of a 1-based line, without its line break.
+    pub fn line(&self, line: u32) -> Option<&'a str> {
+        let start = *self.starts.get((line as usize).checked_sub(1)?)?;
+        let end = self
+            .starts
+            .get(line as usize)
+            .map_or(self.text.len(), |next| next - 1);
+        Some(self.text[start..end].trim_end_matches('\r'))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zero::coordinates::Shifts;
+    use proc_macro2::TokenTree;
+
+    /// Leaf tokens (delimiters as their own tokens) with their text and start position.
+    fn leaves(text: &str) -> Vec<(String, LineColumn)> {
+        fn walk(stream: TokenStream, out: &mut Vec<(String, LineColumn)>) {
+            for tt in stream {
+                match tt {
+                    TokenTree::Group(g) => {
+                        let (open, close) = match g.delimiter() {
+                            proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                            proc_macro2::Delimiter::Brace => ("{", "}"),
+                            proc_macro2::Delimiter::Bracket => ("[", "]"),
+                            proc_macro2::Delimiter::None => ("", ""),
+                        };
+                        out.push((open.to_string(), g.span_open().start()));
+                        walk(g.stream(), out);
+                        out.push((close.to_string(), g.span_close().start()));
+                    }
+                    other => out.push((other.to_string(), other.span().start())),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(text.parse().unwrap(), &mut out);
+        out
+    }
+
+    /// Plans and annotates `text`, checks the copy parses, keeps every line break, and
+    /// holds every token of the user's at the same line and (mapped back) column; returns
+    /// the copy and the plan.
+    fn annotate(text: &str) -> (String, FilePlan) {
+        let plan = plan(text).unwrap();
+        let copy = annotated(text, &plan.insertions);
+        syn::parse_file(&copy).unwrap_or_else(|e| panic!("copy does not parse: {e}\n{copy}"));
+        assert_eq!(copy.matches('\n').count(), text.matches('\n').count());
+        let shifts = Shifts::new([("f.rs".to_string(), plan.insertions.clone())].into());
+        let index = LineIndex::new(&copy);
+        let mut added = 0;
+        let inserted: Vec<(usize, usize)> = plan
+            .insertions
+            .iter()
+            .map(|i| {
+                let at = i.offset + added;
+                added += i.text.len();
+                (at, at + i.text.len())
+            })
+            .collect();
+        let copy_tokens: Vec<(String, LineColumn)> = leaves(&copy)
+            .into_iter()
+            .filter(|(_, at)| {
+                let offset = index.offset(*at).unwrap();
+                !inserted.iter().any(|(s, e)| (*s..*e).contains(&offset))
+            })
+            .collect();
+        let user_tokens = leaves(text);
+        assert_eq!(copy_tokens.len(), user_tokens.len(), "{copy}");
+        for ((text, user), (copy_text, at)) in user_tokens.iter().zip(&copy_tokens) {
+            assert_eq!(text, copy_text);
+            assert_eq!(user.line, at.line, "`{text}` moved line");
+            let mapped = shifts.user_column("f.rs", at.line as u32, at.column as u32 + 1);
+            assert_eq!(
+                mapped,
+                user.column as u32 + 1,
+                "`{text}` on line {}",
+                at.line
+            );
+        }
+        (copy, plan)
+    }
+
+    fn items(plan: &FilePlan) -> Vec<&str> {
+        plan.insertions.iter().map(|i| i.item.as_str()).collect()
+    }
+
+    #[test]
+    fn attributes_go_on_lines_of_their_own_and_move_no_token() {
+        let text = "//! Crate doc.
+
+use std::fmt;
+
+/// Adds.
+pub fn add(a: i32, b: i32) -> i32 {
+    a + b
+}
+pub fn one_liner(x: i32) -> i32 { x * 2 } // trailing
+
+pub struct S;
+
+impl S {
+    pub fn new() -> S { S }
+    const fn c() -> i32 { 1 }
+}
+
+/* a block
+   comment */ #[inline]
+fn after_block() {}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn t() {}
+}
+";
+        let (copy, plan) = annotate(text);
+        assert_eq!(items(&plan), ["add", "one_liner", "impl S", "after_block"]);
+        assert!(plan.insertions.iter().all(|i| !i.moves_tokens));
+        let lines: Vec<&str> = copy.lines().collect();
+        assert_eq!(lines[4], format!("{ATTRIBUTE} /// Adds."));
+        assert_eq!(lines[7], format!("}} {ATTRIBUTE}"));
+        assert_eq!(lines[11], ATTRIBUTE);
+        assert_eq!(lines[18], format!("   comment */ #[inline] {ATTRIBUTE}"));
+        assert_eq!(plan.insertions[0].lines, (5, 8));
+        assert_eq!(
+            plan.insertions.iter().map(|i| i.functions).sum::<usize>(),
+            4
+        );
+    }
+
+    #[test]
+    fn items_sharing_a_line_move_only_tokens_after_the_attribute() {
+        for text in [
+            "pub fn a() -> i32 { 1 } pub fn b(x: i32) -> i32 { if x > 0 { x } else { -x } }\n",
+            "//! doc\npub fn f(x: u8) -> u8 { x + 1 }\n",
+            "#!/usr/bin/env run\nfn main() { let x = 1; }\n",
+            "mod m { pub fn g() -> u8 { 2 } }\nimpl X { fn h(&self) {} fn k(&self) { let _ = 1; } }\n",
+        ] {
+            let (_, plan) = annotate(text);
+            assert!(!plan.insertions.is_empty(), "{text}");
+            assert!(plan.insertions.iter().any(|i| i.moves_tokens), "{text}");
+        }
+    }
+
+    #[test]
+    fn only_code_the_macro_instruments_is_annotated() {
+        let text = "
+pub trait Shape {
+    fn area(&self) -> f64;
+    fn double(&self) -> f64 {
+        self.area() * 2.0
+    }
+}
+
+impl Mixed {
+    pub fn safe(&self) -> u8 { 1 }
+
+    pub unsafe fn raw(&self) -> u8 { 2 }
+}
+
+#[requires(x > 0)]
+pub fn contracted(x: i32) -> i32 { x }
+
+pub async fn later() {}
+
+extern \"C\" fn callback() {}
+
+#[cfg(any(test, feature = \"x\"))]
+fn helper() {}
+
+mod inner {
+    pub fn g() {
+        fn nested() {}
+        nested()
+    }
+}
+
+#[tokio::test]
+async fn t() {}
+
+macro_rules! make { () => { fn made() {} } }
+make!();
+";
+        let (_, plan) = annotate(text);
+        assert_eq!(items(&plan), ["Shape::double", "Mixed::safe", "g"]);
+        let skipped = plan.skipped.join("\n");
+        for reason in [
+            "Mixed::raw: `unsafe fn`",
+            "contracted: already carries",
+            "later: `async fn`",
+            "callback: `extern fn`",
+            "helper: test-only code",
+        ] {
+            assert!(skipped.contains(reason), "{reason} not in\n{skipped}");
+        }
+    }
+
+    #[test]
+    fn modules_declared_elsewhere_are_listed() {
+        let plan = plan(
+            "mod a;\n#[path = \"x/y.rs\"]\nmod b;\nmod c { mod d; }\n#[cfg(test)]\nmod tests;\nmod r#type;\n",
+        )
+        .unwrap();
+        let decl = |parents: &[&str], name: &str, path: Option<&str>| ModuleDecl {
+            parents: parents.iter().map(|s| s.to_string()).collect(),
+            name: name.to_string(),
+            path: path.map(str::to_string),
+        };
+        assert_eq!(
+            plan.modules,
+            [
+                decl(&[], "a", None),
+                decl(&[], "b", Some("x/y.rs")),
+                decl(&["c"], "d", None),
+                decl(&[], "type", None),
+            ]
+        );
+    }
+}

@@ -1,0 +1,203 @@
+//! From the annotated copy back to the user's files. No line moves in the copy; a column
+//! moves only after an attribute inserted on the same line, so a position maps back by
+//! taking the widths of those attributes off, and a text of the copy by cutting them out.
+//! Fixes are rewritten on the user's text: their files, spans, diff and fingerprints.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::annotation::{Insertion, LineIndex};
+use crate::repair::{Fix, fingerprint, patch};
+
+/// The attributes of each annotated file, by path relative to the workspace root.
+#[derive(Debug, Default, Clone)]
+pub struct Shifts {
+    files: BTreeMap<String, Vec<Insertion>>,
+}
+
+impl Shifts {
+    /// The shifts of these files (insertions in text order).
+    pub fn new(files: BTreeMap<String, Vec<Insertion>>) -> Shifts {
+        Shifts { files }
+    }
+
+    /// Whether some attribute moves a token of the user's (positions then need mapping;
+    /// otherwise they are the user's already).
+    pub fn moves_tokens(&self) -> bool {
+        self.files.values().flatten().any(|i| i.moves_tokens)
+    }
+
+    /// The user's column of a position of the copy (`file` relative to the workspace root;
+    /// 1-based line and character column). A position inside an attribute maps to where
+    /// the attribute was inserted.
+    pub fn user_column(&self, file: &str, line: u32, column: u32) -> u32 {
+        let Some(insertions) = self.files.get(file) else {
+            return column;
+        };
+        let mut taken = 0;
+        for insertion in insertions.iter().filter(|i| i.line == line) {
+            // Where this attribute starts in the copy: after the ones before it on the line.
+            let copy_start = insertion.column + taken;
+            if column < copy_start {
+                break;
+            }
+            let width = insertion.width();
+            if column < copy_start + width {
+                return insertion.column;
+            }
+            taken += width;
+        }
+        column - taken
+    }
+
+    /// Whether an attribute was inserted on this line of this file.
+    pub fn touches(&self, file: &str, line: u32) -> bool {
+        self.files
+            .get(file)
+            .is_some_and(|insertions| insertions.iter().any(|i| i.line == line))
+    }
+
+    /// `fix` on the user's files (read under `user_root`): each file's text before and
+    /// after, spans, diff and fingerprints. An error when a file changed since the copy
+    /// was made or the fix touches an inserted attribute.
+    pub fn fix_to_user(&self, fix: &mut Fix, user_root: &Path) -> Result<(), String> {
+        let mut diff = String::new();
+        for change in &mut fix.files {
+            let insertions = self.files.get(&change.path).map_or(&[][..], Vec::as_slice);
+            let offsets = copy_offsets(insertions);
+            let user_before = cut(&change.before, &offsets)
+                .ok_or_else(|| format!("{}: the copy's attributes moved", change.path))?;
+            let on_disk = std::fs::read_to_string(user_root.join(&change.path))
+                .map_err(|e| format!("{}: {e}", change.path))?;
+            if on_disk != user_before {
+                return Err(format!("{} changed during the run", change.path));
+            }
+            // The edits lie between a common prefix and suffix of the texts; the
+            // attributes outside that region are found at the same place (the prefix) or
+            // shifted by the change in length (the suffix).
+            let prefix = common_prefix(&change.before, &change.after);
+            let suffix = common_suffix(&change.before[prefix..], &change.after[prefix..]);
+            let changed_end = change.before.len() - suffix;
+            let delta = change.after.len() as isize - change.before.len() as isize;
+            let mut after_offsets = Vec::new();
+            for &(at, width) in &offsets {
+                if at + width <= prefix {
+                    after_offsets.push((at, width));
+                } else if at >= changed_end {
+                    after_offsets.push(((at as isize + delta) as usize, width));
+                } else {
+                    return Err(format!(
+                        "{}: the fix changes an inserted attribute",
+                        change.path
+                    ));
+                }
+            }
+            let user_after = cut(&change.after, &after_offsets)
+                .ok_or_else(|| format!("{}: the copy's attributes moved", change.path))?;
+            diff.push_str(&patch::unified_diff(
+                &change.path,
+                &user_before,
+                &user_after,
+            ));
+            fix.file_hashes
+                .insert(change.path.clone(), fingerprint(&user_before));
+            change.before = user_before;
+            change.after = user_after;
+        }
+        fix.diff = diff;
+        fix.column = self.user_column(&fix.file, fix.line, fix.column);
+        fix.end_column = self.user_column(&fix.file, fix.end_line, fix.end_column);
+        for edit in &mut fix.edits {
+            edit.column = self.user_column(&edit.file, edit.line, edit.column);
+            edit.end_column = self.user_column(&edit.file, edit.end_line, edit.end_column);
+        }
+        Ok(())
+    }
+
+    /// Maps every position in a JSON document written from the copy: objects with a
+    /// `path` or `file` and a `line`/`column` (and `end_line`/`end_column`), as the site
+    /// tables of traces and the techniques' accounts hold them.
+    pub fn map_json(&self, value: &mut serde_json::Value) {
+        use serde_json::Value;
+        match value {
+            Value::Array(items) => items.iter_mut().for_each(|v| self.map_json(v)),
+            Value::Object(map) => {
+                let file = ["path", "file"]
+                    .iter()
+                    .find_map(|k| map.get(*k).and_then(Value::as_str))
+                    .map(str::to_string);
+                if let Some(file) = file {
+                    for (line_key, column_key) in [("line", "column"), ("end_line", "end_column")] {
+                        let line = map.get(line_key).and_then(Value::as_u64);
+                        let column = map.get(column_key).and_then(Value::as_u64);
+                        if let (Some(line), Some(column)) = (line, column) {
+                            let mapped = self.user_column(&file, line as u32, column as u32);
+                            map.insert(column_key.to_string(), Value::from(mapped));
+                        }
+                    }
+                }
+                map.values_mut().for_each(|v| self.map_json(v));
+            }
+            _ => {}
+        }
+    }
+
+    /// The user's line `line` of `file`, trimmed (as suspects show it).
+    pub fn user_line(user_root: &Path, file: &str, line: u32) -> Option<String> {
+        let text = std::fs::read_to_string(user_root.join(file)).ok()?;
+        LineIndex::new(&text)
+            .line(line)
+            .map(|l| l.trim().to_string())
+    }
+}
+
+/// Byte offsets (in the copy's text) and lengths of the attributes.
+fn copy_offsets(insertions: &[Insertion]) -> Vec<(usize, usize)> {
+    let mut added = 0;
+    insertions
+        .iter()
+        .map(|i| {
+            let at = i.offset + added;
+            added += i.text.len();
+            (at, i.text.len())
+        })
+        .collect()
+}
+
+/// `text` without the byte ranges `(offset, length)` (in order), each of which must hold
+/// an attribute.
+fn cut(text: &str, ranges: &[(usize, usize)]) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for &(start, length) in ranges {
+        let removed = text.get(start..start + length)?;
+        if !removed.contains(super::annotation::ATTRIBUTE) || start < at {
+            return None;
+        }
+        out.push_str(&text[at..start]);
+        at = start + length;
+    }
+    out.push_str(&text[at..]);
+    Some(out)
+}
+
+fn common_prefix(a: &str, b: &str) -> usize {
+    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !a.is_char_boundary(n) {
+        n -= 1;
+    }
+    n
+}
+
+fn common_suffix(a: &str, b: &str) -> usize {
+    let mut n = a
+        .bytes()
+        .rev()
+        .zip(b.bytes().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !a.is_char_boundary(a.len() - n) {
+        n -= 1;
+    }
+    n
+}

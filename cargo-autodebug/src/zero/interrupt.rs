@@ -1,0 +1,95 @@
+//! Removing the scratch copy when the run is interrupted (Ctrl-C, `kill`, a closed
+//! terminal). A signal handler may do almost nothing, so it writes the signal's number to
+//! a pipe; a thread waiting on the pipe removes the registered directories and ends the
+//! process with the shell's code for that signal (128 + its number). `kill -9` cannot be
+//! caught: the next run clears what it left.
+
+use std::io::Read;
+use std::os::fd::AsRawFd;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+/// Signals that end the run: SIGHUP, SIGINT, SIGTERM.
+const SIGNALS: [i32; 3] = [1, 2, 15];
+
+/// Write end of the pipe the handler writes to (-1 before installation).
+static PIPE: AtomicI32 = AtomicI32::new(-1);
+
+/// Directories to remove on a signal.
+static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Whether the handler was installed (once per process).
+static INSTALLED: OnceLock<bool> = OnceLock::new();
+
+/// A directory removed if the run is interrupted while this guard lives.
+pub struct Cleanup {
+    path: PathBuf,
+}
+
+impl Cleanup {
+    /// Registers `path` (installing the handler on first use). When the handler cannot be
+    /// installed, the directory is still removed by the next run.
+    pub fn register(path: PathBuf) -> Cleanup {
+        INSTALLED.get_or_init(install);
+        REGISTERED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(path.clone());
+        Cleanup { path }
+    }
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let mut registered = REGISTERED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = registered.iter().position(|p| *p == self.path) {
+            registered.remove(at);
+        }
+    }
+}
+
+unsafe extern "C" {
+    fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
+    fn write(fd: i32, buf: *const u8, count: usize) -> isize;
+}
+
+/// The handler: one byte down the pipe (write(2) is async-signal-safe).
+extern "C" fn on_signal(signum: i32) {
+    let fd = PIPE.load(Ordering::SeqCst);
+    if fd >= 0 {
+        let byte = signum as u8;
+        // SAFETY: writes one byte from a local to a descriptor this module keeps open.
+        unsafe { write(fd, &byte, 1) };
+    }
+}
+
+fn install() -> bool {
+    let Ok((mut reader, writer)) = std::io::pipe() else {
+        return false;
+    };
+    PIPE.store(writer.as_raw_fd(), Ordering::SeqCst);
+    // The write end stays open for the life of the process.
+    std::mem::forget(writer);
+    let spawned = std::thread::Builder::new()
+        .name("autodebug-interrupt".into())
+        .spawn(move || {
+            let mut byte = [0u8; 1];
+            if reader.read_exact(&mut byte).is_ok() {
+                let paths = REGISTERED.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                for path in paths {
+                    let _ = std::fs::remove_dir_all(&path);
+                }
+                eprintln!("interrupted: the scratch copy was removed");
+                std::process::exit(128 + i32::from(byte[0]));
+            }
+        });
+    if spawned.is_err() {
+        return false;
+    }
+    for signum in SIGNALS {
+        // SAFETY: installs a handler that only calls write(2).
+        unsafe { signal(signum, on_signal) };
+    }
+    true
+}

@@ -1,0 +1,163 @@
+//! The runtime dependency a copied package gets, and where the runtime comes from: the
+//! `autodebug-runtime` source beside the tool's own (the path baked in when the tool was
+//! compiled), a directory named by `AUTODEBUG_RUNTIME_PATH`, or — for a tool installed
+//! from the registry, whose build directory is gone — the registry release of the tool's
+//! own version.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+/// Environment variable naming the `autodebug-runtime` source directory to use.
+pub const ENV_RUNTIME_PATH: &str = "AUTODEBUG_RUNTIME_PATH";
+
+/// Where the copy's manifests take `autodebug-runtime` from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuntimeSource {
+    /// A source directory (absolute).
+    Path(PathBuf),
+    /// The registry, at exactly this version.
+    Registry(&'static str),
+}
+
+impl RuntimeSource {
+    /// The runtime this tool was built with (see the module doc).
+    pub fn find() -> Result<RuntimeSource> {
+        if let Some(dir) = std::env::var_os(ENV_RUNTIME_PATH).filter(|v| !v.is_empty()) {
+            let dir = std::path::absolute(PathBuf::from(dir))?;
+            if !dir.join("Cargo.toml").is_file() {
+                bail!(
+                    "{ENV_RUNTIME_PATH}={} has no Cargo.toml: it must name the autodebug-runtime source directory",
+                    dir.display()
+                );
+            }
+            return Ok(RuntimeSource::Path(dir));
+        }
+        let baked = Path::new(env!("CARGO_MANIFEST_DIR")).join("../autodebug-runtime");
+        if baked.join("Cargo.toml").is_file() {
+            let dir = baked.canonicalize().unwrap_or(baked);
+            return Ok(RuntimeSource::Path(dir));
+        }
+        Ok(RuntimeSource::Registry(env!("CARGO_PKG_VERSION")))
+    }
+
+    /// The `[dependencies]` line.
+    pub fn dependency(&self) -> String {
+        match self {
+            RuntimeSource::Path(dir) => format!(
+                "autodebug-runtime = {{ path = {} }}",
+                toml_string(&dir.display().to_string())
+            ),
+            RuntimeSource::Registry(version) => format!("autodebug-runtime = \"={version}\""),
+        }
+    }
+
+    /// For people: where the runtime comes from.
+    pub fn describe(&self) -> String {
+        match self {
+            RuntimeSource::Path(dir) => dir.display().to_string(),
+            RuntimeSource::Registry(version) => format!("the registry, version {version}"),
+        }
+    }
+}
+
+/// `manifest` with `dependency` added to its `[dependencies]` table (a new table at the end
+/// when it has none). Everything else stays as written.
+pub fn with_dependency(manifest: &str, dependency: &str) -> String {
+    let mut out = String::with_capacity(manifest.len() + dependency.len() + 20);
+    let mut added = false;
+    for line in manifest.split_inclusive('\n') {
+        out.push_str(line);
+        if !added && is_dependencies_header(line) {
+            if !line.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(dependency);
+            out.push('\n');
+            added = true;
+        }
+    }
+    if !added {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str("\n[dependencies]\n");
+        out.push_str(dependency);
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether a manifest line is the `[dependencies]` header (maybe followed by a comment).
+fn is_dependencies_header(line: &str) -> bool {
+    let line = line.trim();
+    let line = line.split('#').next().unwrap_or("").trim_end();
+    line == "[dependencies]"
+}
+
+/// A TOML basic string.
+fn toml_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dependency_joins_the_dependencies_table() {
+        let manifest = "[package]\nname = \"a\"\n\n[dependencies] # deps\nrand = \"0.8\"\n\n[dev-dependencies]\nx = \"1\"\n";
+        let out = with_dependency(manifest, "autodebug-runtime = \"=0.1.0\"");
+        assert_eq!(
+            out,
+            "[package]\nname = \"a\"\n\n[dependencies] # deps\nautodebug-runtime = \"=0.1.0\"\nrand = \"0.8\"\n\n[dev-dependencies]\nx = \"1\"\n"
+        );
+    }
+
+    #[test]
+    fn a_manifest_without_dependencies_gets_the_table() {
+        for manifest in [
+            "[package]\nname = \"a\"\n",
+            "[package]\nname = \"a\"",
+            "[package]\nname = \"a\"\n[dev-dependencies]\nx = \"1\"\n[dependencies.serde]\nversion = \"1\"\n",
+        ] {
+            let out = with_dependency(manifest, "autodebug-runtime = \"=0.1.0\"");
+            assert!(out.starts_with(manifest.trim_end()));
+            assert!(
+                out.ends_with("\n\n[dependencies]\nautodebug-runtime = \"=0.1.0\"\n"),
+                "{out}"
+            );
+        }
+    }
+
+    #[test]
+    fn path_dependency_is_quoted() {
+        let source = RuntimeSource::Path(PathBuf::from("/a \"b\"\\c"));
+        assert_eq!(
+            source.dependency(),
+            "autodebug-runtime = { path = \"/a \\\"b\\\"\\\\c\" }"
+        );
+    }
+
+    #[test]
+    fn the_runtime_beside_the_tool_is_found() {
+        // The tests run from the repository, where the runtime is beside the tool.
+        if std::env::var_os(ENV_RUNTIME_PATH).is_some() {
+            return;
+        }
+        match RuntimeSource::find().unwrap() {
+            RuntimeSource::Path(dir) => assert!(dir.join("src/rt.rs").is_file()),
+            other => panic!("expected the repository's runtime, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,410 @@
+//! Zero-annotation mode: debugging a crate nobody annotated. The workspace is copied to a
+//! scratch directory (the user's tree is only read), every function of the selected
+//! packages' own code gets `#[::autodebug_runtime::autodebug]` there and their manifests the
+//! runtime dependency; the whole pipeline then builds and runs in the copy, and what it
+//! reports is mapped back to the user's files (see [`coordinates`]). The copy is removed
+//! when the run ends, however it ends short of `kill -9`.
+
+pub mod annotation;
+pub mod coordinates;
+pub mod interrupt;
+pub mod manifest;
+pub mod module_tree;
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use crate::build::{self, BuildOutcome};
+use crate::console::Console;
+use crate::options::{Annotate, Options};
+use crate::repair::copy_tree::ScratchCopy;
+use crate::report::Report;
+use crate::workspace::Workspace;
+use annotation::Insertion;
+use coordinates::Shifts;
+use manifest::RuntimeSource;
+use module_tree::ModuleTree;
+
+/// How long to wait for a concurrent run of the same workspace to release the shared
+/// scratch place before copying to a place of this run's own (a cold build).
+const COPY_WAIT: Duration = Duration::from_secs(20);
+
+/// Builds retried after leaving out the items the compiler rejected once instrumented.
+const BUILD_RETRIES: usize = 3;
+
+/// One annotated file: the user's text and the attributes the copy has.
+#[derive(Debug, Clone)]
+struct Annotated {
+    user_text: String,
+    insertions: Vec<Insertion>,
+}
+
+/// A run in zero-annotation mode.
+pub struct Zero {
+    /// The options of the run in the copy (its manifest, its target dir).
+    pub options: Options,
+    user_root: PathBuf,
+    /// Annotated files by path relative to the workspace root.
+    files: RefCell<BTreeMap<String, Annotated>>,
+    copy: ScratchCopy,
+    /// Declared after `copy`: the copy is removed before the interrupt handler forgets it.
+    _cleanup: interrupt::Cleanup,
+}
+
+impl Zero {
+    /// Zero-annotation mode for this run, with the copy's workspace (where the build, the
+    /// runs, localization and repair happen), or `None` when every selected package uses
+    /// the runtime already (its author annotated it), `--annotate never`, or nothing can be
+    /// annotated. `skip` are the tool's own directories inside the workspace (not copied).
+    pub fn prepare(
+        workspace: &Workspace,
+        options: &Options,
+        skip: &[PathBuf],
+        console: &Console,
+    ) -> Result<Option<(Zero, Workspace)>> {
+        if options.annotate == Annotate::Never {
+            return Ok(None);
+        }
+        let mut roots = Vec::new();
+        let mut annotated_packages = Vec::new();
+        for package in workspace.packages.iter().filter(|p| !p.uses_runtime) {
+            if package.proc_macro {
+                console.warn(&format!(
+                    "{}: a procedural-macro crate runs inside the compiler; not instrumented",
+                    package.name
+                ));
+            } else if package.edition_2015 {
+                console.warn(&format!(
+                    "{}: edition 2015 is not supported by zero-annotation mode; not instrumented",
+                    package.name
+                ));
+            } else {
+                roots.extend(package.code_roots.iter().cloned());
+                annotated_packages.push(package);
+            }
+        }
+        if annotated_packages.is_empty() {
+            return Ok(None);
+        }
+        let tree = ModuleTree::walk(&roots, &workspace.root);
+        for unreadable in &tree.unreadable {
+            console.warn(&format!("not instrumented: {unreadable}"));
+        }
+        for file in &tree.files {
+            for skipped in &file.plan.skipped {
+                console.detail(&format!("not instrumented: {skipped}"));
+            }
+        }
+        let functions: usize = tree
+            .files
+            .iter()
+            .flat_map(|f| &f.plan.insertions)
+            .map(|i| i.functions)
+            .sum();
+        let names: Vec<&str> = annotated_packages.iter().map(|p| p.name.as_str()).collect();
+        if functions == 0 {
+            console.warn(&format!(
+                "{}: no function to instrument; building the tree as it is",
+                names.join(", ")
+            ));
+            return Ok(None);
+        }
+        let runtime = RuntimeSource::find()?;
+
+        let start = Instant::now();
+        let dir = build::target_dir(workspace, options).join("zero");
+        let copy = ScratchCopy::create(&workspace.root, &dir, skip, COPY_WAIT)
+            .context("could not copy the workspace to a scratch directory")?;
+        let cleanup = interrupt::Cleanup::register(copy.root.clone());
+        let mut files = BTreeMap::new();
+        for file in tree.files {
+            if file.plan.insertions.is_empty() {
+                continue;
+            }
+            let relative = relative_path(&file.path, &workspace.root)
+                .context("a crate file outside the workspace")?;
+            let target = copy.root.join(&relative);
+            std::fs::write(
+                &target,
+                annotation::annotated(&file.text, &file.plan.insertions),
+            )
+            .with_context(|| format!("could not write {}", target.display()))?;
+            files.insert(
+                relative,
+                Annotated {
+                    user_text: file.text,
+                    insertions: file.plan.insertions,
+                },
+            );
+        }
+        let dependency = runtime.dependency();
+        for package in &annotated_packages {
+            let relative = relative_path(&package.manifest_path, &workspace.root)
+                .context("a package manifest outside the workspace")?;
+            let manifest = copy.root.join(relative);
+            let text = std::fs::read_to_string(&manifest)
+                .with_context(|| format!("could not read {}", manifest.display()))?;
+            std::fs::write(&manifest, manifest::with_dependency(&text, &dependency))
+                .with_context(|| format!("could not write {}", manifest.display()))?;
+        }
+        console.status(
+            "Copied",
+            &format!(
+                "the workspace to a scratch copy in {:.1}s ({})",
+                start.elapsed().as_secs_f64(),
+                copy.root.display()
+            ),
+        );
+        console.status(
+            "Annotating",
+            &format!(
+                "{functions} function{} in {} file{} of {} (zero-annotation mode; runtime from {})",
+                plural(functions),
+                files.len(),
+                plural(files.len()),
+                names.join(", "),
+                runtime.describe()
+            ),
+        );
+
+        let mut run = options.clone();
+        let manifest = match &options.manifest_path {
+            Some(path) => {
+                let absolute = std::path::absolute(path).context("bad --manifest-path")?;
+                copy.root.join(
+                    relative_path(&absolute, &workspace.root)
+                        .context("the manifest is outside the workspace")?,
+                )
+            }
+            None => copy.root.join("Cargo.toml"),
+        };
+        run.manifest_path = Some(manifest);
+        run.packages = workspace.packages.iter().map(|p| p.name.clone()).collect();
+        run.target_dir = Some(copy.target_dir.clone());
+        let copy_workspace =
+            Workspace::discover(&run).context("cargo does not read the scratch copy")?;
+        let zero = Zero {
+            options: run,
+            user_root: workspace.root.clone(),
+            files: RefCell::new(files),
+            copy,
+            _cleanup: cleanup,
+        };
+        Ok(Some((zero, copy_workspace)))
+    }
+
+    /// The instrumented build in the copy (`workspace`, from [`Zero::prepare`]). Code the macro cannot instrument would fail to
+    /// compile there: the items the compiler's errors point into are built uninstrumented
+    /// and the build retried (a few times); errors outside annotated items are the crate's.
+    pub fn build(
+        &self,
+        workspace: &Workspace,
+        log_dir: &Path,
+        console: &Console,
+    ) -> Result<BuildOutcome> {
+        let mut retries = 0;
+        loop {
+            let outcome = build::build(workspace, &self.options, log_dir)?;
+            let BuildOutcome::Failed { errors, .. } = &outcome else {
+                return Ok(outcome);
+            };
+            let blamed = self.blame(errors);
+            if blamed.is_empty() || retries == BUILD_RETRIES {
+                if !blamed.is_empty() {
+                    console
+                        .warn("the instrumented copy still does not compile; try --annotate never");
+                }
+                return Ok(outcome);
+            }
+            retries += 1;
+            let mut items = Vec::new();
+            let mut files = self.files.borrow_mut();
+            for (path, lines) in blamed {
+                let Some(file) = files.get_mut(&path) else {
+                    continue;
+                };
+                file.insertions.retain(|i| {
+                    let keep = !lines.contains(&i.lines);
+                    if !keep {
+                        items.push(format!("{path}: {}", i.item));
+                    }
+                    keep
+                });
+                let target = self.copy.root.join(&path);
+                write_newer(
+                    &target,
+                    &annotation::annotated(&file.user_text, &file.insertions),
+                )?;
+            }
+            console.warn(&format!(
+                "the instrumented build rejected {}; building {} uninstrumented",
+                items.join(", "),
+                if items.len() == 1 { "it" } else { "them" }
+            ));
+        }
+    }
+
+    /// The annotated items (by file, their line ranges) that the compiler's errors point
+    /// into.
+    fn blame(&self, errors: &[String]) -> BTreeMap<String, BTreeSet<(u32, u32)>> {
+        let files = self.files.borrow();
+        let mut blamed: BTreeMap<String, BTreeSet<(u32, u32)>> = BTreeMap::new();
+        for (file, line) in errors.iter().flat_map(|e| error_locations(e)) {
+            let file = match Path::new(&file).strip_prefix(&self.copy.root) {
+                Ok(relative) => relative.display().to_string(),
+                Err(_) => file,
+            };
+            let Some(annotated) = files.get(&file) else {
+                continue;
+            };
+            // The innermost annotated item holding the line.
+            if let Some(insertion) = annotated
+                .insertions
+                .iter()
+                .filter(|i| i.lines.0 <= line && line <= i.lines.1)
+                .min_by_key(|i| i.lines.1 - i.lines.0)
+            {
+                blamed.entry(file).or_default().insert(insertion.lines);
+            }
+        }
+        blamed
+    }
+
+    /// The copy's coordinates of the annotated files, for mapping back.
+    fn shifts(&self) -> Shifts {
+        Shifts::new(
+            self.files
+                .borrow()
+                .iter()
+                .map(|(path, file)| (path.clone(), file.insertions.clone()))
+                .collect(),
+        )
+    }
+
+    /// Puts the report in the user's coordinates: suspects, panic locations, fixes (their
+    /// texts, spans, diff and fingerprints, so that `--apply` and `fix.patch` write the
+    /// user's files), the techniques' accounts, and the traces already written to
+    /// `output_dir`. A fix that cannot be mapped is dropped with a note.
+    pub fn to_user(&self, report: &mut Report, output_dir: &Path) {
+        let shifts = self.shifts();
+        report.workspace_root = self.user_root.display().to_string();
+        for suspect in &mut report.suspects {
+            if shifts.touches(&suspect.file, suspect.line) {
+                suspect.source_line =
+                    Shifts::user_line(&self.user_root, &suspect.file, suspect.line)
+                        .or(suspect.source_line.take());
+            }
+            suspect.column = shifts.user_column(&suspect.file, suspect.line, suspect.column);
+            suspect.end_column =
+                shifts.user_column(&suspect.file, suspect.end_line, suspect.end_column);
+        }
+        for failing in &mut report.failing_tests {
+            if let Some(location) = &mut failing.location {
+                location.column =
+                    shifts.user_column(&location.file, location.line, location.column);
+            }
+        }
+        let mut fixes = Vec::new();
+        for mut fix in std::mem::take(&mut report.fixes) {
+            match shifts.fix_to_user(&mut fix, &self.user_root) {
+                Ok(()) => fixes.push(fix),
+                Err(why) => report.notes.push(format!(
+                    "zero-annotation: fix `{}` → `{}` dropped: {why}",
+                    fix.original, fix.replacement
+                )),
+            }
+        }
+        for (rank, fix) in fixes.iter_mut().enumerate() {
+            fix.rank = rank + 1;
+        }
+        report.fixes = fixes;
+        for account in report.localization.values_mut() {
+            shifts.map_json(account);
+        }
+        if shifts.moves_tokens() {
+            let mut written = vec![output_dir.join("coverage.json")];
+            if let Ok(entries) = std::fs::read_dir(output_dir.join("traces")) {
+                written.extend(entries.flatten().map(|e| e.path()));
+            }
+            for path in written {
+                map_json_file(&path, &shifts);
+            }
+        }
+    }
+}
+
+/// Maps the positions of a JSON file written from the copy, in place (a file that cannot
+/// be read or parsed is left as it is).
+fn map_json_file(path: &Path, shifts: &Shifts) {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return;
+    };
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return;
+    };
+    shifts.map_json(&mut value);
+    if let Ok(text) = serde_json::to_string_pretty(&value) {
+        let _ = std::fs::write(path, text);
+    }
+}
+
+/// `(file, line)` of each ` --> file:line:column` in a rendered compiler message.
+fn error_locations(rendered: &str) -> Vec<(String, u32)> {
+    rendered
+        .lines()
+        .filter_map(|line| {
+            let at = line.trim_start().strip_prefix("--> ")?;
+            let mut parts = at.rsplitn(3, ':');
+            let _column = parts.next()?;
+            let line = parts.next()?.parse().ok()?;
+            Some((parts.next()?.to_string(), line))
+        })
+        .collect()
+}
+
+/// `path` relative to `root`, `/`-separated (the report's convention).
+fn relative_path(path: &Path, root: &Path) -> Option<String> {
+    let relative = path.strip_prefix(root).ok().or_else(|| {
+        let canonical = root.canonicalize().ok()?;
+        path.strip_prefix(canonical).ok()
+    })?;
+    Some(relative.display().to_string())
+}
+
+/// Writes `text` to `path` with a modification time later than the file had (cargo judges
+/// freshness by timestamps; a rewrite within the same clock tick must still be seen).
+fn write_newer(path: &Path, text: &str) -> Result<()> {
+    let before = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    std::fs::write(path, text).with_context(|| format!("could not write {}", path.display()))?;
+    if let Some(before) = before {
+        let file = std::fs::File::options().write(true).open(path)?;
+        let now = std::time::SystemTime::now().max(before + Duration::from_secs(1));
+        file.set_modified(now)?;
+    }
+    Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiler_locations_are_read_from_rendered_errors() {
+        let rendered = "error[E0308]: mismatched types\n  --> src/lib.rs:12:5\n   |\n12 |     x\n   |     ^ expected `i32`\n\nnote: see\n --> /abs/path/src/a.rs:3:1\n";
+        assert_eq!(
+            error_locations(rendered),
+            [
+                ("src/lib.rs".to_string(), 12),
+                ("/abs/path/src/a.rs".to_string(), 3)
+            ]
+        );
+    }
+}
