@@ -16,6 +16,7 @@ mod report;
 mod run;
 mod trace;
 mod workspace;
+mod zero;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -92,11 +93,25 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         .apply
         .then(|| repair::apply::tree_state(&workspace.root, options.allow_dirty, &own_dirs));
 
+    // Zero-annotation mode: everything from the build on happens in an annotated scratch
+    // copy of the workspace; the user's tree is only read (and written by `--apply`).
+    let user_root = workspace.root.clone();
+    let (zero, workspace) = match zero::Zero::prepare(&workspace, options, &own_dirs, console)
+        .or_exit(ExitCode::Software)?
+    {
+        Some((zero, copy)) => (Some(zero), copy),
+        None => (None, workspace),
+    };
+    let options = zero.as_ref().map_or(options, |zero| &zero.options);
+
     let names: Vec<&str> = workspace.packages.iter().map(|p| p.name.as_str()).collect();
     console.status("Building", &format!("{} (instrumented)", names.join(", ")));
     let phase = Instant::now();
-    let built =
-        build::build(&workspace, options, &output_dir.join("log")).or_exit(ExitCode::Software)?;
+    let built = match &zero {
+        Some(zero) => zero.build(&workspace, &output_dir.join("log"), console),
+        None => build::build(&workspace, options, &output_dir.join("log")),
+    }
+    .or_exit(ExitCode::Software)?;
     report.timing.build_s = phase.elapsed().as_secs_f64();
     let binaries = match built {
         BuildOutcome::Built(binaries) => binaries,
@@ -291,13 +306,11 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         report.repair = Some(repaired.details);
         report.timing.repair_s = phase.elapsed().as_secs_f64();
     }
+    if let Some(zero) = &zero {
+        zero.to_user(&mut report, &output_dir);
+    }
     if let Some(tree) = tree {
-        report.apply = Some(repair::apply::apply_top(
-            &report,
-            &workspace.root,
-            tree,
-            console,
-        ));
+        report.apply = Some(repair::apply::apply_top(&report, &user_root, tree, console));
     }
     finish(report, code, start, &output_dir, options)
 }
