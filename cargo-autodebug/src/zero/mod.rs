@@ -347,9 +347,7 @@ fn map_json_file(path: &Path, shifts: &Shifts) {
         return;
     };
     shifts.map_json(&mut value);
-    if let Ok(text) = serde_json::to_string_pretty(&value) {
-        let _ = std::fs::write(path, text);
-    }
+    let _ = crate::trace::write_json(path, &value);
 }
 
 /// `(file, line)` of each ` --> file:line:column` in a rendered compiler message.

@@ -1,0 +1,371 @@
+//! End-to-end zero-annotation mode: three crates written as their authors would (no
+//! attribute, no dependency on the debugger), each with one seeded fault. `cargo autodebug`
+//! localizes the fault and validates a fix without touching a byte of the user's tree,
+//! reports the user's coordinates, and `--apply` changes only the faulty line. Also: a
+//! function sharing its line with other code (its tokens move in the copy) is reported at
+//! the user's columns, `--annotate never` builds the tree as it is, and an interrupted run
+//! removes its scratch copy.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The runs of this file share one scratch place in the shared target dir (a run that
+/// finds it held waits, then copies to a place of its own and builds cold): one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A plain crate and its seeded fault.
+struct Case {
+    fixture: &'static str,
+    /// The faulty file, relative to the crate.
+    file: &'static str,
+    /// The faulty line's text, trimmed.
+    faulty: &'static str,
+    /// The expected fix: the faulty expression and its correction.
+    original: &'static str,
+    replacement: &'static str,
+}
+
+const CASES: [Case; 3] = [
+    // Unit tests in src/; a wrong comparison operator.
+    Case {
+        fixture: "plain-text",
+        file: "src/lib.rs",
+        faulty: "} else if value < high {",
+        original: "value < high",
+        replacement: "value > high",
+    },
+    // Integration tests in tests/; an off-by-one bound.
+    Case {
+        fixture: "plain-ring",
+        file: "src/lib.rs",
+        faulty: "if index <= self.len {",
+        original: "index <= self.len",
+        replacement: "index < self.len",
+    },
+    // Unit and integration tests, two modules; a wrong constant.
+    Case {
+        fixture: "plain-calc",
+        file: "src/lib.rs",
+        faulty: "if exponent < 1 {",
+        original: "exponent < 1",
+        replacement: "exponent < 0",
+    },
+];
+
+fn fixture(name: &str) -> PathBuf {
+    common::repo_root().join("tests/fixtures").join(name)
+}
+
+/// Every file of the tree but the tool's output, with its bytes.
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_entry(|e| !e.file_name().to_string_lossy().starts_with("autodebug.out"))
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(root).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The 1-based line of `file` whose trimmed text is `text` (exactly one).
+fn line_of(dir: &Path, file: &str, text: &str) -> usize {
+    let source = std::fs::read_to_string(dir.join(file)).unwrap();
+    let lines: Vec<usize> = source
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim() == text)
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert_eq!(lines.len(), 1, "`{text}` in {file}");
+    lines[0]
+}
+
+/// The scratch copy zero-annotation runs make in the shared target dir.
+fn scratch_copy() -> PathBuf {
+    common::shared_target_dir().join("zero/workspace")
+}
+
+#[test]
+fn each_plain_crate_is_localized_and_fixed_and_left_byte_identical() {
+    let _serial = serial();
+    for case in &CASES {
+        let dir = common::copy_crate(&fixture(case.fixture));
+        let before = snapshot(dir.path());
+        let line = line_of(dir.path(), case.file, case.faulty);
+        let output = common::autodebug_expecting(dir.path(), &[], 5);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("Annotating") && stderr.contains("zero-annotation mode"),
+            "{}",
+            common::describe(&output)
+        );
+        let report = common::report(dir.path());
+        let context = format!("{}: {report:#}", case.fixture);
+
+        // Localized: a top-3 suspect on the faulty line, at the user's column.
+        let suspects = report["suspects"].as_array().unwrap();
+        let hit = suspects
+            .iter()
+            .take(3)
+            .find(|s| s["file"] == case.file && s["line"] == line)
+            .unwrap_or_else(|| panic!("no top-3 suspect on line {line}: {context}"));
+        let text = std::fs::read_to_string(dir.path().join(case.file)).unwrap();
+        let column = hit["column"].as_u64().unwrap() as usize;
+        let at_column: String = text
+            .lines()
+            .nth(line - 1)
+            .unwrap()
+            .chars()
+            .skip(column - 1)
+            .collect();
+        assert!(
+            at_column.starts_with(hit["code"].as_str().unwrap()),
+            "the suspect's column does not point at its code: {context}"
+        );
+        assert_eq!(hit["source_line"], case.faulty, "{context}");
+
+        // Fixed: the top fix is validated, on the faulty line, and is the correction.
+        let fix = &report["fixes"][0];
+        assert_eq!(fix["validated"], true, "{context}");
+        assert_eq!(fix["file"], case.file, "{context}");
+        assert_eq!(fix["line"], line, "{context}");
+        assert_eq!(fix["original"], case.original, "{context}");
+        assert_eq!(fix["replacement"], case.replacement, "{context}");
+        // Its patch is on the user's text: one line out, one in, nothing of the copy's.
+        let diff = fix["diff"].as_str().unwrap();
+        assert!(!diff.contains("autodebug"), "{diff}");
+        let removed: Vec<&str> = diff
+            .lines()
+            .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+            .collect();
+        assert_eq!(removed.len(), 1, "{diff}");
+        assert_eq!(removed[0][1..].trim(), case.faulty, "{diff}");
+        let patch = std::fs::read_to_string(dir.path().join("autodebug.out/fix.patch")).unwrap();
+        assert_eq!(patch, diff);
+
+        // The user's tree: byte-identical, nothing added (no Cargo.lock, no target/).
+        assert!(
+            snapshot(dir.path()) == before,
+            "{}: the user's tree changed",
+            case.fixture
+        );
+        // Nothing points into the scratch copy, which is gone.
+        let text = std::fs::read_to_string(dir.path().join("autodebug.out/report.json")).unwrap();
+        assert!(!text.contains("zero/workspace"), "{context}");
+        assert_eq!(
+            report["workspace_root"],
+            dir.path().canonicalize().unwrap().display().to_string()
+        );
+        assert!(!scratch_copy().exists(), "the scratch copy is still there");
+    }
+}
+
+#[test]
+fn apply_changes_only_the_faulty_line() {
+    let _serial = serial();
+    for case in &CASES {
+        let dir = common::copy_crate(&fixture(case.fixture));
+        common::git_commit_all(dir.path());
+        let before = snapshot(dir.path());
+        let line = line_of(dir.path(), case.file, case.faulty);
+        common::autodebug_expecting(dir.path(), &["--apply"], 5);
+        let report = common::report(dir.path());
+        assert_eq!(
+            report["apply"]["files"],
+            serde_json::json!([case.file]),
+            "{report:#}"
+        );
+        let after = snapshot(dir.path());
+        for (path, bytes) in &before {
+            if path.starts_with(".git") || path == Path::new(case.file) {
+                continue;
+            }
+            assert!(after.get(path) == Some(bytes), "{} changed", path.display());
+        }
+        let old = String::from_utf8(before[Path::new(case.file)].clone()).unwrap();
+        let new = String::from_utf8(after[Path::new(case.file)].clone()).unwrap();
+        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+        assert_eq!(old_lines.len(), new_lines.len());
+        let changed: Vec<usize> = (0..old_lines.len())
+            .filter(|&i| old_lines[i] != new_lines[i])
+            .map(|i| i + 1)
+            .collect();
+        assert_eq!(changed, [line], "{}", case.fixture);
+        assert_eq!(
+            new_lines[line - 1],
+            old_lines[line - 1].replace(case.original, case.replacement)
+        );
+        let output = common::cargo_test(dir.path());
+        assert!(output.status.success(), "{}", common::describe(&output));
+    }
+}
+
+/// A crate whose faulty function starts the file on one line with its body: the attribute
+/// goes before it on that line and moves its tokens in the copy.
+fn one_line_crate() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("autodebug-e2e-")
+        .tempdir()
+        .unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"one-line\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        "pub fn smaller(a: i32, b: i32) -> i32 { if a > b { a } else { b } }\n\
+         \n\
+         #[cfg(test)]\n\
+         mod tests {\n    \
+             #[test]\n    \
+             fn picks_the_smaller() {\n        \
+                 assert_eq!(super::smaller(2, 5), 2);\n        \
+                 assert_eq!(super::smaller(9, 4), 4);\n    \
+             }\n\
+         }\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn positions_are_the_users_when_tokens_move_in_the_copy() {
+    let _serial = serial();
+    let dir = one_line_crate();
+    common::git_commit_all(dir.path());
+    common::autodebug_expecting(dir.path(), &["--apply"], 5);
+    let report = common::report(dir.path());
+    // `a > b` starts at column 44 of line 1 in the user's file.
+    let suspect = report["suspects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["code"] == "a > b")
+        .unwrap_or_else(|| panic!("no suspect `a > b`: {report:#}"));
+    assert_eq!(
+        (&suspect["line"], &suspect["column"]),
+        (&1.into(), &44.into()),
+        "{report:#}"
+    );
+    assert_eq!(
+        suspect["source_line"],
+        "pub fn smaller(a: i32, b: i32) -> i32 { if a > b { a } else { b } }"
+    );
+    let fix = &report["fixes"][0];
+    assert_eq!(fix["validated"], true, "{report:#}");
+    assert_eq!(
+        (&fix["line"], &fix["column"]),
+        (&1.into(), &44.into()),
+        "{report:#}"
+    );
+    assert_eq!(fix["end_column"], 49, "{report:#}");
+    // Traces were written from the copy: their site tables are in the user's columns too.
+    let traces = std::fs::read_dir(dir.path().join("autodebug.out/traces")).unwrap();
+    let mut seen = false;
+    for trace in traces {
+        let text = std::fs::read_to_string(trace.unwrap().path()).unwrap();
+        let trace: Value = serde_json::from_str(&text).unwrap();
+        for site in trace["sites"].as_array().unwrap() {
+            if site["code"] == "a > b" {
+                assert_eq!(site["column"], 44, "{site:#}");
+                seen = true;
+            }
+        }
+    }
+    assert!(seen, "no trace has the site");
+    let lib = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(
+        lib.starts_with("pub fn smaller(a: i32, b: i32) -> i32 { if a < b { a } else { b } }\n"),
+        "{lib}"
+    );
+}
+
+#[test]
+fn annotate_never_builds_the_tree_as_it_is() {
+    let _serial = serial();
+    let dir = common::copy_crate(&fixture("plain-text"));
+    let output = common::autodebug_expecting(dir.path(), &["--annotate", "never", "--no-fix"], 5);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("Annotating"), "{stderr}");
+    assert!(stderr.contains("reach no instrumented code"), "{stderr}");
+    let report = common::report(dir.path());
+    assert_eq!(report["suspects"], serde_json::json!([]), "{report:#}");
+}
+
+#[test]
+fn an_interrupted_run_removes_its_scratch_copy() {
+    let _serial = serial();
+    let dir = common::copy_crate(&fixture("plain-ring"));
+    // A test that keeps the run busy long enough to be interrupted.
+    let test = dir.path().join("tests/ring.rs");
+    let mut text = std::fs::read_to_string(&test).unwrap();
+    text.push_str(
+        "\n#[test]\nfn slow() {\n    std::thread::sleep(std::time::Duration::from_secs(20));\n}\n",
+    );
+    std::fs::write(&test, text).unwrap();
+    let before = snapshot(dir.path());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-autodebug"));
+    // Its own process group, as a terminal's foreground job: Ctrl-C reaches the tool and
+    // the cargo it runs.
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command
+        .arg("autodebug")
+        .arg("--target-dir")
+        .arg(common::shared_target_dir())
+        .current_dir(dir.path())
+        .env_remove("AUTODEBUG_INSTRUMENT")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the build in the copy to start.
+    let marker = scratch_copy().join("Cargo.lock");
+    let start = Instant::now();
+    while !marker.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "no scratch copy"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let status = Command::new("kill")
+        .args(["-INT", "--", &format!("-{}", child.id())])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the run did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert!(!scratch_copy().exists(), "the scratch copy is still there");
+    assert!(snapshot(dir.path()) == before, "the user's tree changed");
+}
