@@ -3,8 +3,8 @@
 //! localizes the fault and validates a fix without touching a byte of the user's tree,
 //! reports the user's coordinates, and `--apply` changes only the faulty line. Also: a
 //! function sharing its line with other code (its tokens move in the copy) is reported at
-//! the user's columns, `--annotate never` builds the tree as it is, and an interrupted run
-//! removes its scratch copy.
+//! the user's columns, `--annotate never` builds the tree as it is, code the macro cannot
+//! instrument is built uninstrumented, and an interrupted run removes its scratch copy.
 
 mod common;
 
@@ -309,6 +309,50 @@ fn annotate_never_builds_the_tree_as_it_is() {
     assert!(stderr.contains("reach no instrumented code"), "{stderr}");
     let report = common::report(dir.path());
     assert_eq!(report["suspects"], serde_json::json!([]), "{report:#}");
+}
+
+#[test]
+fn items_the_instrumented_build_rejects_are_built_uninstrumented() {
+    let _serial = serial();
+    // The instrumentation names `::std`, which a `no_std` library does not have: its
+    // function fails to compile instrumented, and is built as written.
+    let dir = tempfile::Builder::new()
+        .prefix("autodebug-e2e-")
+        .tempdir()
+        .unwrap();
+    for (path, text) in [
+        (
+            "Cargo.toml",
+            "[package]\nname = \"bare\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        ),
+        (
+            "src/lib.rs",
+            "#![no_std]\n//! Helpers for targets without std.\n\n/// The larger of two values.\n\
+             pub fn larger(a: i32, b: i32) -> i32 {\n    if a > b { b } else { a }\n}\n",
+        ),
+        (
+            "tests/larger.rs",
+            "#[test]\nfn larger() {\n    assert_eq!(bare::larger(2, 5), 5);\n}\n",
+        ),
+    ] {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let before = snapshot(dir.path());
+    let output = common::autodebug_expecting(dir.path(), &["--no-fix"], 5);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "the instrumented build rejected src/lib.rs: larger; building it uninstrumented"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("reach no instrumented code"), "{stderr}");
+    let report = common::report(dir.path());
+    assert_eq!(report["failing_tests"][0]["name"], "larger", "{report:#}");
+    assert!(snapshot(dir.path()) == before, "the user's tree changed");
+    assert!(!scratch_copy().exists(), "the scratch copy is still there");
 }
 
 #[test]

@@ -201,3 +201,73 @@ fn common_suffix(a: &str, b: &str) -> usize {
     }
     n
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zero::annotation::{annotated, plan};
+
+    const TEXT: &str = "fn a() -> u8 { 1 } fn b() -> u8 { 2 }\nfn c() {}\n";
+
+    fn shifts() -> (Shifts, Vec<Insertion>) {
+        let insertions = plan(TEXT).unwrap().insertions;
+        (
+            Shifts::new([("src/lib.rs".to_string(), insertions.clone())].into()),
+            insertions,
+        )
+    }
+
+    #[test]
+    fn columns_after_attributes_on_the_line_map_back() {
+        let (shifts, insertions) = shifts();
+        // Both functions of line 1 got an attribute in front of them (moving what follows),
+        // and `c` one at the end of line 1 (moving nothing).
+        let moves: Vec<(u32, bool)> = insertions
+            .iter()
+            .map(|i| (i.line, i.moves_tokens))
+            .collect();
+        assert_eq!(moves, [(1, true), (1, true), (1, false)]);
+        let copy = annotated(TEXT, &insertions);
+        let line = copy.lines().next().unwrap();
+        for (user, token) in [(16, "1 }"), (20, "fn b"), (35, "2 }")] {
+            let column = line.find(token).unwrap() as u32 + 1;
+            assert_eq!(shifts.user_column("src/lib.rs", 1, column), user, "{token}");
+            assert_eq!(&TEXT[user as usize - 1..][..token.len()], token);
+        }
+        // Other lines and files are left as they are.
+        assert_eq!(shifts.user_column("src/lib.rs", 2, 4), 4);
+        assert_eq!(shifts.user_column("src/other.rs", 1, 40), 40);
+        assert!(shifts.touches("src/lib.rs", 1) && !shifts.touches("src/lib.rs", 3));
+        assert!(shifts.moves_tokens());
+    }
+
+    #[test]
+    fn the_copy_text_cuts_back_to_the_users() {
+        let (_, insertions) = shifts();
+        let copy = annotated(TEXT, &insertions);
+        assert_eq!(cut(&copy, &copy_offsets(&insertions)).unwrap(), TEXT);
+        // Ranges that do not hold an attribute are refused.
+        assert_eq!(cut(TEXT, &[(0, 5)]), None);
+    }
+
+    #[test]
+    fn json_positions_map_wherever_they_are() {
+        let (shifts, insertions) = shifts();
+        let copy = annotated(TEXT, &insertions);
+        let column = copy.find("2 }").unwrap() as u64 + 1;
+        let mut value = serde_json::json!({
+            "version": 1,
+            "sites": [
+                {"id": 0, "path": "src/lib.rs", "file": "src/lib.rs", "line": 1,
+                 "column": column, "end_line": 1, "end_column": column + 1},
+                {"id": 1, "path": "src/lib.rs", "line": 2, "column": 4},
+            ],
+            "nested": {"file": "src/lib.rs", "line": 1, "column": column},
+        });
+        shifts.map_json(&mut value);
+        assert_eq!(value["sites"][0]["column"], 35);
+        assert_eq!(value["sites"][0]["end_column"], 36);
+        assert_eq!(value["sites"][1]["column"], 4);
+        assert_eq!(value["nested"]["column"], 35);
+    }
+}
