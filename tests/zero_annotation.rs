@@ -299,6 +299,72 @@ fn positions_are_the_users_when_tokens_move_in_the_copy() {
     );
 }
 
+/// Writes `files` (path, text) under a new temp dir.
+fn write_tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("autodebug-e2e-")
+        .tempdir()
+        .unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn workspace_members_the_package_uses_are_instrumented_too() {
+    let _serial = serial();
+    let dir = write_tree(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"shapes\", \"app\"]\nresolver = \"2\"\n",
+        ),
+        (
+            "shapes/Cargo.toml",
+            "[package]\nname = \"shapes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "shapes/src/lib.rs",
+            "/// The perimeter of a square.\npub fn perimeter(side: i32) -> i32 {\n    side * 3\n}\n",
+        ),
+        (
+            "app/Cargo.toml",
+            "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\nfigures = { package = \"shapes\", path = \"../shapes\" }\n",
+        ),
+        (
+            "app/src/lib.rs",
+            "/// The fence around `n` square plots of side `side`.\n\
+             pub fn fence(n: i32, side: i32) -> i32 {\n    n * figures::perimeter(side)\n}\n",
+        ),
+        (
+            "app/tests/fence.rs",
+            "#[test]\nfn two_plots() {\n    assert_eq!(app::fence(2, 5), 40);\n}\n",
+        ),
+    ]);
+    let before = snapshot(dir.path());
+    // Run from the member's directory: `app` is the selected package.
+    let output = common::autodebug_expecting(&dir.path().join("app"), &[], 5);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("of app, shapes"), "{stderr}");
+    let report = common::report(dir.path());
+    let suspects = report["suspects"].as_array().unwrap();
+    assert!(
+        suspects
+            .iter()
+            .take(3)
+            .any(|s| s["file"] == "shapes/src/lib.rs" && s["line"] == 3),
+        "{report:#}"
+    );
+    let fix = &report["fixes"][0];
+    assert_eq!(fix["validated"], true, "{report:#}");
+    assert_eq!(fix["file"], "shapes/src/lib.rs", "{report:#}");
+    assert_eq!(fix["replacement"], "side * 4", "{report:#}");
+    assert!(snapshot(dir.path()) == before, "the user's tree changed");
+}
+
 #[test]
 fn annotate_never_builds_the_tree_as_it_is() {
     let _serial = serial();
@@ -316,11 +382,7 @@ fn items_the_instrumented_build_rejects_are_built_uninstrumented() {
     let _serial = serial();
     // The instrumentation names `::std`, which a `no_std` library does not have: its
     // function fails to compile instrumented, and is built as written.
-    let dir = tempfile::Builder::new()
-        .prefix("autodebug-e2e-")
-        .tempdir()
-        .unwrap();
-    for (path, text) in [
+    let dir = write_tree(&[
         (
             "Cargo.toml",
             "[package]\nname = \"bare\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
@@ -334,11 +396,7 @@ fn items_the_instrumented_build_rejects_are_built_uninstrumented() {
             "tests/larger.rs",
             "#[test]\nfn larger() {\n    assert_eq!(bare::larger(2, 5), 5);\n}\n",
         ),
-    ] {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    ]);
     let before = snapshot(dir.path());
     let output = common::autodebug_expecting(dir.path(), &["--no-fix"], 5);
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -106,6 +106,41 @@ impl Workspace {
         })
     }
 
+    /// Workspace members the selected packages' code depends on (normal dependencies by
+    /// path, transitively) that are not selected themselves: code the failing tests reach.
+    pub fn member_dependencies(&self) -> Vec<SelectedPackage> {
+        let members = self.metadata.workspace_packages();
+        let mut chosen: std::collections::BTreeSet<String> =
+            self.packages.iter().map(|p| p.name.clone()).collect();
+        let mut queue: Vec<&Package> = members
+            .iter()
+            .copied()
+            .filter(|p| chosen.contains(p.name.as_str()))
+            .collect();
+        let mut found = Vec::new();
+        while let Some(package) = queue.pop() {
+            for dependency in &package.dependencies {
+                let Some(path) = &dependency.path else {
+                    continue;
+                };
+                if dependency.kind != cargo_metadata::DependencyKind::Normal {
+                    continue;
+                }
+                let member = members
+                    .iter()
+                    .copied()
+                    .find(|m| m.manifest_path.parent() == Some(path.as_path()));
+                if let Some(member) = member
+                    && chosen.insert(member.name.to_string())
+                {
+                    found.push(SelectedPackage::of(member));
+                    queue.push(member);
+                }
+            }
+        }
+        found
+    }
+
     /// The package with this id, if it is one of the workspace's.
     pub fn package_by_id(&self, id: &cargo_metadata::PackageId) -> Option<&Package> {
         self.metadata.packages.iter().find(|p| &p.id == id)

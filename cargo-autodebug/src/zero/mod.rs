@@ -1,7 +1,7 @@
 //! Zero-annotation mode: debugging a crate nobody annotated. The workspace is copied to a
 //! scratch directory (the user's tree is only read), every function of the selected
-//! packages' own code gets `#[::autodebug_runtime::autodebug]` there and their manifests the
-//! runtime dependency; the whole pipeline then builds and runs in the copy, and what it
+//! packages' own code (and of the workspace members it depends on) gets
+//! `#[::autodebug_runtime::autodebug]` there and their manifests the runtime dependency; the whole pipeline then builds and runs in the copy, and what it
 //! reports is mapped back to the user's files (see [`coordinates`]). The copy is removed
 //! when the run ends, however it ends short of `kill -9`.
 
@@ -69,9 +69,19 @@ impl Zero {
         if options.annotate == Annotate::Never {
             return Ok(None);
         }
+        if workspace.packages.iter().all(|p| p.uses_runtime) {
+            return Ok(None);
+        }
+        // The selected packages, and the workspace members their code calls into.
+        let reached = workspace.member_dependencies();
         let mut roots = Vec::new();
         let mut annotated_packages = Vec::new();
-        for package in workspace.packages.iter().filter(|p| !p.uses_runtime) {
+        for package in workspace
+            .packages
+            .iter()
+            .chain(&reached)
+            .filter(|p| !p.uses_runtime)
+        {
             if package.proc_macro {
                 console.warn(&format!(
                     "{}: a procedural-macro crate runs inside the compiler; not instrumented",
