@@ -402,13 +402,33 @@ fn items_the_instrumented_build_rejects_are_built_uninstrumented() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains(
-            "the instrumented build rejected src/lib.rs: larger; building it uninstrumented"
+            "the instrumented build rejected src/lib.rs: larger; built it uninstrumented"
         ),
         "{stderr}"
     );
     assert!(stderr.contains("reach no instrumented code"), "{stderr}");
     let report = common::report(dir.path());
     assert_eq!(report["failing_tests"][0]["name"], "larger", "{report:#}");
+    assert!(snapshot(dir.path()) == before, "the user's tree changed");
+    assert!(!scratch_copy().exists(), "the scratch copy is still there");
+}
+
+#[test]
+fn a_crate_that_does_not_compile_is_said_to_be_the_users() {
+    let _serial = serial();
+    let dir = common::copy_crate(&fixture("plain-text"));
+    let lib = dir.path().join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(
+        &lib,
+        text.replace("let mut sum = 0;", "let mut sum: u64 = \"zero\";"),
+    )
+    .unwrap();
+    let before = snapshot(dir.path());
+    let output = common::autodebug_expecting(dir.path(), &[], 3);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("expected `u64`, found `&str`"), "{stderr}");
+    assert!(!stderr.contains("rejected"), "{stderr}");
     assert!(snapshot(dir.path()) == before, "the user's tree changed");
     assert!(!scratch_copy().exists(), "the scratch copy is still there");
 }

@@ -207,9 +207,11 @@ impl Zero {
         Ok(Some((zero, copy_workspace)))
     }
 
-    /// The instrumented build in the copy (`workspace`, from [`Zero::prepare`]). Code the macro cannot instrument would fail to
-    /// compile there: the items the compiler's errors point into are built uninstrumented
-    /// and the build retried (a few times); errors outside annotated items are the crate's.
+    /// The instrumented build in the copy (`workspace`, from [`Zero::prepare`]). Code the
+    /// macro cannot instrument would fail to compile there: the items the compiler's errors
+    /// point into are built uninstrumented and the build retried (a few times). Errors that
+    /// stay where they were once the attribute is gone, or that are outside annotated
+    /// items, are the crate's own: that build's failure is the outcome.
     pub fn build(
         &self,
         workspace: &Workspace,
@@ -217,21 +219,34 @@ impl Zero {
         console: &Console,
     ) -> Result<BuildOutcome> {
         let mut retries = 0;
+        let mut dropped = Vec::new();
+        let mut suspected = BTreeSet::new();
         loop {
             let outcome = build::build(workspace, &self.options, log_dir)?;
             let BuildOutcome::Failed { errors, .. } = &outcome else {
+                if !dropped.is_empty() {
+                    console.warn(&format!(
+                        "the instrumented build rejected {}; built {} uninstrumented",
+                        dropped.join(", "),
+                        if dropped.len() == 1 { "it" } else { "them" }
+                    ));
+                }
                 return Ok(outcome);
             };
-            let blamed = self.blame(errors);
+            let locations: BTreeSet<(String, u32)> = errors
+                .iter()
+                .flat_map(|e| error_locations(e))
+                .map(|(file, line)| (self.relative(file), line))
+                .collect();
+            if !suspected.is_disjoint(&locations) {
+                return Ok(outcome);
+            }
+            let blamed = self.blame(&locations);
             if blamed.is_empty() || retries == BUILD_RETRIES {
-                if !blamed.is_empty() {
-                    console
-                        .warn("the instrumented copy still does not compile; try --annotate never");
-                }
                 return Ok(outcome);
             }
             retries += 1;
-            let mut items = Vec::new();
+            suspected = locations;
             let mut files = self.files.borrow_mut();
             for (path, lines) in blamed {
                 let Some(file) = files.get_mut(&path) else {
@@ -240,7 +255,7 @@ impl Zero {
                 file.insertions.retain(|i| {
                     let keep = !lines.contains(&i.lines);
                     if !keep {
-                        items.push(format!("{path}: {}", i.item));
+                        dropped.push(format!("{path}: {}", i.item));
                     }
                     keep
                 });
@@ -250,35 +265,36 @@ impl Zero {
                     &annotation::annotated(&file.user_text, &file.insertions),
                 )?;
             }
-            console.warn(&format!(
-                "the instrumented build rejected {}; building {} uninstrumented",
-                items.join(", "),
-                if items.len() == 1 { "it" } else { "them" }
-            ));
         }
     }
 
-    /// The annotated items (by file, their line ranges) that the compiler's errors point
-    /// into.
-    fn blame(&self, errors: &[String]) -> BTreeMap<String, BTreeSet<(u32, u32)>> {
+    /// A compiler's file name relative to the workspace root.
+    fn relative(&self, file: String) -> String {
+        match Path::new(&file).strip_prefix(&self.copy.root) {
+            Ok(relative) => relative.display().to_string(),
+            Err(_) => file,
+        }
+    }
+
+    /// The annotated items (by file, their line ranges) that error locations point into.
+    fn blame(&self, locations: &BTreeSet<(String, u32)>) -> BTreeMap<String, BTreeSet<(u32, u32)>> {
         let files = self.files.borrow();
         let mut blamed: BTreeMap<String, BTreeSet<(u32, u32)>> = BTreeMap::new();
-        for (file, line) in errors.iter().flat_map(|e| error_locations(e)) {
-            let file = match Path::new(&file).strip_prefix(&self.copy.root) {
-                Ok(relative) => relative.display().to_string(),
-                Err(_) => file,
-            };
-            let Some(annotated) = files.get(&file) else {
+        for (file, line) in locations {
+            let Some(annotated) = files.get(file) else {
                 continue;
             };
             // The innermost annotated item holding the line.
             if let Some(insertion) = annotated
                 .insertions
                 .iter()
-                .filter(|i| i.lines.0 <= line && line <= i.lines.1)
+                .filter(|i| i.lines.0 <= *line && *line <= i.lines.1)
                 .min_by_key(|i| i.lines.1 - i.lines.0)
             {
-                blamed.entry(file).or_default().insert(insertion.lines);
+                blamed
+                    .entry(file.clone())
+                    .or_default()
+                    .insert(insertion.lines);
             }
         }
         blamed
