@@ -354,7 +354,8 @@ impl<'ast> Visit<'ast> for Walker {
     }
 }
 
-fn is_compound(op: &BinOp) -> bool {
+/// Whether `op` is a compound assignment (`+=`, `<<=`, …).
+pub(crate) fn is_compound(op: &BinOp) -> bool {
     matches!(
         op,
         BinOp::AddAssign(_)

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use crate::localize::source::is_compound;
 use anyhow::{Result, bail};
 use autodebug_runtime::protocol::{SiteInfo, SiteKind};
 use syn::spanned::Spanned;
@@ -160,22 +161,6 @@ fn contains_let(expr: &Expr) -> bool {
         Expr::Group(g) => contains_let(&g.expr),
         _ => false,
     }
-}
-
-fn is_compound(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::AddAssign(_)
-            | BinOp::SubAssign(_)
-            | BinOp::MulAssign(_)
-            | BinOp::DivAssign(_)
-            | BinOp::RemAssign(_)
-            | BinOp::BitXorAssign(_)
-            | BinOp::BitAndAssign(_)
-            | BinOp::BitOrAssign(_)
-            | BinOp::ShlAssign(_)
-            | BinOp::ShrAssign(_)
-    )
 }
 
 /// The range a `for` loop iterates, through the parentheses and adapters the macro looks
