@@ -202,9 +202,12 @@ fn missing_manifest_is_a_usage_error() {
 fn json_message_format_prints_the_report() {
     let dir = fixture("all-pass");
     let output = common::autodebug_expecting(dir.path(), &["--message-format", "json"], 0);
-    let printed: Value =
-        serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
-    assert_eq!(printed, common::report(dir.path()));
+    // JSON lines: events, then the report as the last one.
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let last = stdout.lines().last().expect("stdout has lines");
+    let printed: Value = serde_json::from_str(last).expect("the last line is JSON");
+    assert_eq!(printed["event"], "report");
+    assert_eq!(printed["report"], common::report(dir.path()));
 }
 
 /// The names of the failing tests, as `target::name`.

@@ -70,6 +70,15 @@ pub fn run(
                 Ok((r, _)) => r.outcome.label(),
                 Err(_) => "error",
             };
+            let duration_s = result
+                .as_ref()
+                .map_or(0.0, |(r, _)| r.duration.as_secs_f64());
+            let test_name = &test.display();
+            console.event(&crate::events::Event::TestResult {
+                test: test_name,
+                outcome: label,
+                duration_s,
+            });
             progress.tick(&format!("{} {label}", test.display()));
         },
     );

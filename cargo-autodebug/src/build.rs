@@ -45,7 +45,12 @@ pub fn target_dir(workspace: &Workspace, options: &Options) -> PathBuf {
 }
 
 /// Builds the selected packages' tests, instrumented, and lists the test binaries.
-pub fn build(workspace: &Workspace, options: &Options, log_dir: &Path) -> Result<BuildOutcome> {
+pub fn build(
+    workspace: &Workspace,
+    options: &Options,
+    log_dir: &Path,
+    console: &crate::console::Console,
+) -> Result<BuildOutcome> {
     let mut command = Command::new(cargo());
     command
         .args(["test", "--no-run", "--message-format=json"])
@@ -79,8 +84,13 @@ pub fn build(workspace: &Workspace, options: &Options, log_dir: &Path) -> Result
     let mut binaries = Vec::new();
     let mut errors = Vec::new();
     let stdout = child.stdout.take().expect("stdout is piped");
+    let progress = console.counter("Building", "build", "crates");
     for message in Message::parse_stream(BufReader::new(stdout)) {
-        match message.context("unreadable output from cargo")? {
+        let message = message.context("unreadable output from cargo")?;
+        if let Message::CompilerArtifact(artifact) = &message {
+            progress.tick(&artifact.target.name);
+        }
+        match message {
             Message::CompilerArtifact(artifact) if artifact.profile.test => {
                 let Some(executable) = artifact.executable else {
                     continue;
@@ -117,6 +127,7 @@ pub fn build(workspace: &Workspace, options: &Options, log_dir: &Path) -> Result
             _ => {}
         }
     }
+    progress.finish();
     let status = child.wait().context("could not wait for cargo")?;
     let stderr = stderr_reader.join().unwrap_or_default();
     std::fs::write(log_dir.join("build.log"), &stderr).ok();

@@ -1,115 +1,391 @@
-//! What people see on the terminal: cargo-style status lines on stderr, and progress with
-//! counts and an ETA that redraws in place on a terminal (plain lines otherwise).
+//! What people see on the terminal: cargo-style status lines on stderr, progress with counts
+//! and an ETA that redraws in place on a terminal (plain lines otherwise), colour as cargo
+//! decides it (`--color`, `CARGO_TERM_COLOR`, `NO_COLOR`), and — under
+//! `--message-format json` — the run's events as JSON lines on stdout (see [`crate::events`]).
+//! Nothing else of the tool writes to stdout.
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use crate::events::Event;
+use crate::options::{ColorChoice, MessageFormat, Options};
+
+/// Width a progress line is cut to.
+const LINE_WIDTH: usize = 110;
+
+/// How often a plain (not redrawn) progress line is printed, at most.
+const PLAIN_EVERY: Duration = Duration::from_secs(5);
 
 /// The console of one run.
 pub struct Console {
     /// Redraw progress in place (stderr is a terminal).
     live: bool,
-    /// Use colour (a terminal, and `NO_COLOR` unset).
+    /// Colour on stderr.
     colour: bool,
+    /// Colour in the summary on stdout.
+    colour_stdout: bool,
     verbose: bool,
+    /// Events as JSON lines on stdout.
+    json: bool,
+    /// Print nothing at all (unit tests).
+    quiet: bool,
+    /// A progress line is on the screen (it is cleared before anything else is printed).
+    drawn: Mutex<bool>,
+}
+
+/// Whether to colour a stream: `choice` (from `--color`, else `CARGO_TERM_COLOR`), then for
+/// `auto` a terminal and `NO_COLOR` unset or empty.
+pub fn colour_for(
+    choice: Option<ColorChoice>,
+    cargo_term_color: Option<&str>,
+    no_color: Option<&str>,
+    terminal: bool,
+) -> bool {
+    let choice = choice
+        .or_else(|| cargo_term_color.and_then(|v| clap::ValueEnum::from_str(v, true).ok()))
+        .unwrap_or(ColorChoice::Auto);
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && no_color.is_none_or(str::is_empty),
+    }
+}
+
+/// Colour of the run's environment for a stream that is (or not) a terminal.
+fn colour_of_env(choice: Option<ColorChoice>, terminal: bool) -> bool {
+    let var = |name| std::env::var(name).ok();
+    colour_for(
+        choice,
+        var("CARGO_TERM_COLOR").as_deref(),
+        var("NO_COLOR").as_deref(),
+        terminal,
+    )
 }
 
 impl Console {
-    /// A console on stderr.
-    pub fn new(verbose: bool) -> Console {
+    /// The console the options ask for, on stderr (and stdout for events).
+    pub fn new(options: &Options) -> Console {
+        let color = match &options.command {
+            Some(crate::options::Command::Init(init)) => init.color.or(options.color),
+            None => options.color,
+        };
+        Console::with(
+            color,
+            options.verbose,
+            options.message_format == MessageFormat::Json,
+        )
+    }
+
+    /// A console with these settings, on the process's own streams.
+    pub fn with(color: Option<ColorChoice>, verbose: bool, json: bool) -> Console {
         let live = std::io::stderr().is_terminal();
-        let colour = live && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
         Console {
             live,
-            colour,
+            colour: colour_of_env(color, live),
+            colour_stdout: colour_of_env(color, std::io::stdout().is_terminal()),
             verbose,
+            json,
+            quiet: false,
+            drawn: Mutex::new(false),
+        }
+    }
+
+    /// A console that prints nothing (for tests of code that reports on the console).
+    #[cfg(test)]
+    pub fn quiet() -> Console {
+        Console {
+            live: false,
+            colour: false,
+            colour_stdout: false,
+            verbose: false,
+            json: false,
+            quiet: true,
+            drawn: Mutex::new(false),
+        }
+    }
+
+    /// The summary on stdout is coloured.
+    pub fn colour_stdout(&self) -> bool {
+        self.colour_stdout
+    }
+
+    /// Writes one line on stderr, clearing a progress line first.
+    fn line(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
+        let mut drawn = self.drawn.lock().unwrap_or_else(|e| e.into_inner());
+        let mut stderr = std::io::stderr().lock();
+        if *drawn {
+            let _ = write!(stderr, "\r\x1b[2K");
+            *drawn = false;
+        }
+        let _ = writeln!(stderr, "{text}");
+    }
+
+    /// Redraws the progress line (a terminal only).
+    fn redraw(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
+        let mut drawn = self.drawn.lock().unwrap_or_else(|e| e.into_inner());
+        let mut stderr = std::io::stderr().lock();
+        let _ = write!(stderr, "\r\x1b[2K{text}");
+        let _ = stderr.flush();
+        *drawn = true;
+    }
+
+    /// Clears the progress line.
+    fn clear(&self) {
+        let mut drawn = self.drawn.lock().unwrap_or_else(|e| e.into_inner());
+        if *drawn {
+            let mut stderr = std::io::stderr().lock();
+            let _ = write!(stderr, "\r\x1b[2K");
+            let _ = stderr.flush();
+            *drawn = false;
+        }
+    }
+
+    /// `text` in an SGR style (`1;32`) when colouring stderr.
+    fn paint(&self, style: &str, text: &str) -> String {
+        paint(self.colour, style, text)
+    }
+
+    /// One event, as a JSON line on stdout (`--message-format json` only).
+    pub fn event(&self, event: &Event) {
+        if !self.json || self.quiet {
+            return;
+        }
+        match serde_json::to_string(event) {
+            Ok(json) => {
+                let mut stdout = std::io::stdout().lock();
+                let _ = writeln!(stdout, "{json}");
+                let _ = stdout.flush();
+            }
+            Err(error) => self.line(&format!("error: an event could not be written: {error}")),
         }
     }
 
     /// A cargo-style status line: a right-aligned verb, then the message.
     pub fn status(&self, verb: &str, message: &str) {
-        let verb = if self.colour {
-            format!("\x1b[1;32m{verb:>12}\x1b[0m")
-        } else {
-            format!("{verb:>12}")
-        };
-        eprintln!("{verb} {message}");
+        self.line(&format!(
+            "{} {message}",
+            self.paint("1;32", &format!("{verb:>12}"))
+        ));
+        self.event(&Event::Status { verb, message });
     }
 
     /// A warning.
     pub fn warn(&self, message: &str) {
-        let label = if self.colour {
-            "\x1b[1;33mwarning\x1b[0m"
-        } else {
-            "warning"
-        };
-        eprintln!("{label}: {message}");
+        self.line(&format!("{}: {message}", self.paint("1;33", "warning")));
+        self.event(&Event::Warning { message });
     }
 
     /// An error line (the run stops after it).
     pub fn error(&self, message: &str) {
-        let label = if self.colour {
-            "\x1b[1;31merror\x1b[0m"
-        } else {
-            "error"
-        };
-        eprintln!("{label}: {message}");
+        self.line(&format!("{}: {message}", self.paint("1;31", "error")));
+        self.event(&Event::Error { message });
+    }
+
+    /// Text from elsewhere (the compiler's errors) passed on as it is, on stderr.
+    pub fn passthrough(&self, text: &str) {
+        self.line(text.trim_end_matches('\n'));
     }
 
     /// A detail shown with `-v` only.
     pub fn detail(&self, message: &str) {
         if self.verbose {
-            eprintln!("{:>12} {message}", "");
+            self.line(&format!("{:>12} {message}", ""));
         }
     }
 
-    /// Progress over `total` items of a phase.
+    /// Progress over `total` items of a phase named by `what` (`baseline`, `traces`).
     pub fn progress(&self, verb: &str, what: &str, total: usize) -> Progress<'_> {
         self.status(verb, &format!("{what} ({total})"));
+        self.start(verb, what, Some(total))
+    }
+
+    /// Progress over a number of items (`what`) not known in advance: a live count.
+    pub fn counter(&self, verb: &str, phase: &str, what: &str) -> Progress<'_> {
+        self.start_phase(verb, phase, what, None)
+    }
+
+    /// Progress over `total` items of a phase named `phase` in events, without a status line
+    /// (a phase inside a stage that announced itself).
+    pub fn phase(&self, verb: &str, phase: &str, what: &str, total: usize) -> Progress<'_> {
+        self.start_phase(verb, phase, what, Some(total))
+    }
+
+    fn start(&self, verb: &str, what: &str, total: Option<usize>) -> Progress<'_> {
+        self.start_phase(verb, &what.replace(' ', "-"), what, total)
+    }
+
+    fn start_phase(
+        &self,
+        verb: &str,
+        phase: &str,
+        what: &str,
+        total: Option<usize>,
+    ) -> Progress<'_> {
+        let phase = phase.to_string();
+        self.event(&Event::PhaseStarted {
+            phase: &phase,
+            total,
+        });
+        let now = Instant::now();
         Progress {
             console: self,
+            verb: verb.to_string(),
             what: what.to_string(),
+            phase,
             total,
-            state: Mutex::new((0, Instant::now())),
+            state: Mutex::new(State {
+                done: 0,
+                start: now,
+                shown: now,
+                finished: false,
+            }),
         }
+    }
+}
+
+/// `text` in an SGR style when `colour`.
+pub fn paint(colour: bool, style: &str, text: &str) -> String {
+    if colour {
+        format!("\x1b[{style}m{text}\x1b[0m")
+    } else {
+        text.to_string()
     }
 }
 
 /// Progress of one phase.
 pub struct Progress<'a> {
     console: &'a Console,
+    verb: String,
     what: String,
-    total: usize,
-    state: Mutex<(usize, Instant)>,
+    /// The phase's name in events.
+    phase: String,
+    total: Option<usize>,
+    state: Mutex<State>,
+}
+
+struct State {
+    done: usize,
+    start: Instant,
+    /// When a plain progress line was last printed.
+    shown: Instant,
+    finished: bool,
 }
 
 impl Progress<'_> {
     /// One more item done; `last` says which and how it went.
     pub fn tick(&self, last: &str) {
-        let mut state = self.state.lock().unwrap();
-        state.0 += 1;
-        let (done, start) = *state;
-        if self.console.live {
-            let elapsed = start.elapsed().as_secs_f64();
-            let eta = elapsed / done as f64 * (self.total - done) as f64;
+        self.advance(1, last);
+    }
+
+    /// `n` more items done.
+    pub fn advance(&self, n: usize, last: &str) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.done += n;
+        let done = state.done;
+        let elapsed = state.start.elapsed().as_secs_f64();
+        let console = self.console;
+        console.event(&Event::Progress {
+            phase: &self.phase,
+            done,
+            total: self.total,
+            last,
+        });
+        let count = match self.total {
+            Some(total) => format!("[{done}/{total}]"),
+            None => format!("[{done}]"),
+        };
+        let eta = match self.total {
+            Some(total) if done < total => {
+                format!(
+                    ", ETA {:.0}s",
+                    elapsed / done as f64 * (total - done) as f64
+                )
+            }
+            _ => String::new(),
+        };
+        if console.live {
             let mut line = format!(
-                "{:>12} [{done}/{}] {} — {last}, ETA {eta:.0}s",
-                "", self.total, self.what
+                "{} {count} {} — {last}{eta}",
+                console.paint("1;36", &format!("{:>12}", self.verb)),
+                self.what
             );
-            line.truncate(line.char_indices().nth(110).map_or(line.len(), |(i, _)| i));
-            eprint!("\r\x1b[2K{line}");
-            let _ = std::io::stderr().flush();
-        } else {
-            self.console
-                .detail(&format!("[{done}/{}] {last}", self.total));
+            cut(&mut line, LINE_WIDTH);
+            console.redraw(&line);
+        } else if console.verbose {
+            console.detail(&format!("{count} {last}"));
+        } else if state.shown.elapsed() >= PLAIN_EVERY && self.total != Some(done) {
+            // Not a terminal (a CI log): a line now and then, so a long phase shows life.
+            state.shown = Instant::now();
+            console.line(&format!("{:>12} {count} {}{eta}", "", self.what));
         }
     }
 
     /// The phase is over.
     pub fn finish(&self) {
-        if self.console.live {
-            eprint!("\r\x1b[2K");
-            let _ = std::io::stderr().flush();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.finished {
+            return;
         }
+        state.finished = true;
+        self.console.clear();
+        self.console.event(&Event::PhaseFinished {
+            phase: &self.phase,
+            done: state.done,
+            elapsed_s: state.start.elapsed().as_secs_f64(),
+        });
+    }
+}
+
+impl Drop for Progress<'_> {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// Cuts `line` to `width` characters (escape sequences count, which only shortens it).
+fn cut(line: &mut String, width: usize) {
+    if let Some((i, _)) = line.char_indices().nth(width) {
+        line.truncate(i);
+        line.push_str("\x1b[0m");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_follows_cargo() {
+        use ColorChoice::*;
+        // --color wins over everything.
+        assert!(colour_for(Some(Always), None, Some("1"), false));
+        assert!(!colour_for(Some(Never), Some("always"), None, true));
+        // CARGO_TERM_COLOR stands for --color when it is not given.
+        assert!(colour_for(None, Some("always"), None, false));
+        assert!(!colour_for(None, Some("never"), None, true));
+        // auto: a terminal, and NO_COLOR unset or empty.
+        assert!(colour_for(None, None, None, true));
+        assert!(colour_for(Some(Auto), None, Some(""), true));
+        assert!(!colour_for(None, None, Some("1"), true));
+        assert!(!colour_for(None, Some("auto"), None, false));
+        // An unknown CARGO_TERM_COLOR is auto.
+        assert!(colour_for(None, Some("sometimes"), None, true));
+    }
+
+    #[test]
+    fn cut_keeps_short_lines() {
+        let mut line = "short".to_string();
+        cut(&mut line, 10);
+        assert_eq!(line, "short");
+        let mut line = "é".repeat(20);
+        cut(&mut line, 10);
+        assert_eq!(line, format!("{}\x1b[0m", "é".repeat(10)));
     }
 }

@@ -4,9 +4,12 @@
 
 mod baseline;
 mod build;
+mod config;
 mod console;
+mod events;
 mod exit_code;
 mod harness;
+mod init;
 mod localize;
 mod options;
 mod oracle;
@@ -27,9 +30,11 @@ use anyhow::{Context, Result};
 use autodebug_runtime::protocol::{self, Plan};
 
 use crate::build::BuildOutcome;
+use crate::config::TechniqueName;
 use crate::console::Console;
+use crate::events::Event;
 use crate::exit_code::ExitCode;
-use crate::options::{MessageFormat, Options};
+use crate::options::{Command, MessageFormat, Options};
 use crate::outcome::Outcome;
 use crate::report::{FailingTest, Report};
 use crate::trace::{Recorder, Role};
@@ -37,8 +42,19 @@ use crate::workspace::Workspace;
 
 fn main() {
     let options = Options::from_env();
-    let console = Console::new(options.verbose);
-    let code = match debug(&options, &console) {
+    let console = Console::new(&options);
+    let result = match &options.command {
+        Some(Command::Init(init)) => {
+            // `cargo autodebug --manifest-path M init` means M as well.
+            let mut init = init.clone();
+            init.manifest_path = init.manifest_path.or(options.manifest_path.clone());
+            init.package = init.package.or(options.packages.first().cloned());
+            init.allow_dirty |= options.allow_dirty;
+            init::init(&init, &console).or_exit(ExitCode::Usage)
+        }
+        None => debug(&options, &console),
+    };
+    let code = match result {
         Ok(code) => code,
         Err(failure) => {
             console.error(&format!("{:#}", failure.error));
@@ -68,6 +84,14 @@ impl<T> OrExit<T> for Result<T> {
 fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
     let start = Instant::now();
     let workspace = Workspace::discover(options).or_exit(ExitCode::Usage)?;
+    // The configuration files, under what the command line says.
+    let mut configured = options.clone();
+    let config_files =
+        config::apply(&mut configured, &workspace, console).or_exit(ExitCode::Usage)?;
+    for file in &config_files {
+        console.detail(&format!("configuration: {}", display_path(file)));
+    }
+    let options = &configured;
     let output_dir = output_dir(&workspace, options).or_exit(ExitCode::Software)?;
     let shown_output = display_path(&output_dir);
     let scratch = tempfile::Builder::new()
@@ -109,7 +133,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
     let phase = Instant::now();
     let built = match &zero {
         Some(zero) => zero.build(&workspace, &output_dir.join("log"), console),
-        None => build::build(&workspace, options, &output_dir.join("log")),
+        None => build::build(&workspace, options, &output_dir.join("log"), console),
     }
     .or_exit(ExitCode::Software)?;
     report.timing.build_s = phase.elapsed().as_secs_f64();
@@ -117,16 +141,23 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         BuildOutcome::Built(binaries) => binaries,
         BuildOutcome::Failed { errors, stderr } => {
             if errors.is_empty() {
-                eprintln!("{}", stderr.trim_end());
+                console.passthrough(&stderr);
             }
             for error in &errors {
-                eprint!("{error}");
+                console.passthrough(error);
             }
             console.error(&format!(
                 "the crate does not compile (instrumented build); cargo's output is in {shown_output}/log/build.log"
             ));
             report.build_errors = errors;
-            return finish(report, ExitCode::BuildFailed, start, &output_dir, options);
+            return finish(
+                report,
+                ExitCode::BuildFailed,
+                start,
+                &output_dir,
+                options,
+                console,
+            );
         }
     };
 
@@ -144,7 +175,14 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
             None => "the selected targets have no tests".to_string(),
         };
         console.error(&format!("{what} ({} test binaries built)", binaries.len()));
-        return finish(report, ExitCode::NoTests, start, &output_dir, options);
+        return finish(
+            report,
+            ExitCode::NoTests,
+            start,
+            &output_dir,
+            options,
+            console,
+        );
     }
 
     let phase = Instant::now();
@@ -274,15 +312,33 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
             traces: &traces,
             oracles: &oracles,
             rerun: &recorder,
+            console,
         };
         let localization = localize::localize(&context, options, console);
         report.suspects = localization.suspects;
         report.notes.extend(localization.notes);
         report.localization = localization.details;
+        let excluded = options.exclude.filter_suspects(&mut report.suspects);
+        if excluded > 0 {
+            report.notes.push(format!(
+                "{excluded} suspect{} left out of the ranking by the exclusions",
+                if excluded == 1 { "" } else { "s" }
+            ));
+        }
         report.timing.localize_s = phase.elapsed().as_secs_f64();
+        for suspect in report.suspects.iter().take(EVENT_SUSPECTS) {
+            console.event(&Event::SuspectFound {
+                rank: suspect.rank,
+                file: &suspect.file,
+                line: suspect.line,
+                column: suspect.column,
+                code: &suspect.code,
+                evidence: &suspect.evidence,
+            });
+        }
     }
 
-    if !options.no_fix && !report.suspects.is_empty() {
+    if !options.no_fix && options.runs(TechniqueName::Repair) && !report.suspects.is_empty() {
         let phase = Instant::now();
         let repaired = repair::repair(
             &repair::Context {
@@ -305,6 +361,19 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         report.notes.extend(repaired.notes);
         report.repair = Some(repaired.details);
         report.timing.repair_s = phase.elapsed().as_secs_f64();
+        for fix in &report.fixes {
+            console.event(&Event::FixFound {
+                rank: fix.rank,
+                file: &fix.file,
+                line: fix.line,
+                column: fix.column,
+                original: &fix.original,
+                replacement: &fix.replacement,
+                validated: fix.validated,
+                tests_passed: fix.tests_passed,
+                tests_total: fix.tests_total,
+            });
+        }
     }
     if let Some(zero) = &zero {
         zero.to_user(&mut report, &output_dir);
@@ -312,28 +381,41 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
     if let Some(tree) = tree {
         report.apply = Some(repair::apply::apply_top(&report, &user_root, tree, console));
     }
-    finish(report, code, start, &output_dir, options)
+    finish(report, code, start, &output_dir, options, console)
 }
 
-/// Writes the report and prints the summary (or the JSON report).
+/// Suspects announced as events after localization.
+const EVENT_SUSPECTS: usize = 5;
+
+/// Writes the report and prints the summary (or, under `--message-format json`, the report
+/// as the last event).
 fn finish(
     mut report: Report,
     code: ExitCode,
     start: Instant,
     output_dir: &Path,
     options: &Options,
+    console: &Console,
 ) -> Result<ExitCode, Failure> {
     report.set_exit(code);
     report.timing.total_s = start.elapsed().as_secs_f64();
     report.write(output_dir).or_exit(ExitCode::Software)?;
     match options.message_format {
-        MessageFormat::Human => print!("{}", report.summary(&display_path(output_dir))),
-        MessageFormat::Json => {
-            let json = serde_json::to_string(&report)
-                .context("could not serialize the report")
+        MessageFormat::Human => {
+            let style = report::Style {
+                colour: console.colour_stdout(),
+                verbose: options.verbose,
+            };
+            let summary = report.render(&display_path(output_dir), style);
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(summary.as_bytes())
+                .and_then(|()| stdout.flush())
+                .context("could not write the summary")
                 .or_exit(ExitCode::Software)?;
-            println!("{json}");
         }
+        MessageFormat::Json => console.event(&Event::Report { report: &report }),
     }
     Ok(code)
 }

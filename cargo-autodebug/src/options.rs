@@ -1,19 +1,32 @@
 //! The command line of `cargo autodebug`: cargo's usual selectors plus the tool's own knobs.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use crate::config::{Exclusions, TechniqueName};
 use crate::localize::spectrum::Formula;
 use crate::localize::switching::Order;
 
 /// Automated debugging for red tests: finds the failing tests, records what they did, and
 /// (as techniques land) names the faulty statement and a validated fix.
 #[derive(Parser, Debug, Clone)]
-#[command(name = "cargo-autodebug", bin_name = "cargo autodebug", version)]
+#[command(
+    name = "cargo-autodebug",
+    bin_name = "cargo autodebug",
+    version,
+    disable_help_subcommand = true
+)]
 pub struct Options {
-    /// Only tests whose name contains this string (as `cargo test NAME`).
+    /// Another command than debugging.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Only tests whose name contains this string (as `cargo test NAME`; a test filter that
+    /// is a command's name goes after `--`).
     pub test_name: Option<String>,
 
     /// Path to Cargo.toml.
@@ -87,6 +100,20 @@ pub struct Options {
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = Annotate::Auto)]
     pub annotate: Annotate,
 
+    /// Techniques to run, comma-separated [default: all of them].
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST",
+          default_values_t = TechniqueName::ALL)]
+    pub techniques: Vec<TechniqueName>,
+
+    /// Paths (globs relative to the workspace root: `src/gen/*.rs`, `vendor/**`) and
+    /// functions (`fn:name` or `fn:module::name`) not to instrument or rank; repeatable.
+    #[arg(long = "exclude", value_name = "PATTERN")]
+    pub exclude_patterns: Vec<String>,
+
+    /// The exclusions in force (`--exclude`, else the configuration's).
+    #[arg(skip)]
+    pub exclude: Exclusions,
+
     /// Stop after localization: no candidate fixes.
     #[arg(long)]
     pub no_fix: bool,
@@ -126,13 +153,63 @@ pub struct Options {
     #[arg(long)]
     pub allow_dirty: bool,
 
-    /// Output on stdout: a human summary, or the report as JSON.
+    /// Output on stdout: a human summary, or JSON lines (events as the run goes, the report
+    /// last).
     #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
     pub message_format: MessageFormat,
 
-    /// Show more of what is going on.
+    /// Coloring: auto, always, never (as cargo's; `NO_COLOR` and `CARGO_TERM_COLOR` are read
+    /// under auto).
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
+
+    /// Show more of what is going on, and the reasoning trail in the summary.
     #[arg(short = 'v', long)]
     pub verbose: bool,
+
+    /// The arguments given on the command line (their ids): the configuration does not
+    /// override them.
+    #[arg(skip)]
+    pub explicit: BTreeSet<String>,
+}
+
+/// Commands other than debugging.
+#[derive(Subcommand, Debug, Clone)]
+pub enum Command {
+    /// Set a crate up for contracts: add the runtime dependency to its Cargo.toml and an
+    /// example contract (commented out) above one of its functions.
+    Init(InitOptions),
+}
+
+/// Options of `cargo autodebug init`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct InitOptions {
+    /// Path to the crate's Cargo.toml [default: the one cargo finds from here].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+
+    /// The package to set up, in a workspace of several.
+    #[arg(short = 'p', long = "package", value_name = "SPEC")]
+    pub package: Option<String>,
+
+    /// Edit a tree with uncommitted changes (or not under git).
+    #[arg(long)]
+    pub allow_dirty: bool,
+
+    /// Coloring: auto, always, never.
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
+}
+
+/// When to colour the output (cargo's `--color`).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set and not empty.
+    Auto,
+    /// Always, even when `NO_COLOR` is set or the output is not a terminal.
+    Always,
+    /// Never.
+    Never,
 }
 
 /// When the tool adds the instrumentation attribute itself.
@@ -149,7 +226,7 @@ pub enum Annotate {
 pub enum MessageFormat {
     /// A summary for people.
     Human,
-    /// The report as one JSON document.
+    /// JSON lines: events as the run goes, then the report (`{"event":"report",…}`).
     Json,
 }
 
@@ -161,7 +238,36 @@ impl Options {
         if args.get(1).is_some_and(|a| a == "autodebug") {
             args.remove(1);
         }
-        Options::parse_from(args)
+        Options::parse_args(args).unwrap_or_else(|error| error.exit())
+    }
+
+    /// Parses `args` (the program name first), remembering which arguments were given.
+    pub fn parse_args<I, T>(args: I) -> Result<Options, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let matches = Options::command().try_get_matches_from(args)?;
+        let mut options = Options::from_arg_matches(&matches)?;
+        options.explicit = matches
+            .ids()
+            .filter(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+            .map(|id| id.as_str().to_string())
+            .collect();
+        if !options.exclude_patterns.is_empty() {
+            options.exclude = Exclusions::parse(&options.exclude_patterns);
+        }
+        Ok(options)
+    }
+
+    /// The argument was given on the command line (by its field name).
+    pub fn given(&self, id: &str) -> bool {
+        self.explicit.contains(id)
+    }
+
+    /// The technique runs (the configuration and `--techniques` allow it).
+    pub fn runs(&self, technique: TechniqueName) -> bool {
+        self.techniques.contains(&technique)
     }
 
     /// The per-test timeout.

@@ -224,114 +224,377 @@ impl Report {
         Ok(())
     }
 
-    /// The summary for people.
-    pub fn summary(&self, output_dir: &str) -> String {
+    /// The summary a person reads in five seconds: which tests failed, where (the statement),
+    /// why (the evidence that matters most), the fix and how to apply it; with
+    /// `style.verbose`, the reasoning trail (what each technique did and found, and when).
+    pub fn render(&self, output_dir: &str, style: Style) -> String {
         let mut out = String::new();
         let t = &self.tests;
         match self.status {
             "clean" => out.push_str(&format!(
-                "All {} tests passed: nothing to debug.\n",
+                "{} All {} tests passed: nothing to debug.\n",
+                style.paint(GREEN, "ok"),
                 t.total
             )),
-            "build-failed" => {
-                out.push_str("The instrumented build failed: the crate does not compile.\n")
-            }
+            "build-failed" => out.push_str(&format!(
+                "{} The instrumented build failed: the crate does not compile (errors above).\n",
+                style.paint(RED, "error")
+            )),
             "no-tests" => out.push_str("No tests to run.\n"),
             _ => {
-                out.push_str(&format!(
-                    "{} of {} tests failed ({} deterministic, {} flaky).\n",
-                    self.failing_tests.len(),
-                    t.total,
-                    self.failing_tests
-                        .iter()
-                        .filter(|f| f.deterministic && !f.flaky)
-                        .count(),
-                    t.flaky
-                ));
-                for failing in &self.failing_tests {
-                    let kind = if failing.flaky {
-                        "flaky"
-                    } else {
-                        failing.outcome
-                    };
-                    out.push_str(&format!(
-                        "\n  {} {}::{}\n",
-                        kind.to_uppercase(),
-                        failing.target,
-                        failing.name
-                    ));
-                    for line in failing.message.lines().take(4) {
-                        out.push_str(&format!("      {line}\n"));
-                    }
-                    if let Some(location) = &failing.location {
-                        out.push_str(&format!(
-                            "      at {}:{}:{}\n",
-                            location.file, location.line, location.column
-                        ));
-                    }
-                    if let Some(trace) = &failing.trace {
-                        out.push_str(&format!("      trace: {output_dir}/{trace}\n"));
-                    }
-                    let id = format!("{}::{}", failing.target, failing.name);
-                    if let Some(oracle) = self.oracles.iter().find(|o| o.test == id) {
-                        out.push_str(&format!("      oracle: {}\n", oracle.line()));
-                    }
+                self.failing_summary(&mut out, style);
+                self.verdict(&mut out, output_dir, style);
+                if style.verbose {
+                    self.trail(&mut out, output_dir, style);
                 }
-                let passing = self
-                    .traces
-                    .iter()
-                    .filter(|t| t.role == Role::Passing)
-                    .count();
-                let failing = self.traces.len() - passing;
-                out.push_str(&format!(
-                    "\nTraces: {failing} of failing tests, {passing} of passing tests that reach the same code.\n"
-                ));
-                if !self.suspects.is_empty() {
-                    out.push_str("\nSuspects (most suspicious first):\n");
-                    for suspect in self.suspects.iter().take(SHOWN_SUSPECTS) {
-                        let code = suspect.source_line.as_deref().unwrap_or(&suspect.code);
-                        out.push_str(&format!(
-                            "  {}. {}:{}:{}  {code}\n",
-                            suspect.rank, suspect.file, suspect.line, suspect.column
-                        ));
-                        for evidence in &suspect.evidence {
-                            out.push_str(&format!("       {evidence}\n"));
-                        }
-                    }
-                    if self.suspects.len() > SHOWN_SUSPECTS {
-                        out.push_str(&format!(
-                            "  … {} more in the report\n",
-                            self.suspects.len() - SHOWN_SUSPECTS
-                        ));
-                    }
-                }
-                self.fix_summary(&mut out, output_dir);
             }
         }
         out.push_str(&format!(
-            "Report: {output_dir}/report.json ({:.1}s)\n",
+            "{}: {output_dir}/report.json ({:.1}s)\n",
+            style.paint(BOLD, "Report"),
             self.timing.total_s
         ));
         out
     }
 }
 
+/// How the summary is drawn.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Style {
+    /// ANSI colours.
+    pub colour: bool,
+    /// With the reasoning trail (`-v`).
+    pub verbose: bool,
+}
+
+const BOLD: &str = "1";
+const RED: &str = "1;31";
+const GREEN: &str = "1;32";
+const YELLOW: &str = "1;33";
+
+impl Style {
+    fn paint(self, style: &str, text: &str) -> String {
+        crate::console::paint(self.colour, style, text)
+    }
+
+    /// A heading of the summary (`Where`, `Why`, …), padded to one width.
+    fn heading(self, text: &str) -> String {
+        self.paint(BOLD, &format!("{text:<6}"))
+    }
+}
+
+/// Failing tests shown in the summary (the others are counted).
+const SHOWN_FAILING: usize = 3;
+
+/// Characters of a message line in the summary.
+const MESSAGE_WIDTH: usize = 100;
+
+/// A failure message on one line: its first line, then the next few joined (`assertion
+/// failed (left: 7, right: 6)`), cut to [`MESSAGE_WIDTH`].
+fn one_line(message: &str) -> String {
+    let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut text = lines.next().unwrap_or("").to_string();
+    let rest: Vec<&str> = lines.take(3).collect();
+    if !rest.is_empty() {
+        text.push_str(&format!(" ({})", rest.join(", ")));
+    }
+    if let Some((i, _)) = text.char_indices().nth(MESSAGE_WIDTH) {
+        text.truncate(i);
+        text.push('…');
+    }
+    text
+}
+
 impl Report {
-    /// The end of the summary: the fix, where and why, and how to apply it.
-    fn fix_summary(&self, out: &mut String, output_dir: &str) {
+    /// The failing tests: one line each with where it panicked, and its message.
+    fn failing_summary(&self, out: &mut String, style: Style) {
+        let deterministic = self
+            .failing_tests
+            .iter()
+            .filter(|f| f.deterministic && !f.flaky)
+            .count();
+        out.push_str(&format!(
+            "{} of {} tests failed ({deterministic} deterministic, {} flaky):\n",
+            self.failing_tests.len(),
+            self.tests.total,
+            self.tests.flaky
+        ));
+        for failing in self.failing_tests.iter().take(SHOWN_FAILING) {
+            let kind = if failing.flaky {
+                "flaky"
+            } else {
+                failing.outcome
+            };
+            let at = failing.location.as_ref().map_or(String::new(), |l| {
+                format!(" at {}:{}:{}", l.file, l.line, l.column)
+            });
+            out.push_str(&format!(
+                "  {} {}::{}{at}\n         {}\n",
+                style.paint(
+                    if failing.flaky { YELLOW } else { RED },
+                    &format!("{:<6}", kind.to_uppercase())
+                ),
+                failing.target,
+                failing.name,
+                one_line(&failing.message)
+            ));
+        }
+        if self.failing_tests.len() > SHOWN_FAILING {
+            out.push_str(&format!(
+                "  … and {} more in the report\n",
+                self.failing_tests.len() - SHOWN_FAILING
+            ));
+        }
+    }
+
+    /// The statement a fix changes, or else the top suspect.
+    fn culprit(&self) -> Option<&crate::localize::Ranked> {
+        match self.top_fix() {
+            Some(fix) => self
+                .suspects
+                .iter()
+                .find(|s| s.rank == fix.suspect_rank)
+                .or(self.suspects.first()),
+            None => self.suspects.first(),
+        }
+    }
+
+    /// The one evidence sentence that matters most for `suspect`: that of the technique
+    /// whose evidence weighs most in the merge (checked by running the code before a
+    /// statistical guess).
+    fn strongest_evidence<'a>(&self, suspect: &'a crate::localize::Ranked) -> Option<&'a str> {
+        let weight = |technique: &str| {
+            self.localization
+                .get("weights")
+                .and_then(|w| w.get(technique))
+                .and_then(serde_json::Value::as_f64)
+                .unwrap_or(0.0)
+        };
+        suspect
+            .techniques
+            .iter()
+            .zip(&suspect.evidence)
+            .fold(None, |best: Option<(f64, &str)>, (evidence, line)| {
+                let w = weight(evidence.technique);
+                match best {
+                    Some((b, _)) if b >= w => best,
+                    _ => Some((w, line.as_str())),
+                }
+            })
+            .map(|(_, line)| line)
+            .or(suspect.evidence.first().map(String::as_str))
+    }
+
+    /// Where, why, the fix and how to apply it; then the other suspects in one line.
+    fn verdict(&self, out: &mut String, output_dir: &str, style: Style) {
+        out.push('\n');
+        let fix = self.top_fix();
+        match (self.culprit(), fix) {
+            (_, Some(fix)) => {
+                let code = self
+                    .culprit()
+                    .filter(|s| s.file == fix.file && s.line == fix.line)
+                    .and_then(|s| s.source_line.clone())
+                    .unwrap_or_else(|| fix.original.clone());
+                out.push_str(&format!(
+                    "{} {}:{}:{}  {code}\n",
+                    style.heading("Where"),
+                    fix.file,
+                    fix.line,
+                    fix.column
+                ));
+            }
+            (Some(suspect), None) => {
+                let code = suspect.source_line.as_deref().unwrap_or(&suspect.code);
+                out.push_str(&format!(
+                    "{} {}:{}:{}  {code}\n",
+                    style.heading("Where"),
+                    suspect.file,
+                    suspect.line,
+                    suspect.column
+                ));
+            }
+            (None, None) => {
+                let why = self
+                    .notes
+                    .first()
+                    .map_or("no technique ranked a site".to_string(), |n| n.clone());
+                out.push_str(&format!("{} no suspect: {why}\n", style.heading("Where")));
+            }
+        }
+        if let Some(evidence) = self.culprit().and_then(|s| self.strongest_evidence(s)) {
+            out.push_str(&format!("{} {evidence}\n", style.heading("Why")));
+        }
+        self.fix_summary(out, output_dir, style);
+        let others: Vec<String> = self
+            .suspects
+            .iter()
+            .filter(|s| Some(s.rank) != self.culprit().map(|c| c.rank))
+            .take(SHOWN_SUSPECTS - 1)
+            .map(|s| {
+                format!(
+                    "{}. {}:{}:{} `{}`",
+                    s.rank, s.file, s.line, s.column, s.code
+                )
+            })
+            .collect();
+        if !others.is_empty() {
+            let more = self.suspects.len().saturating_sub(others.len() + 1);
+            out.push_str(&format!(
+                "{} {}{}\n",
+                style.heading("Also"),
+                others.join(" · "),
+                if more > 0 {
+                    format!(" (+{more} in the report)")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+
+    /// The reasoning trail (`-v`): tests and traces, the oracles, what each technique did
+    /// and found (and how long it took), repair, notes and the time of each phase.
+    fn trail(&self, out: &mut String, output_dir: &str, style: Style) {
+        let t = &self.tests;
+        let timing = &self.timing;
+        out.push_str(&format!("\n{}\n", style.paint(BOLD, "Trail:")));
+        let row = |out: &mut String, what: &str, text: String| {
+            out.push_str(&format!("  {:<20} {text}\n", what));
+        };
+        let passing = self
+            .traces
+            .iter()
+            .filter(|t| t.role == Role::Passing)
+            .count();
+        row(
+            out,
+            "tests",
+            format!(
+                "{} run in {:.1}s: {} passed, {} failed ({} flaky), {} not run",
+                t.total, timing.baseline_s, t.passed, t.failed, t.flaky, t.not_run
+            ),
+        );
+        row(
+            out,
+            "traces",
+            format!(
+                "{} of failing tests, {passing} of passing tests that reach the same code ({:.1}s)",
+                self.traces.len() - passing,
+                timing.record_s
+            ),
+        );
+        for failing in &self.failing_tests {
+            if let Some(trace) = &failing.trace {
+                row(out, "", format!("{output_dir}/{trace}"));
+            }
+        }
+        for oracle in &self.oracles {
+            row(out, "oracle", format!("{}: {}", oracle.test, oracle.line()));
+        }
+        let techniques: Vec<&str> = self
+            .localization
+            .get("weights")
+            .and_then(serde_json::Value::as_object)
+            .map(|w| w.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let mut shown_notes = vec![false; self.notes.len()];
+        for technique in techniques {
+            let seconds = self
+                .localization
+                .get("seconds")
+                .and_then(|s| s.get(technique))
+                .and_then(serde_json::Value::as_f64)
+                .map_or(String::new(), |s| format!(" in {s:.1}s"));
+            let ranked: Vec<&crate::localize::Ranked> = self
+                .suspects
+                .iter()
+                .filter(|s| s.techniques.iter().any(|e| e.technique == technique))
+                .collect();
+            let found = match ranked.first() {
+                Some(top) => {
+                    let evidence = top
+                        .techniques
+                        .iter()
+                        .zip(&top.evidence)
+                        .find(|(e, _)| e.technique == technique)
+                        .map_or("", |(_, line)| line.as_str());
+                    format!(
+                        "ranked {} site{}{seconds}; first: {}:{}:{} ({evidence})",
+                        ranked.len(),
+                        if ranked.len() == 1 { "" } else { "s" },
+                        top.file,
+                        top.line,
+                        top.column
+                    )
+                }
+                None => format!("found nothing{seconds}"),
+            };
+            row(out, technique, found);
+            for (note, shown) in self.notes.iter().zip(shown_notes.iter_mut()) {
+                if let Some(rest) = note.strip_prefix(&format!("{technique}: ")) {
+                    *shown = true;
+                    row(out, "", rest.to_string());
+                }
+            }
+        }
+        if let Some(repair) = &self.repair {
+            row(
+                out,
+                "repair",
+                format!(
+                    "{} site{}, {} candidates: {} plausible by rerun, {} refuted, {} rebuilt, {} validated ({:.1}s){}",
+                    repair.targets,
+                    if repair.targets == 1 { "" } else { "s" },
+                    repair.candidates,
+                    repair.plausible,
+                    repair.refuted,
+                    repair.rebuilds,
+                    repair.validated,
+                    timing.repair_s,
+                    repair
+                        .cut
+                        .as_deref()
+                        .map_or(String::new(), |c| format!("; cut short by the {c}"))
+                ),
+            );
+        }
+        for (note, shown) in self.notes.iter().zip(&shown_notes) {
+            if !shown {
+                row(out, "note", note.clone());
+            }
+        }
+        row(
+            out,
+            "time",
+            format!(
+                "build {:.1}s, baseline {:.1}s, record {:.1}s, oracle {:.1}s, localize {:.1}s, repair {:.1}s",
+                timing.build_s,
+                timing.baseline_s,
+                timing.record_s,
+                timing.oracle_s,
+                timing.localize_s,
+                timing.repair_s
+            ),
+        );
+    }
+
+    /// The fix (validated: the patch and its test counts) and how to apply it.
+    fn fix_summary(&self, out: &mut String, output_dir: &str, style: Style) {
         let Some(repair) = &self.repair else {
             return;
         };
         let Some(fix) = self.top_fix() else {
             out.push_str(&format!(
-                "\nNo validated fix: {} candidate{} tried, {} rebuilt.\n",
+                "{} none validated: {} candidate{} tried, {} rebuilt\n",
+                style.heading("Fix"),
                 repair.candidates,
                 if repair.candidates == 1 { "" } else { "s" },
                 repair.rebuilds
             ));
             if let Some(plausible) = self.fixes.first() {
                 out.push_str(&format!(
-                    "  Passed the reruns but not validated: {}:{}:{}  `{}` → `{}`{}\n",
+                    "       passed the reruns but not validated: {}:{}:{}  `{}` → `{}`{}\n",
                     plausible.file,
                     plausible.line,
                     plausible.column,
@@ -345,45 +608,53 @@ impl Report {
             }
             return;
         };
+        let edits: Vec<String> = fix
+            .edits
+            .iter()
+            .map(|e| {
+                if fix.edits.len() == 1 {
+                    format!("`{}` → `{}`", e.original, e.replacement)
+                } else {
+                    format!(
+                        "{}:{}: `{}` → `{}`",
+                        e.file, e.line, e.original, e.replacement
+                    )
+                }
+            })
+            .collect();
         out.push_str(&format!(
-            "\nFix (validated: rebuilt with the patch, {}/{} tests pass):\n",
-            fix.tests_passed, fix.tests_total
+            "{} {} — {}: rebuilt with the patch, {}/{} tests pass\n",
+            style.heading("Fix"),
+            edits.join(", "),
+            style.paint(GREEN, "validated"),
+            fix.tests_passed,
+            fix.tests_total
         ));
-        for edit in &fix.edits {
-            out.push_str(&format!(
-                "  {}:{}:{}  `{}` → `{}`\n",
-                edit.file, edit.line, edit.column, edit.original, edit.replacement
-            ));
-        }
-        out.push_str(&format!("  change: {} ({})\n", fix.template, fix.technique));
-        if let Some(suspect) = self.suspects.iter().find(|s| s.rank == fix.suspect_rank) {
-            out.push_str(&format!("  why: suspect {}", suspect.rank));
-            match suspect.evidence.first() {
-                Some(first) => out.push_str(&format!(" — {first}\n")),
-                None => out.push('\n'),
-            }
-            for evidence in suspect.evidence.iter().skip(1) {
-                out.push_str(&format!("       {evidence}\n"));
-            }
-        }
         for line in fix.diff.lines() {
-            out.push_str(&format!("  {line}\n"));
+            let painted = if line.starts_with("+++") || line.starts_with("---") {
+                style.paint(BOLD, line)
+            } else if line.starts_with('+') {
+                style.paint("32", line)
+            } else if line.starts_with('-') {
+                style.paint("31", line)
+            } else if line.starts_with("@@") {
+                style.paint("36", line)
+            } else {
+                line.to_string()
+            };
+            out.push_str(&format!("       {painted}\n"));
         }
-        match &self.apply {
+        let apply = match &self.apply {
             Some(Applied {
                 files,
                 refused: None,
-            }) => out.push_str(&format!("Applied to {}.\n", files.join(", "))),
+            }) => format!("applied to {}", files.join(", ")),
             Some(Applied {
                 refused: Some(why), ..
-            }) => out.push_str(&format!(
-                "Not applied: {}\n",
-                why.lines().next().unwrap_or("")
-            )),
-            None => out.push_str(&format!(
-                "Apply it: cargo autodebug --apply  (or: git apply {output_dir}/{FIX_PATCH})\n"
-            )),
-        }
+            }) => format!("not applied: {}", why.lines().next().unwrap_or("")),
+            None => format!("cargo autodebug --apply  (or: git apply {output_dir}/{FIX_PATCH})"),
+        };
+        out.push_str(&format!("{} {apply}\n", style.heading("Apply")));
     }
 }
 
@@ -479,41 +750,52 @@ mod tests {
         };
         let ranking: Vec<_> = (1..=4).map(|l| site(l, &format!("s{l} < n"))).collect();
         report.suspects = crate::localize::merge(&[(1.0, ranking)]);
+        report
+            .localization
+            .insert("weights", serde_json::json!({ "ochiai": 1.0 }));
+        report
+            .localization
+            .insert("seconds", serde_json::json!({ "ochiai": 0.01 }));
+        report
+            .notes
+            .push("predicate-switching: the failing run of tests::sum_of_three has no branch instance to switch".into());
         report.set_exit(ExitCode::TestsFailed);
         report.timing.total_s = 3.25;
         report
     }
 
-    /// The console summary, as a snapshot: a change of wording is a reviewed diff.
+    /// Compares `actual` with `tests/snapshots/NAME` (rewritten when
+    /// `AUTODEBUG_UPDATE_SNAPSHOTS=1`): a change of wording is a reviewed diff.
+    pub(crate) fn assert_snapshot(name: &str, actual: &str) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/snapshots")
+            .join(name);
+        if std::env::var_os("AUTODEBUG_UPDATE_SNAPSHOTS").is_some_and(|v| v == "1") {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, actual).unwrap();
+            return;
+        }
+        let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+            panic!(
+                "no snapshot {} (AUTODEBUG_UPDATE_SNAPSHOTS=1 writes it); actual:\n{actual}",
+                path.display()
+            )
+        });
+        assert!(
+            expected == actual,
+            "{} differs (AUTODEBUG_UPDATE_SNAPSHOTS=1 rewrites it)\n--- expected ---\n{expected}\n--- actual ---\n{actual}",
+            path.display()
+        );
+    }
+
+    fn plain(report: &Report) -> String {
+        report.render("autodebug.out", Style::default())
+    }
+
+    /// The summary of failing tests that localization ranked but repair did not run on.
     #[test]
     fn summary_of_failing_tests() {
-        let expected = "\
-2 of 6 tests failed (1 deterministic, 1 flaky).
-
-  FAILED sum::tests::sum_of_three
-      assertion `left == right` failed
-        left: 7
-       right: 6
-      at src/lib.rs:40:9
-      trace: autodebug.out/traces/sum.sum.tests__sum_of_three-0.json
-      oracle: sum(3) should return 6 (confirmed by a rerun)
-
-  FLAKY sum::tests::sometimes
-      did not finish within 2.0s (hangs?)
-
-Traces: 1 of failing tests, 0 of passing tests that reach the same code.
-
-Suspects (most suspicious first):
-  1. src/lib.rs:1:13  s1 < n
-       ochiai: 1.00
-  2. src/lib.rs:2:13  s2 < n
-       ochiai: 0.50
-  3. src/lib.rs:3:13  s3 < n
-       ochiai: 0.33
-  … 1 more in the report
-Report: autodebug.out/report.json (3.2s)
-";
-        assert_eq!(failing_report().summary("autodebug.out"), expected);
+        assert_snapshot("summary-suspects.txt", &plain(&failing_report()));
     }
 
     fn fix(validated: bool) -> crate::repair::Fix {
@@ -556,32 +838,56 @@ Report: autodebug.out/report.json (3.2s)
         }
     }
 
-    /// The end of the summary when a fix was found: where, why, the patch, how to apply.
+    /// The summary when a fix was found: where, why, the patch, how to apply; and the same
+    /// with `-v` (the reasoning trail) and in colour.
     #[test]
     fn summary_ends_with_the_fix() {
         let mut report = failing_report();
         report.repair = Some(crate::repair::Details {
+            targets: 2,
             candidates: 7,
+            plausible: 2,
+            refuted: 5,
             rebuilds: 1,
+            validated: 1,
             ..Default::default()
         });
         report.fixes.push(fix(true));
-        let summary = report.summary("autodebug.out");
-        let end = summary.split("  … 1 more in the report\n").nth(1).unwrap();
-        let expected = "
-Fix (validated: rebuilt with the patch, 6/6 tests pass):
-  src/lib.rs:1:13  `s1 < n` → `s1 <= n`
-  change: relational-operator (syntactic)
-  why: suspect 1 — ochiai: 1.00
-  --- a/src/lib.rs
-  +++ b/src/lib.rs
-  @@ -1 +1 @@
-  -    if s1 < n {
-  +    if s1 <= n {
-Apply it: cargo autodebug --apply  (or: git apply autodebug.out/fix.patch)
-Report: autodebug.out/report.json (3.2s)
-";
-        assert_eq!(end, expected);
+        assert_snapshot("summary-fix.txt", &plain(&report));
+        let verbose = Style {
+            colour: false,
+            verbose: true,
+        };
+        assert_snapshot(
+            "summary-fix-verbose.txt",
+            &report.render("autodebug.out", verbose),
+        );
+        let colour = Style {
+            colour: true,
+            verbose: false,
+        };
+        let coloured = report.render("autodebug.out", colour);
+        assert!(
+            coloured.contains("\x1b[1mWhere \x1b[0m src/lib.rs:1:13"),
+            "{coloured}"
+        );
+        assert!(
+            coloured.contains("\x1b[32m+    if s1 <= n {\x1b[0m"),
+            "{coloured}"
+        );
+        // Without the escapes, the coloured summary is the plain one.
+        let stripped = coloured
+            .split("\x1b[")
+            .enumerate()
+            .map(|(i, part)| {
+                if i == 0 {
+                    part
+                } else {
+                    part.split_once('m').map_or(part, |(_, rest)| rest)
+                }
+            })
+            .collect::<String>();
+        assert_eq!(stripped, plain(&report));
         let dir = tempfile::tempdir().unwrap();
         report.write(dir.path()).unwrap();
         assert_eq!(
@@ -620,14 +926,7 @@ Report: autodebug.out/report.json (3.2s)
             ..Default::default()
         });
         report.fixes.push(fix(false));
-        let summary = report.summary("autodebug.out");
-        assert!(
-            summary.contains(
-                "\nNo validated fix: 7 candidates tried, 1 rebuilt.\n  Passed the reruns but not \
-                 validated: src/lib.rs:1:13  `s1 < n` → `s1 <= n` (5/6 tests pass)\n"
-            ),
-            "{summary}"
-        );
+        assert_snapshot("summary-no-validated-fix.txt", &plain(&report));
         let dir = tempfile::tempdir().unwrap();
         report.write(dir.path()).unwrap();
         assert!(!dir.path().join(FIX_PATCH).exists());
@@ -639,8 +938,8 @@ Report: autodebug.out/report.json (3.2s)
         report.tests.total = 3;
         report.set_exit(ExitCode::Clean);
         assert_eq!(
-            report.summary("out"),
-            "All 3 tests passed: nothing to debug.\nReport: out/report.json (0.0s)\n"
+            report.render("out", Style::default()),
+            "ok All 3 tests passed: nothing to debug.\nReport: out/report.json (0.0s)\n"
         );
     }
 

@@ -164,6 +164,8 @@ impl Technique for Diagnosis {
             complete: true,
             ..Account::default()
         };
+        let progress =
+            (context.console).phase("Diagnosing", "diagnosis", "tests", context.oracles.len());
         for oracle in context.oracles {
             let mut test = TestAccount {
                 test: oracle.test.display(),
@@ -201,6 +203,7 @@ impl Technique for Diagnosis {
             if let Some(why) = &test.skipped {
                 notes.push(format!("{NAME}: {} not diagnosed: {why}", test.test));
             }
+            progress.tick(&test.test);
             account.tests.push(test);
         }
         let combined = combine(&per_test, self.max_cardinality);

@@ -31,6 +31,8 @@ pub struct Context<'a> {
     pub oracles: &'a [crate::oracle::Oracle],
     /// Reruns a test under a plan (dynamic techniques).
     pub rerun: &'a Recorder<'a>,
+    /// Where long techniques show their progress.
+    pub console: &'a crate::console::Console,
 }
 
 /// One technique's opinion of one site.
@@ -83,18 +85,24 @@ pub fn localize(
     console: &crate::console::Console,
 ) -> Localization {
     let mut notes = Vec::new();
-    let techniques: Vec<(f64, Box<dyn Technique>)> = vec![
-        (
+    use crate::config::TechniqueName;
+    let mut techniques: Vec<(f64, Box<dyn Technique>)> = Vec::new();
+    if options.runs(TechniqueName::Spectrum) {
+        techniques.push((
             1.0,
             Box::new(spectrum::Spectrum {
                 formula: options.spectrum,
             }),
-        ),
-        // A diagnosis is a set of components the model proves sufficient to explain the
-        // failure while keeping the accepted calls.
-        (2.0, Box::new(diagnosis::Diagnosis::default())),
-        // A critical predicate is confirmed by a rerun that passed.
-        (
+        ));
+    }
+    // A diagnosis is a set of components the model proves sufficient to explain the
+    // failure while keeping the accepted calls.
+    if options.runs(TechniqueName::Diagnosis) {
+        techniques.push((2.0, Box::new(diagnosis::Diagnosis::default())));
+    }
+    // A critical predicate is confirmed by a rerun that passed.
+    if options.runs(TechniqueName::Switching) {
+        techniques.push((
             4.0,
             Box::new(switching::Switching {
                 order: options.switching_order,
@@ -102,17 +110,27 @@ pub fn localize(
                 max_switches: options.max_switches,
                 searches: Default::default(),
             }),
-        ),
-    ];
+        ));
+    }
+    if techniques.is_empty() {
+        notes.push("no localization technique runs (the configuration disabled them all)".into());
+    }
     let mut rankings = Vec::new();
     let mut details = BTreeMap::new();
     // Each technique's weight in the merge, so that a reader can redo it (the benchmark
     // compares the ranking with and without a technique).
     let mut weights = serde_json::Map::new();
+    let mut seconds = serde_json::Map::new();
     for (weight, technique) in techniques {
         console.status("Localizing", technique.name());
         weights.insert(technique.name().to_string(), weight.into());
-        match technique.localize(context, &mut notes) {
+        let began = std::time::Instant::now();
+        let found = technique.localize(context, &mut notes);
+        seconds.insert(
+            technique.name().into(),
+            began.elapsed().as_secs_f64().into(),
+        );
+        match found {
             Ok(suspects) => rankings.push((weight, suspects)),
             Err(error) => notes.push(format!("{}: failed: {error:#}", technique.name())),
         }
@@ -121,6 +139,7 @@ pub fn localize(
         }
     }
     details.insert("weights", serde_json::Value::Object(weights));
+    details.insert("seconds", serde_json::Value::Object(seconds));
     let mut merged = merge(&rankings);
     add_source_lines(&mut merged, context.workspace_root);
     Localization {

@@ -234,12 +234,15 @@ impl Switching {
             let label = order_label(order);
             let sequence = ordered(order, &graph, &candidates, erroneous);
             let sequence = &sequence[..sequence.len().min(self.max_switches)];
+            let shown =
+                (context.console).phase("Switching", "switched-runs", &test.name, sequence.len());
             let mut tried = 0;
             let mut found_here = false;
             let mut start = 0;
             while start < sequence.len() {
                 let batch = &sequence[start..(start + batch_size).min(sequence.len())];
                 start += batch.len();
+                shown.advance(batch.len(), label);
                 if in_process {
                     batch_size = (batch_size * 2).min(MAX_BATCH);
                 }

@@ -100,7 +100,14 @@ impl Zero {
         if annotated_packages.is_empty() {
             return Ok(None);
         }
-        let tree = ModuleTree::walk(&roots, &workspace.root);
+        let mut tree = ModuleTree::walk(&roots, &workspace.root);
+        // What the configuration excludes is not instrumented.
+        for file in &mut tree.files {
+            let path = relative_path(&file.path, &workspace.root).unwrap_or_default();
+            let exclude = &options.exclude;
+            (file.plan.insertions)
+                .retain(|i| !exclude.excludes_path(&path) && !exclude.excludes_function(&i.item));
+        }
         for unreadable in &tree.unreadable {
             console.warn(&format!("not instrumented: {unreadable}"));
         }
@@ -222,7 +229,7 @@ impl Zero {
         let mut dropped = Vec::new();
         let mut suspected = BTreeSet::new();
         loop {
-            let outcome = build::build(workspace, &self.options, log_dir)?;
+            let outcome = build::build(workspace, &self.options, log_dir, console)?;
             let BuildOutcome::Failed { errors, .. } = &outcome else {
                 if !dropped.is_empty() {
                     console.warn(&format!(

@@ -1,0 +1,402 @@
+//! `cargo autodebug init`: sets a crate up for contracts. It adds `autodebug-runtime` to the
+//! crate's `[dependencies]` (editing the manifest's text, so its formatting and comments
+//! stay) and writes an example contract, commented out, above one of the crate's functions:
+//! nothing changes what the code does until its author uncomments and completes it. It
+//! refuses a tree with uncommitted changes (as `cargo fix` does) unless `--allow-dirty`, and
+//! a second run finds the crate set up and says so.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+use cargo_metadata::{MetadataCommand, Package, TargetKind};
+use syn::spanned::Spanned;
+
+use crate::console::Console;
+use crate::exit_code::ExitCode;
+use crate::options::InitOptions;
+use crate::zero::manifest::{self, RuntimeSource};
+
+/// The first words of the example contract's comment: how a second run recognizes it.
+const MARKER: &str = "cargo autodebug: an example contract";
+
+/// What `init` is to do to one crate.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The manifest's new text, when the dependency is missing.
+    pub manifest: Option<String>,
+    /// The source file, its new text and the function the contract is about.
+    pub contract: Option<(PathBuf, String, String, u32)>,
+    /// Why no example contract is written (nothing to do, or no function fits).
+    pub no_contract: Option<String>,
+}
+
+/// Runs `cargo autodebug init`.
+pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
+    let package = find_package(options)?;
+    let manifest_path = package.manifest_path.clone().into_std_path_buf();
+    let root = manifest_path
+        .parent()
+        .context("the manifest has no directory")?
+        .to_path_buf();
+    let source_file = package
+        .targets
+        .iter()
+        .find(|t| t.kind.contains(&TargetKind::Lib))
+        .or_else(|| {
+            package
+                .targets
+                .iter()
+                .find(|t| t.kind.contains(&TargetKind::Bin))
+        })
+        .map(|t| t.src_path.clone().into_std_path_buf())
+        .context("the package has neither a library nor a binary target")?;
+    let manifest_text = std::fs::read_to_string(&manifest_path)
+        .with_context(|| format!("could not read {}", manifest_path.display()))?;
+    let source_text = std::fs::read_to_string(&source_file)
+        .with_context(|| format!("could not read {}", source_file.display()))?;
+    let runtime = RuntimeSource::find()?;
+    let plan = plan(
+        &manifest_text,
+        &dependency_line(&runtime),
+        &source_file,
+        &source_text,
+    )?;
+    let shown = |path: &Path| {
+        path.strip_prefix(&root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    };
+    if plan.manifest.is_none() && plan.contract.is_none() {
+        console.status(
+            "Fresh",
+            &format!(
+                "{} is already set up: autodebug-runtime is a dependency{}",
+                package.name,
+                match &plan.no_contract {
+                    Some(why) => format!(" ({why})"),
+                    None => String::new(),
+                }
+            ),
+        );
+        return Ok(ExitCode::Clean);
+    }
+    if !options.allow_dirty {
+        check_clean(&root)?;
+    }
+    if let Some(text) = &plan.manifest {
+        std::fs::write(&manifest_path, text)
+            .with_context(|| format!("could not write {}", manifest_path.display()))?;
+        console.status(
+            "Adding",
+            &format!(
+                "autodebug-runtime (from {}) to [dependencies] in {}",
+                runtime.describe(),
+                shown(&manifest_path)
+            ),
+        );
+    }
+    match &plan.contract {
+        Some((path, text, function, line)) => {
+            std::fs::write(path, text)
+                .with_context(|| format!("could not write {}", path.display()))?;
+            console.status(
+                "Writing",
+                &format!(
+                    "an example contract, commented out, above `fn {function}` ({}:{line}): \
+                     uncomment and complete it to check it at every call",
+                    shown(path)
+                ),
+            );
+        }
+        None => {
+            if let Some(why) = &plan.no_contract {
+                console.status("Skipping", &format!("the example contract: {why}"));
+            }
+        }
+    }
+    console.status(
+        "Ready",
+        "when a test fails, run `cargo autodebug` (no annotation is needed to start)",
+    );
+    Ok(ExitCode::Clean)
+}
+
+/// The `[dependencies]` line for the runtime.
+fn dependency_line(runtime: &RuntimeSource) -> String {
+    match runtime {
+        RuntimeSource::Path(_) => runtime.dependency(),
+        RuntimeSource::Registry(version) => format!("autodebug-runtime = \"{version}\""),
+    }
+}
+
+/// What to change in a crate whose manifest and root source file are these.
+pub fn plan(
+    manifest_text: &str,
+    dependency: &str,
+    source_file: &Path,
+    source_text: &str,
+) -> Result<Plan> {
+    let document: toml::Table = manifest_text
+        .parse()
+        .context("could not parse the manifest")?;
+    let depends = document
+        .get("dependencies")
+        .and_then(toml::Value::as_table)
+        .is_some_and(|deps| {
+            deps.contains_key("autodebug-runtime") || deps.contains_key("autodebug-macros")
+        });
+    let manifest = if depends {
+        None
+    } else {
+        let text = manifest::with_dependency(manifest_text, dependency);
+        text.parse::<toml::Table>()
+            .context("the manifest would not parse with the dependency added")?;
+        Some(text)
+    };
+    let (contract, no_contract) = if source_text.contains(MARKER) {
+        (None, Some("it has the example contract".to_string()))
+    } else if uses_contracts(source_text) {
+        (None, Some("it has contracts".to_string()))
+    } else {
+        match example_contract(source_text)? {
+            Some((text, function, line)) => (
+                Some((source_file.to_path_buf(), text, function, line)),
+                None,
+            ),
+            None => (
+                None,
+                Some(format!(
+                    "no function with arguments and a result in {}",
+                    source_file
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                )),
+            ),
+        }
+    };
+    Ok(Plan {
+        manifest,
+        contract,
+        no_contract,
+    })
+}
+
+/// The source uses the runtime's attributes already.
+fn uses_contracts(source: &str) -> bool {
+    [
+        "#[requires",
+        "#[ensures",
+        "#[autodebug",
+        "autodebug_runtime::",
+    ]
+    .iter()
+    .any(|p| source.contains(p))
+}
+
+/// `source` with the example contract above its first public function that takes arguments
+/// and returns a value (else its first such function), the function's name and line.
+fn example_contract(source: &str) -> Result<Option<(String, String, u32)>> {
+    let file = syn::parse_file(source).context("could not parse the crate's root file")?;
+    let candidates: Vec<&syn::ItemFn> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Fn(f) => Some(f),
+            _ => None,
+        })
+        .filter(|f| {
+            !f.sig.inputs.is_empty()
+                && matches!(f.sig.output, syn::ReturnType::Type(..))
+                && f.sig.constness.is_none()
+                && f.sig.asyncness.is_none()
+                && !f.attrs.iter().any(|a| a.path().is_ident("test"))
+        })
+        .collect();
+    let Some(function) = candidates
+        .iter()
+        .find(|f| matches!(f.vis, syn::Visibility::Public(_)))
+        .or(candidates.first())
+    else {
+        return Ok(None);
+    };
+    let line = function.span().start().line;
+    let name = function.sig.ident.to_string();
+    let arguments: Vec<String> = function
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(typed) => match &*typed.pat {
+                syn::Pat::Ident(ident) => Some(ident.ident.to_string()),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => Some("self".to_string()),
+        })
+        .collect();
+    let arguments = arguments.join(", ");
+    let comment = format!(
+        "// {MARKER}. Uncomment it and replace the `true`s by what `{name}`\n\
+         // needs and promises: it is then checked at every call, and `cargo autodebug` uses it to\n\
+         // tell where a failing test went wrong. `ret` is the returned value; `->` reads \"implies\".\n\
+         // #[autodebug_runtime::requires(true, \"what callers pass: a condition on {arguments}\")]\n\
+         // #[autodebug_runtime::ensures(true, \"what `{name}` returns: a condition on ret, {arguments}\")]\n"
+    );
+    let mut out = String::with_capacity(source.len() + comment.len());
+    for (i, text) in source.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            out.push_str(&comment);
+        }
+        out.push_str(text);
+    }
+    Ok(Some((out, name, line as u32)))
+}
+
+/// The package `init` sets up: `-p`, else the one whose directory holds the current
+/// directory (or the manifest given), else the only one.
+fn find_package(options: &InitOptions) -> Result<Package> {
+    let mut command = MetadataCommand::new();
+    command.no_deps();
+    if let Some(path) = &options.manifest_path {
+        if !path.exists() {
+            bail!("manifest `{}` does not exist", path.display());
+        }
+        command.manifest_path(path);
+    }
+    let metadata = command.exec().map_err(|e| match e {
+        cargo_metadata::Error::CargoMetadata { stderr } => {
+            anyhow::anyhow!("`cargo metadata` failed:\n{}", stderr.trim_end())
+        }
+        other => anyhow::Error::new(other).context("could not run `cargo metadata`"),
+    })?;
+    let members = metadata.workspace_packages();
+    if let Some(name) = &options.package {
+        return members
+            .into_iter()
+            .find(|p| p.name.as_str() == name)
+            .cloned()
+            .with_context(|| format!("package `{name}` is not a member of the workspace"));
+    }
+    let here = match &options.manifest_path {
+        Some(path) => std::path::absolute(path)?
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+        None => std::env::current_dir()?,
+    };
+    let containing = members
+        .iter()
+        .filter(|p| {
+            p.manifest_path
+                .parent()
+                .is_some_and(|dir| here.starts_with(dir.as_std_path()))
+        })
+        .max_by_key(|p| p.manifest_path.as_str().len());
+    match (containing, members.as_slice()) {
+        (Some(package), _) => Ok((*package).clone()),
+        (None, [only]) => Ok((*only).clone()),
+        (None, _) => bail!(
+            "the workspace has several packages: choose one with -p ({})",
+            members
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Refuses a crate outside git, or with changes git would list.
+fn check_clean(root: &Path) -> Result<()> {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+    };
+    let inside = git(&["rev-parse", "--is-inside-work-tree"]);
+    if !inside.is_ok_and(|o| o.status.success()) {
+        bail!(
+            "{} is not in a git work tree: nothing could undo `init`\nhint: commit the crate to \
+             git first, or pass --allow-dirty",
+            root.display()
+        );
+    }
+    let status = git(&["status", "--porcelain", "--untracked-files=all", "--", "."])
+        .context("could not run git")?;
+    let changes = String::from_utf8_lossy(&status.stdout);
+    if !changes.trim().is_empty() {
+        bail!(
+            "the crate has uncommitted changes:\n{}\nhint: commit them first, or pass --allow-dirty",
+            changes.trim_end()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MANIFEST: &str = "[package]\nname = \"calc\" # the crate\nversion = \"0.1.0\"\n\n[dependencies]\nrand = \"0.8\"\n";
+    const SOURCE: &str = "//! Calc.\n\nfn helper() {}\n\n/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
+    const DEPENDENCY: &str = "autodebug-runtime = \"0.1.0\"";
+
+    #[test]
+    fn adds_the_dependency_and_a_commented_contract() {
+        let plan = plan(MANIFEST, DEPENDENCY, Path::new("src/lib.rs"), SOURCE).unwrap();
+        assert_eq!(
+            plan.manifest.as_deref(),
+            Some(
+                "[package]\nname = \"calc\" # the crate\nversion = \"0.1.0\"\n\n[dependencies]\nautodebug-runtime = \"0.1.0\"\nrand = \"0.8\"\n"
+            )
+        );
+        let (path, text, function, line) = plan.contract.unwrap();
+        assert_eq!(
+            (path.as_path(), function.as_str(), line),
+            (Path::new("src/lib.rs"), "add", 5)
+        );
+        // Only comment lines are added, before the function's doc comment.
+        let added: Vec<&str> = text
+            .lines()
+            .filter(|l| !SOURCE.lines().any(|s| s == *l))
+            .collect();
+        assert_eq!(added.len(), 5);
+        assert!(added.iter().all(|l| l.starts_with("// ")), "{added:?}");
+        assert!(text.contains("arguments\"") || text.contains("a condition on a, b"));
+        assert!(text.ends_with("/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n"));
+        syn::parse_file(&text).unwrap();
+    }
+
+    #[test]
+    fn a_second_run_has_nothing_to_do() {
+        let first = plan(MANIFEST, DEPENDENCY, Path::new("src/lib.rs"), SOURCE).unwrap();
+        let manifest = first.manifest.unwrap();
+        let (_, source, _, _) = first.contract.unwrap();
+        let second = plan(&manifest, DEPENDENCY, Path::new("src/lib.rs"), &source).unwrap();
+        assert_eq!(second.manifest, None);
+        assert_eq!(second.contract, None);
+        assert_eq!(
+            second.no_contract.as_deref(),
+            Some("it has the example contract")
+        );
+    }
+
+    #[test]
+    fn no_function_fits() {
+        let plan = plan(
+            MANIFEST,
+            DEPENDENCY,
+            Path::new("src/lib.rs"),
+            "fn main() {}\n",
+        )
+        .unwrap();
+        assert!(plan.manifest.is_some());
+        assert_eq!(plan.contract, None);
+        assert!(plan.no_contract.unwrap().starts_with("no function"));
+    }
+}
