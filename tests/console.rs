@@ -1,0 +1,417 @@
+//! End-to-end: what the real `cargo autodebug` shows. The summary of a real run is compared
+//! with a snapshot under `tests/snapshots/` (times masked; `AUTODEBUG_UPDATE_SNAPSHOTS=1`
+//! rewrites it); colour follows `--color`, `NO_COLOR` and `CARGO_TERM_COLOR`;
+//! `--message-format json` puts only JSON lines on stdout; the configuration files yield to
+//! the command line; `init` sets a crate up that then builds.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixture(name: &str) -> tempfile::TempDir {
+    common::copy_crate(&common::repo_root().join("tests/fixtures").join(name))
+}
+
+fn example(name: &str) -> tempfile::TempDir {
+    common::copy_crate(&common::repo_root().join("examples").join(name))
+}
+
+/// Runs `cargo autodebug ARGS` in `dir` with exactly the colour variables given.
+fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-autodebug"));
+    command
+        .arg("autodebug")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("AUTODEBUG_INSTRUMENT")
+        .env_remove("NO_COLOR")
+        .env_remove("CARGO_TERM_COLOR");
+    if !args.contains(&"init") {
+        command.arg("--target-dir").arg(common::shared_target_dir());
+    }
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().expect("cargo-autodebug runs")
+}
+
+fn expect(output: Output, code: i32) -> Output {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{}",
+        common::describe(&output)
+    );
+    output
+}
+
+/// Compares `actual` with `tests/snapshots/NAME`, or rewrites it under
+/// `AUTODEBUG_UPDATE_SNAPSHOTS=1`.
+fn assert_snapshot(name: &str, actual: &str) {
+    let path = common::repo_root().join("tests/snapshots").join(name);
+    if std::env::var_os("AUTODEBUG_UPDATE_SNAPSHOTS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "no snapshot {} (AUTODEBUG_UPDATE_SNAPSHOTS=1 writes it); actual:\n{actual}",
+            path.display()
+        )
+    });
+    assert!(
+        expected == actual,
+        "{} differs (AUTODEBUG_UPDATE_SNAPSHOTS=1 rewrites it)\n--- expected ---\n{expected}\n--- actual ---\n{actual}",
+        path.display()
+    );
+}
+
+/// Times (`(29.5s)`, `in 0.1s`) replaced by `…s`, so that a snapshot holds what is stable.
+fn mask_times(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        // A number followed by `s` and not by a letter: a duration.
+        if chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_alphanumeric()) {
+            let mut j = i;
+            while j < chars.len() && (chars[j].is_ascii_digit() || chars[j] == '.') {
+                j += 1;
+            }
+            let is_duration = chars.get(j) == Some(&'s')
+                && chars.get(j + 1).is_none_or(|c| !c.is_alphanumeric())
+                && chars[i..j].contains(&'.');
+            if is_duration {
+                out.push_str("…s");
+                i = j + 1;
+                continue;
+            }
+            out.extend(&chars[i..j]);
+            i = j;
+            continue;
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn masking_keeps_what_is_not_a_time() {
+    assert_eq!(
+        mask_times("Report: out/report.json (29.5s)\n5/5 tests, 3 runs in 0.12s; max2 v1.0"),
+        "Report: out/report.json (…s)\n5/5 tests, 3 runs in …s; max2 v1.0"
+    );
+}
+
+fn has_escapes(text: &[u8]) -> bool {
+    text.contains(&0x1b)
+}
+
+/// The summary of a real run that finds and validates the fix, as a snapshot; stderr holds
+/// the status lines and no colour under `NO_COLOR`.
+#[test]
+fn summary_of_a_run_with_a_validated_fix() {
+    let dir = example("max2");
+    let output = expect(run(dir.path(), &[], &[("NO_COLOR", "1")]), 5);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_snapshot("run-max2.txt", &mask_times(&stdout));
+    assert!(!has_escapes(stdout.as_bytes()) && !has_escapes(&output.stderr));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for status in [
+        "Building",
+        "Running",
+        "Recording",
+        "Localizing",
+        "Validated",
+    ] {
+        assert!(stderr.contains(status), "no `{status}` line:\n{stderr}");
+    }
+    let report = common::report(dir.path());
+    assert_eq!(report["fixes"][0]["validated"], true);
+}
+
+/// `--message-format json`: every line of stdout is a JSON object with an `event`; the run's
+/// phases, test results, suspects and fixes are there, the report is the last line and
+/// equals report.json; status lines stay on stderr.
+#[test]
+fn json_message_format_prints_only_json_lines() {
+    let dir = example("max2");
+    let output = expect(
+        run(
+            dir.path(),
+            &["--message-format", "json", "--max-rebuilds", "1"],
+            &[],
+        ),
+        5,
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let events: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().expect("every line has an event"))
+        .collect();
+    for kind in [
+        "phase-started",
+        "progress",
+        "phase-finished",
+        "status",
+        "test-result",
+        "suspect-found",
+        "fix-found",
+    ] {
+        assert!(kinds.contains(&kind), "no `{kind}` event in {kinds:?}");
+    }
+    assert!(
+        events
+            .iter()
+            .any(|e| e["event"] == "phase-started" && e["phase"] == "build")
+    );
+    let results = events
+        .iter()
+        .filter(|e| e["event"] == "test-result")
+        .count();
+    assert_eq!(results, 5, "one test-result per test");
+    let last = events.last().unwrap();
+    assert_eq!(last["event"], "report");
+    assert_eq!(last["report"], common::report(dir.path()));
+    assert_eq!(kinds.iter().filter(|k| **k == "report").count(), 1);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("Localizing"));
+}
+
+/// A build that fails under `--message-format json`: the compiler's errors go to stderr, and
+/// stdout still holds only JSON lines.
+#[test]
+fn json_message_format_keeps_compiler_errors_off_stdout() {
+    let dir = fixture("compile-error");
+    let output = expect(run(dir.path(), &["--message-format", "json"], &[]), 3);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    for line in stdout.lines() {
+        let event: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(event["event"].is_string());
+    }
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("{\"event\":\"report\"")
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("mismatched types"));
+}
+
+/// Colour: none under `NO_COLOR` (or off a terminal), on with `--color always` even under
+/// `NO_COLOR`, off with `--color never` even under `CARGO_TERM_COLOR=always`, and
+/// `CARGO_TERM_COLOR=always` alone turns it on.
+#[test]
+fn colour_follows_the_flag_and_the_environment() {
+    let dir = fixture("all-pass");
+    let coloured = |args: &[&str], env: &[(&str, &str)]| {
+        let output = expect(run(dir.path(), args, env), 0);
+        (has_escapes(&output.stderr), has_escapes(&output.stdout))
+    };
+    assert_eq!(coloured(&[], &[("NO_COLOR", "1")]), (false, false));
+    // Not a terminal: auto means no colour.
+    assert_eq!(coloured(&[], &[]), (false, false));
+    assert_eq!(
+        coloured(&["--color", "always"], &[("NO_COLOR", "1")]),
+        (true, true)
+    );
+    assert_eq!(
+        coloured(&["--color", "never"], &[("CARGO_TERM_COLOR", "always")]),
+        (false, false)
+    );
+    assert_eq!(
+        coloured(&[], &[("CARGO_TERM_COLOR", "always")]),
+        (true, true)
+    );
+    // An empty NO_COLOR is unset; CARGO_TERM_COLOR=always wins over it as --color would.
+    assert_eq!(
+        coloured(&[], &[("NO_COLOR", ""), ("CARGO_TERM_COLOR", "always")]),
+        (true, true)
+    );
+}
+
+/// The localization techniques that ran, from the report.
+fn techniques(report: &Value) -> Vec<String> {
+    report["localization"]["weights"]
+        .as_object()
+        .map(|w| w.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// `[package.metadata.autodebug]` is read, `.cargo/autodebug.toml` overrides it, the command
+/// line overrides both; unknown keys warn with the file and key, bad values stop the run
+/// with the file, the key and the type expected; exclusions leave suspects out.
+#[test]
+fn configuration_yields_to_the_command_line() {
+    let dir = example("max2");
+    let manifest = dir.path().join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        format!(
+            "{text}\n[package.metadata.autodebug]\ntechniques = [\"spectrum\", \"diagnosis\"]\n"
+        ),
+    )
+    .unwrap();
+    let run_with = |args: &[&str]| {
+        let mut all = vec!["--no-fix"];
+        all.extend_from_slice(args);
+        expect(run(dir.path(), &all, &[("NO_COLOR", "1")]), 5)
+    };
+    run_with(&[]);
+    assert_eq!(
+        techniques(&common::report(dir.path())),
+        ["diagnosis", "ochiai"]
+    );
+
+    std::fs::create_dir_all(dir.path().join(".cargo")).unwrap();
+    let config = dir.path().join(".cargo/autodebug.toml");
+    std::fs::write(
+        &config,
+        "disable-techniques = [\"diagnosis\"]\nmystery-knob = 3\n",
+    )
+    .unwrap();
+    let output = run_with(&[]);
+    assert_eq!(techniques(&common::report(dir.path())), ["ochiai"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("warning: ")
+            && stderr.contains("autodebug.toml: `mystery-knob`: unknown key"),
+        "{stderr}"
+    );
+
+    run_with(&["--techniques", "switching,spectrum"]);
+    assert_eq!(
+        techniques(&common::report(dir.path())),
+        ["ochiai", "predicate-switching"]
+    );
+
+    // Exclusions: nothing of src/lib.rs is ranked, and the report says why.
+    std::fs::write(&config, "exclude = [\"src/lib.rs\"]\n").unwrap();
+    run_with(&[]);
+    let report = common::report(dir.path());
+    assert_eq!(report["suspects"], Value::Array(Vec::new()));
+    assert!(
+        report["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("left out of the ranking by the exclusions")),
+        "{}",
+        report["notes"]
+    );
+
+    std::fs::write(&config, "timeout = \"soon\"\n").unwrap();
+    let output = expect(run(dir.path(), &[], &[("NO_COLOR", "1")]), 2);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("autodebug.toml: `timeout`: expected a number of seconds, found \"soon\""),
+        "{stderr}"
+    );
+}
+
+/// A test filter is still a positional argument next to the `init` command.
+#[test]
+fn a_test_filter_is_not_a_command() {
+    let dir = fixture("all-pass");
+    let output = expect(run(dir.path(), &["no_such_test"], &[("NO_COLOR", "1")]), 4);
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("no test name contains `no_such_test`")
+    );
+    let output = expect(run(dir.path(), &["--", "init"], &[("NO_COLOR", "1")]), 4);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no test name contains `init`"));
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t.invalid"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}");
+}
+
+/// `init` on a crate written as a user would: refused while the tree is dirty, then the
+/// dependency and a commented-out example contract are added and the crate still builds and
+/// its tests pass; a second run says it is set up and changes nothing.
+#[test]
+fn init_sets_up_a_crate_that_then_builds() {
+    let dir = tempfile::Builder::new()
+        .prefix("autodebug-init-")
+        .tempdir()
+        .unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    let manifest = "[package]\nname = \"shapes\"   # areas of shapes\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n";
+    std::fs::write(root.join("Cargo.toml"), manifest).unwrap();
+    let source = "//! Areas.\n\n/// The area of a rectangle.\npub fn area(width: u32, height: u32) -> u32 {\n    width * height\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn square() {\n        assert_eq!(super::area(3, 3), 9);\n    }\n}\n";
+    std::fs::write(root.join("src/lib.rs"), source).unwrap();
+    git(root, &["init", "-q"]);
+    git(root, &["add", "."]);
+    git(root, &["commit", "-qm", "shapes"]);
+
+    std::fs::write(root.join("notes.txt"), "wip\n").unwrap();
+    let output = expect(run(root, &["init"], &[("NO_COLOR", "1")]), 2);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("uncommitted changes"));
+    assert_eq!(
+        std::fs::read_to_string(root.join("Cargo.toml")).unwrap(),
+        manifest
+    );
+    std::fs::remove_file(root.join("notes.txt")).unwrap();
+
+    let output = expect(run(root, &["init"], &[("NO_COLOR", "1")]), 0);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("Adding autodebug-runtime"), "{stderr}");
+    assert!(stderr.contains("above `fn area`"), "{stderr}");
+    assert!(output.stdout.is_empty());
+    let new_manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let runtime = common::repo_root().join("autodebug-runtime");
+    assert!(new_manifest.starts_with("[package]\nname = \"shapes\"   # areas of shapes\n"));
+    assert!(
+        new_manifest.ends_with(&format!(
+            "[dependencies]\nautodebug-runtime = {{ path = {:?} }}\n",
+            runtime.canonicalize().unwrap().display().to_string()
+        )),
+        "{new_manifest}"
+    );
+    let new_source = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let added: Vec<&str> = new_source
+        .lines()
+        .filter(|l| !source.lines().any(|s| s == *l))
+        .collect();
+    assert!(
+        !added.is_empty() && added.iter().all(|l| l.starts_with("// ")),
+        "{added:?}"
+    );
+    assert!(new_source.contains("// #[autodebug_runtime::ensures("));
+
+    let built = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["test", "--quiet", "--target-dir"])
+        .arg(common::shared_target_dir())
+        .current_dir(root)
+        .env_remove("AUTODEBUG_INSTRUMENT")
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", common::describe(&built));
+
+    // A second run has nothing to do (the tree being dirty with the first run's edits is
+    // no matter then).
+    let output = expect(run(root, &["init"], &[("NO_COLOR", "1")]), 0);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("already set up"));
+    assert_eq!(
+        std::fs::read_to_string(root.join("Cargo.toml")).unwrap(),
+        new_manifest
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("src/lib.rs")).unwrap(),
+        new_source
+    );
+}
