@@ -642,7 +642,8 @@ impl Report {
             } else {
                 line.to_string()
             };
-            out.push_str(&format!("       {painted}\n"));
+            out.push_str(format!("       {painted}").trim_end());
+            out.push('\n');
         }
         let apply = match &self.apply {
             Some(Applied {
@@ -651,7 +652,13 @@ impl Report {
             }) => format!("applied to {}", files.join(", ")),
             Some(Applied {
                 refused: Some(why), ..
-            }) => format!("not applied: {}", why.lines().next().unwrap_or("")),
+            }) => {
+                let first = why.lines().next().unwrap_or("");
+                match first.strip_suffix(':') {
+                    Some(head) => format!("not applied: {head} (see above)"),
+                    None => format!("not applied: {first}"),
+                }
+            }
             None => format!("cargo autodebug --apply  (or: git apply {output_dir}/{FIX_PATCH})"),
         };
         out.push_str(&format!("{} {apply}\n", style.heading("Apply")));
