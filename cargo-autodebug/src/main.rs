@@ -326,15 +326,9 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
             ));
         }
         report.timing.localize_s = phase.elapsed().as_secs_f64();
-        for suspect in report.suspects.iter().take(EVENT_SUSPECTS) {
-            console.event(&Event::SuspectFound {
-                rank: suspect.rank,
-                file: &suspect.file,
-                line: suspect.line,
-                column: suspect.column,
-                code: &suspect.code,
-                evidence: &suspect.evidence,
-            });
+        // In zero-annotation mode, positions are the user's only once mapped back (below).
+        if zero.is_none() {
+            announce_suspects(&report, console);
         }
     }
 
@@ -361,22 +355,14 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         report.notes.extend(repaired.notes);
         report.repair = Some(repaired.details);
         report.timing.repair_s = phase.elapsed().as_secs_f64();
-        for fix in &report.fixes {
-            console.event(&Event::FixFound {
-                rank: fix.rank,
-                file: &fix.file,
-                line: fix.line,
-                column: fix.column,
-                original: &fix.original,
-                replacement: &fix.replacement,
-                validated: fix.validated,
-                tests_passed: fix.tests_passed,
-                tests_total: fix.tests_total,
-            });
+        if zero.is_none() {
+            announce_fixes(&report, console);
         }
     }
     if let Some(zero) = &zero {
         zero.to_user(&mut report, &output_dir);
+        announce_suspects(&report, console);
+        announce_fixes(&report, console);
     }
     if let Some(tree) = tree {
         report.apply = Some(repair::apply::apply_top(&report, &user_root, tree, console));
@@ -386,6 +372,37 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
 
 /// Suspects announced as events after localization.
 const EVENT_SUSPECTS: usize = 5;
+
+/// The first suspects, as events.
+fn announce_suspects(report: &Report, console: &Console) {
+    for suspect in report.suspects.iter().take(EVENT_SUSPECTS) {
+        console.event(&Event::SuspectFound {
+            rank: suspect.rank,
+            file: &suspect.file,
+            line: suspect.line,
+            column: suspect.column,
+            code: &suspect.code,
+            evidence: &suspect.evidence,
+        });
+    }
+}
+
+/// The fixes, as events.
+fn announce_fixes(report: &Report, console: &Console) {
+    for fix in &report.fixes {
+        console.event(&Event::FixFound {
+            rank: fix.rank,
+            file: &fix.file,
+            line: fix.line,
+            column: fix.column,
+            original: &fix.original,
+            replacement: &fix.replacement,
+            validated: fix.validated,
+            tests_passed: fix.tests_passed,
+            tests_total: fix.tests_total,
+        });
+    }
+}
 
 /// Writes the report and prints the summary (or, under `--message-format json`, the report
 /// as the last event).
