@@ -84,7 +84,8 @@ pub fn build(
     let mut binaries = Vec::new();
     let mut errors = Vec::new();
     let stdout = child.stdout.take().expect("stdout is piped");
-    let progress = console.counter("Building", "build", "crates");
+    let units = target_dir(workspace, options).join("autodebug-build-units");
+    let progress = console.counter("Building", "build", "crates", units);
     for message in Message::parse_stream(BufReader::new(stdout)) {
         let message = message.context("unreadable output from cargo")?;
         if let Message::CompilerArtifact(artifact) = &message {

@@ -206,9 +206,22 @@ impl Console {
         self.start(verb, what, Some(total))
     }
 
-    /// Progress over a number of items (`what`) not known in advance: a live count.
-    pub fn counter(&self, verb: &str, phase: &str, what: &str) -> Progress<'_> {
-        self.start_phase(verb, phase, what, None)
+    /// Progress over a number of items (`what`) not known in advance: a live count, shown
+    /// against the count of the previous time, which `memory` keeps (for a build: the units
+    /// cargo reported last time), with an ETA from it.
+    pub fn counter(
+        &self,
+        verb: &str,
+        phase: &str,
+        what: &str,
+        memory: std::path::PathBuf,
+    ) -> Progress<'_> {
+        let mut progress = self.start_phase(verb, phase, what, None);
+        progress.estimate = std::fs::read_to_string(&memory)
+            .ok()
+            .and_then(|text| text.trim().parse().ok());
+        progress.memory = Some(memory);
+        progress
     }
 
     /// Progress over `total` items of a phase named `phase` in events, without a status line
@@ -240,6 +253,8 @@ impl Console {
             what: what.to_string(),
             phase,
             total,
+            estimate: None,
+            memory: None,
             state: Mutex::new(State {
                 done: 0,
                 start: now,
@@ -267,6 +282,10 @@ pub struct Progress<'a> {
     /// The phase's name in events.
     phase: String,
     total: Option<usize>,
+    /// The count of the previous time, when the total is not known.
+    estimate: Option<usize>,
+    /// Where the count is kept for the next time.
+    memory: Option<std::path::PathBuf>,
     state: Mutex<State>,
 }
 
@@ -297,11 +316,12 @@ impl Progress<'_> {
             total: self.total,
             last,
         });
-        let count = match self.total {
-            Some(total) => format!("[{done}/{total}]"),
-            None => format!("[{done}]"),
+        let count = match (self.total, self.estimate) {
+            (Some(total), _) => format!("[{done}/{total}]"),
+            (None, Some(estimate)) if done < estimate => format!("[{done}/~{estimate}]"),
+            (None, _) => format!("[{done}]"),
         };
-        let eta = match self.total {
+        let eta = match self.total.or(self.estimate) {
             Some(total) if done < total => {
                 format!(
                     ", ETA {:.0}s",
@@ -334,6 +354,12 @@ impl Progress<'_> {
             return;
         }
         state.finished = true;
+        if let Some(memory) = &self.memory
+            && state.done > 0
+        {
+            // Only a guess for the next time: a failure to keep it costs nothing.
+            let _ = std::fs::write(memory, state.done.to_string());
+        }
         self.console.clear();
         self.console.event(&Event::PhaseFinished {
             phase: &self.phase,
