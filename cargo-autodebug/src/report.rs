@@ -939,6 +939,37 @@ mod tests {
         assert!(!dir.path().join(FIX_PATCH).exists());
     }
 
+    /// The Why line is the evidence of the technique weighed most in the merge, not the
+    /// first one listed.
+    #[test]
+    fn why_is_the_strongest_evidence() {
+        let mut report = failing_report();
+        let top = &mut report.suspects[0];
+        top.evidence
+            .push("predicate-switching: critical predicate: instance 2 of 3 flipped".into());
+        top.techniques.push(crate::localize::Evidence {
+            technique: "predicate-switching",
+            score: 1.0,
+            detail: "critical predicate: instance 2 of 3 flipped".into(),
+        });
+        report.localization.insert(
+            "weights",
+            serde_json::json!({ "ochiai": 1.0, "predicate-switching": 4.0 }),
+        );
+        let summary = plain(&report);
+        assert!(
+            summary.contains(
+                "\nWhy    predicate-switching: critical predicate: instance 2 of 3 flipped\n"
+            ),
+            "{summary}"
+        );
+        report.localization.insert(
+            "weights",
+            serde_json::json!({ "ochiai": 5.0, "predicate-switching": 4.0 }),
+        );
+        assert!(plain(&report).contains("\nWhy    ochiai: 1.00\n"));
+    }
+
     #[test]
     fn summary_when_clean() {
         let mut report = Report::new(Path::new("/w"));
