@@ -17,6 +17,39 @@ pub struct Types {
     pub value: Option<String>,
     /// The type of the operands of the site's comparison, as the branch events recorded them.
     pub operands: Option<String>,
+    /// The token text of the two sides of the site's comparison, when the site is a branch
+    /// whose condition is one (see [`operand_texts`]): a candidate's subexpression with the
+    /// same tokens reads the operand the hook reports ([`Expr::Operand`]), so that code the
+    /// runtime cannot evaluate itself (`p.len()`, `a[mid]`) can stay in a candidate.
+    pub operand_texts: Option<[String; 2]>,
+}
+
+/// The token text of the sides of `code` when it is a comparison (after parentheses).
+pub fn operand_texts(code: &str) -> Option<[String; 2]> {
+    let mut expr: syn::Expr = syn::parse_str(code).ok()?;
+    while let syn::Expr::Paren(p) = expr {
+        expr = *p.expr;
+    }
+    match expr {
+        syn::Expr::Binary(b)
+            if matches!(
+                b.op,
+                syn::BinOp::Eq(_)
+                    | syn::BinOp::Ne(_)
+                    | syn::BinOp::Lt(_)
+                    | syn::BinOp::Le(_)
+                    | syn::BinOp::Gt(_)
+                    | syn::BinOp::Ge(_)
+            ) =>
+        {
+            Some([tokens(&b.left), tokens(&b.right)])
+        }
+        _ => None,
+    }
+}
+
+fn tokens(expr: &syn::Expr) -> String {
+    quote::ToTokens::to_token_stream(expr).to_string()
 }
 
 /// The type name of a recorded value, when it is a primitive a candidate can compute with.
@@ -74,6 +107,13 @@ fn is_comparison(op: BinOp) -> bool {
 impl Lowering<'_> {
     /// The type `expr` has on its own (without context), when it says.
     fn infer(&self, expr: &syn::Expr) -> Option<String> {
+        if let Some(texts) = &self.types.operand_texts
+            && !matches!(expr, syn::Expr::Lit(_))
+            && texts.iter().any(|t| *t == tokens(expr))
+            && let Some(ty) = &self.types.operands
+        {
+            return Some(ty.clone());
+        }
         match expr {
             syn::Expr::Lit(lit) => match &lit.lit {
                 syn::Lit::Int(i) if !i.suffix().is_empty() => Some(i.suffix().to_string()),
@@ -105,6 +145,19 @@ impl Lowering<'_> {
     /// where rustc falls back to `i32` for an integer literal). `top` marks the site's whole
     /// expression, whose comparison may take its operand type from the recorded operands.
     fn lower(&self, expr: &syn::Expr, expected: Option<&str>, top: bool) -> Option<Expr> {
+        if !top
+            && !matches!(expr, syn::Expr::Lit(_))
+            && let Some(texts) = &self.types.operand_texts
+            && let Some(index) = texts.iter().position(|t| *t == tokens(expr))
+        {
+            // Unless a variable of the scope says the same (it carries its own type).
+            if !matches!(expr, syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.types.vars.contains_key(&i.to_string())))
+            {
+                return Some(Expr::Operand {
+                    index: index as u32,
+                });
+            }
+        }
         match expr {
             syn::Expr::Lit(lit) => literal(&lit.lit, expected, false),
             syn::Expr::Path(p) if p.qself.is_none() => {
@@ -231,6 +284,7 @@ mod tests {
                 .collect(),
             value: value.map(str::to_string),
             operands: operands.map(str::to_string),
+            operand_texts: None,
         }
     }
 

@@ -894,6 +894,8 @@ fn targets(
         .map(|(_, s)| s)
         .collect();
     let mut targets = Vec::new();
+    let mut chosen_keys: BTreeSet<SiteKey> =
+        chosen.iter().map(|s| site_info(context, s).key()).collect();
     for suspect in chosen {
         let site = site_info(context, suspect);
         let text = match files.read(context.workspace_root, &suspect.file) {
@@ -917,16 +919,74 @@ fn targets(
             suspect.techniques.iter().map(|e| e.technique).collect();
         localized_by.sort_unstable();
         localized_by.dedup();
-        targets.push(Target {
-            types: types(context.traces, &site),
+        // The clauses of a `&&`/`||` condition are sites of their own, whose hooks report
+        // their comparisons' operands: an edit inside one clause is evaluated there by the
+        // runtime even when the whole condition reads what it cannot evaluate.
+        let clauses = if matches!(site.kind, SiteKind::If | SiteKind::While | SiteKind::Guard) {
+            clause_sites(context, &site)
+        } else {
+            Vec::new()
+        };
+        targets.push(target(
+            context,
             site,
-            path: suspect.file.clone(),
+            suspect,
             located,
-            rank: suspect.rank,
-            localized_by,
-        });
+            localized_by.clone(),
+        ));
+        for clause in clauses {
+            if chosen_keys.insert(clause.key())
+                && let Ok(located) = patch::locate(text, &clause)
+            {
+                targets.push(target(
+                    context,
+                    clause,
+                    suspect,
+                    located,
+                    localized_by.clone(),
+                ));
+            }
+        }
     }
     targets
+}
+
+/// A target at `site`, localized by `suspect`.
+fn target(
+    context: &Context,
+    site: SiteInfo,
+    suspect: &Ranked,
+    located: Located,
+    localized_by: Vec<&'static str>,
+) -> Target {
+    let mut types = types(context.traces, &site);
+    if site.kind.is_branch() {
+        types.operand_texts = expression::operand_texts(&located.original);
+    }
+    Target {
+        types,
+        site,
+        path: suspect.file.clone(),
+        located,
+        rank: suspect.rank,
+        localized_by,
+    }
+}
+
+/// The `Operand` sites (clauses of `&&`/`||`) inside a branch site's condition, from the
+/// traces, in source order.
+fn clause_sites(context: &Context, branch: &SiteInfo) -> Vec<SiteInfo> {
+    let mut found: BTreeMap<(u32, u32), SiteInfo> = BTreeMap::new();
+    for site in context.traces.iter().flat_map(|t| t.trace.sites.values()) {
+        if site.kind == SiteKind::Operand
+            && site.file == branch.file
+            && (branch.line, branch.column) <= (site.line, site.column)
+            && (site.end_line, site.end_column) <= (branch.end_line, branch.end_column)
+        {
+            found.insert((site.line, site.column), site.clone());
+        }
+    }
+    found.into_values().collect()
 }
 
 /// The runtime's description of a suspect's site (its `file` as the compiler saw it), from

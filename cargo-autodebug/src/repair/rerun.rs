@@ -71,6 +71,15 @@ pub fn plan(candidate: &Candidate, fuel: u64) -> Option<Plan> {
     })
 }
 
+/// Which tests a round of [`Rerun::check`] runs.
+#[derive(Clone, Copy)]
+enum Phase {
+    /// The tests that failed in the baseline.
+    Failing,
+    /// The passing tests that reach a replaced site.
+    Rest,
+}
+
 /// How one test ran under one candidate.
 enum TestResult {
     Passed,
@@ -80,14 +89,53 @@ enum TestResult {
 
 impl Rerun<'_> {
     /// Checks candidates (each with its plan and the sites it replaces) against the suite.
+    ///
+    /// Failing tests first: a candidate is run on the tests that failed in the baseline, and
+    /// only a candidate that passes them all is run on the rest. Most candidates are refuted
+    /// by the test that was failing, so most cost one test run instead of one per test that
+    /// reaches the site (the order of test-suite-based repair tools). A refuted candidate's
+    /// other tests keep their baseline outcome in `passed`: they were not run.
     pub fn check(&self, candidates: &[(&Candidate, Plan, Vec<SiteInfo>)]) -> Result<Vec<Verdict>> {
+        let all: Vec<usize> = (0..candidates.len()).collect();
+        let mut outcomes: Vec<BTreeMap<usize, TestResult>> =
+            (0..candidates.len()).map(|_| BTreeMap::new()).collect();
+        self.run_phase(candidates, &all, Phase::Failing, &mut outcomes)?;
+        let survivors: Vec<usize> = all
+            .into_iter()
+            .filter(|&c| {
+                !outcomes[c]
+                    .values()
+                    .any(|r| matches!(r, TestResult::Failed))
+            })
+            .collect();
+        self.run_phase(candidates, &survivors, Phase::Rest, &mut outcomes)?;
+        self.checked.fetch_add(candidates.len(), Ordering::Relaxed);
+        Ok(outcomes
+            .into_iter()
+            .map(|by_test| self.verdict(&by_test))
+            .collect())
+    }
+
+    /// Runs the tests of `phase` that `chosen` candidates must run (those whose baseline
+    /// reached one of the candidate's sites, and the failing tests), recording how each ran.
+    fn run_phase(
+        &self,
+        candidates: &[(&Candidate, Plan, Vec<SiteInfo>)],
+        chosen: &[usize],
+        phase: Phase,
+        outcomes: &mut [BTreeMap<usize, TestResult>],
+    ) -> Result<()> {
         // Which candidates each test must run under.
         let mut per_test: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for (c, (_, _, sites)) in candidates.iter().enumerate() {
-            let keys: Vec<SiteKey> = sites.iter().map(SiteInfo::key).collect();
+        for &c in chosen {
+            let keys: Vec<SiteKey> = candidates[c].2.iter().map(SiteInfo::key).collect();
             for (t, result) in self.baseline.iter().enumerate() {
                 let failed = !result.first.outcome.passed();
-                if failed || keys.iter().any(|k| result.coverage.contains_key(k)) {
+                let wanted = match phase {
+                    Phase::Failing => failed,
+                    Phase::Rest => !failed && keys.iter().any(|k| result.coverage.contains_key(k)),
+                };
+                if wanted {
                     per_test.entry(t).or_default().push(c);
                 }
             }
@@ -104,19 +152,12 @@ impl Rerun<'_> {
             },
             |_, _| {},
         );
-        // results[c][t]: how test t ran under candidate c (absent: not rerun).
-        let mut outcomes: Vec<BTreeMap<usize, TestResult>> =
-            (0..candidates.len()).map(|_| BTreeMap::new()).collect();
         for ((t, cs), runs) in jobs.iter().zip(results) {
             for (&c, (run, _)) in cs.iter().zip(runs?) {
                 outcomes[c].insert(*t, judge(&run.outcome, &candidates[c].2));
             }
         }
-        self.checked.fetch_add(candidates.len(), Ordering::Relaxed);
-        Ok(outcomes
-            .into_iter()
-            .map(|by_test| self.verdict(&by_test))
-            .collect())
+        Ok(())
     }
 
     fn verdict(&self, by_test: &BTreeMap<usize, TestResult>) -> Verdict {

@@ -34,6 +34,15 @@ struct Parts {
     comparisons: Vec<(Range<usize>, BinOp)>,
     /// `&&` and `||`: byte range of the operator and the operator.
     logical: Vec<(Range<usize>, BinOp)>,
+    /// `&&` and `||` expressions: the byte ranges of the whole, its left and its right clause.
+    clauses: Vec<(Range<usize>, Range<usize>, Range<usize>)>,
+    /// Arithmetic operators: byte range of the operator and the operator.
+    arithmetic: Vec<(Range<usize>, BinOp)>,
+    /// `!e`: byte range of the `!`.
+    negations: Vec<Range<usize>>,
+    /// Operands of `&&`/`||` that are no comparison and no `&&`/`||` themselves (a flag, a
+    /// call): their byte ranges and whether they need parentheses under a `!`.
+    flags: Vec<(Range<usize>, bool)>,
     /// Integer literals: byte range, value, suffix.
     integers: Vec<(Range<usize>, u128, String)>,
     /// Single-name paths: byte range and name.
@@ -54,12 +63,43 @@ impl<'ast> Visit<'ast> for Parts {
         if let Some(op) = op {
             self.comparisons.push((e.op.span().byte_range(), op));
         }
-        match e.op {
-            syn::BinOp::And(_) => self.logical.push((e.op.span().byte_range(), BinOp::And)),
-            syn::BinOp::Or(_) => self.logical.push((e.op.span().byte_range(), BinOp::Or)),
-            _ => {}
+        let arithmetic = match e.op {
+            syn::BinOp::Add(_) => Some(BinOp::Add),
+            syn::BinOp::Sub(_) => Some(BinOp::Sub),
+            syn::BinOp::Mul(_) => Some(BinOp::Mul),
+            syn::BinOp::Div(_) => Some(BinOp::Div),
+            syn::BinOp::Rem(_) => Some(BinOp::Rem),
+            _ => None,
+        };
+        if let Some(op) = arithmetic {
+            self.arithmetic.push((e.op.span().byte_range(), op));
+        }
+        let logical = match e.op {
+            syn::BinOp::And(_) => Some(BinOp::And),
+            syn::BinOp::Or(_) => Some(BinOp::Or),
+            _ => None,
+        };
+        if let Some(op) = logical {
+            self.logical.push((e.op.span().byte_range(), op));
+            self.clauses.push((
+                e.span().byte_range(),
+                e.left.span().byte_range(),
+                e.right.span().byte_range(),
+            ));
+            for side in [&*e.left, &*e.right] {
+                if let Some(parens) = flag(side) {
+                    self.flags.push((side.span().byte_range(), parens));
+                }
+            }
         }
         visit::visit_expr_binary(self, e);
+    }
+
+    fn visit_expr_unary(&mut self, e: &'ast syn::ExprUnary) {
+        if let syn::UnOp::Not(not) = e.op {
+            self.negations.push(not.span().byte_range());
+        }
+        visit::visit_expr_unary(self, e);
     }
 
     fn visit_lit_int(&mut self, lit: &'ast syn::LitInt) {
@@ -82,15 +122,50 @@ impl<'ast> Visit<'ast> for Parts {
     fn visit_macro(&mut self, _: &'ast syn::Macro) {}
 }
 
+/// Whether `e`, an operand of `&&`/`||`, is a boolean a `!` may be put before (a name, a
+/// call, a field: no comparison, no `&&`/`||`, no `!` already), and whether `!` needs
+/// parentheses around it.
+fn flag(e: &syn::Expr) -> Option<bool> {
+    match e {
+        syn::Expr::Path(_)
+        | syn::Expr::Call(_)
+        | syn::Expr::MethodCall(_)
+        | syn::Expr::Field(_)
+        | syn::Expr::Index(_)
+        | syn::Expr::Paren(_) => Some(false),
+        syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::BitAnd(_) | syn::BinOp::BitOr(_)) => {
+            Some(true)
+        }
+        _ => None,
+    }
+}
+
+/// The other arithmetic operators, nearest first: the inverse operation, then the rest.
+fn arithmetic_swaps(op: BinOp) -> [(BinOp, u32); 4] {
+    use BinOp::*;
+    match op {
+        Add => [(Sub, 1), (Mul, 2), (Div, 2), (Rem, 2)],
+        Sub => [(Add, 1), (Mul, 2), (Div, 2), (Rem, 2)],
+        Mul => [(Div, 1), (Add, 2), (Sub, 2), (Rem, 2)],
+        Div => [(Mul, 1), (Rem, 1), (Add, 2), (Sub, 2)],
+        _ => [(Div, 1), (Add, 2), (Sub, 2), (Mul, 2)],
+    }
+}
+
 fn symbol(op: BinOp) -> &'static str {
     match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
         BinOp::Lt => "<",
         BinOp::Le => "<=",
         BinOp::Gt => ">",
         BinOp::Ge => ">=",
         BinOp::Eq => "==",
         BinOp::Ne => "!=",
-        _ => unreachable!("only comparisons are swapped"),
+        _ => unreachable!("only comparisons and arithmetic are swapped"),
     }
 }
 
@@ -221,6 +296,65 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
             });
         }
     }
+    for (range, op) in &parts.arithmetic {
+        for (to, cost) in arithmetic_swaps(*op) {
+            let rust = splice(original, range, symbol(to));
+            out.push(Mutation {
+                expr: lowered(&rust),
+                rust,
+                template: "arithmetic-operator",
+                cost,
+            });
+        }
+    }
+    for range in &parts.negations {
+        let rust = splice(original, range, "");
+        out.push(Mutation {
+            expr: lowered(&rust),
+            rust,
+            template: "negation",
+            cost: 1,
+        });
+    }
+    for (range, parens) in &parts.flags {
+        let operand = &original[range.clone()];
+        let negated = if *parens {
+            format!("!({operand})")
+        } else {
+            format!("!{operand}")
+        };
+        let rust = splice(original, range, &negated);
+        out.push(Mutation {
+            expr: lowered(&rust),
+            rust,
+            template: "negation",
+            cost: 2,
+        });
+    }
+    if kind.is_branch()
+        && parts.negations.is_empty()
+        && !matches!(expr, syn::Expr::Binary(ref b) if is_comparison_op(&b.op))
+    {
+        // The whole condition negated (a comparison is negated by its operator swaps).
+        let rust = format!("!({original})");
+        out.push(Mutation {
+            expr: lowered(&rust),
+            rust,
+            template: "negation",
+            cost: 2,
+        });
+    }
+    for (whole, left, right) in &parts.clauses {
+        for keep in [left, right] {
+            let rust = splice(original, whole, &original[keep.clone()]);
+            out.push(Mutation {
+                expr: lowered(&rust),
+                rust,
+                template: "drop-clause",
+                cost: 2,
+            });
+        }
+    }
     for (range, v, suffix) in &parts.integers {
         for next in [v.checked_add(1), v.checked_sub(1)].into_iter().flatten() {
             let literal = format!("{next}{suffix}");
@@ -272,6 +406,18 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
         text != written && seen.insert(text)
     });
     out
+}
+
+fn is_comparison_op(op: &syn::BinOp) -> bool {
+    matches!(
+        op,
+        syn::BinOp::Lt(_)
+            | syn::BinOp::Le(_)
+            | syn::BinOp::Gt(_)
+            | syn::BinOp::Ge(_)
+            | syn::BinOp::Eq(_)
+            | syn::BinOp::Ne(_)
+    )
 }
 
 /// The source: each target's mutations, handed out in order.
@@ -344,6 +490,7 @@ mod tests {
                 .into(),
             value: Some("bool".into()),
             operands: None,
+            operand_texts: None,
         };
         let all = mutations("in3 || v", SiteKind::Assign, &types);
         assert_eq!(all[0].rust, "in3 && v");
@@ -359,7 +506,7 @@ mod tests {
         };
         let all = mutations("src.len() - 1", SiteKind::Bound, &types);
         let rust: Vec<&str> = all.iter().map(|m| m.rust.as_str()).collect();
-        assert_eq!(rust, ["src.len()", "src.len() - 2"]);
+        assert_eq!(rust[..2], ["src.len()", "src.len() - 2"]);
         // `src.len()` is a call: only `Original + 1` says it to the runtime.
         assert_eq!(
             all[0].expr,
@@ -377,20 +524,19 @@ mod tests {
         // Where the bound's own `- 1` absorbs the change, the runtime's form is still the
         // sum with the written value.
         assert!(all[1].expr.is_some());
-        let bound = |text: &str| -> Vec<String> {
-            mutations(text, SiteKind::Bound, &types)
+        let of_template = |text: &str, kind: SiteKind, template: &str| -> Vec<String> {
+            mutations(text, kind, &types)
                 .into_iter()
+                .filter(|m| m.template == template)
                 .map(|m| m.rust)
                 .collect()
         };
+        let bound = |text: &str| of_template(text, SiteKind::Bound, "loop-bound±1");
         assert_eq!(bound("n"), ["n + 1", "n - 1"]);
         assert_eq!(bound("n + 1"), ["n + 2", "n"]);
         assert_eq!(bound("n  -  2u32"), ["n  -  1u32", "n  -  3u32"]);
         assert_eq!(bound("a & b"), ["(a & b) + 1", "(a & b) - 1"]);
-        let rust: Vec<String> = mutations("celsius * 5 / 8u8", SiteKind::Assign, &types)
-            .into_iter()
-            .map(|m| m.rust)
-            .collect();
+        let rust = of_template("celsius * 5 / 8u8", SiteKind::Assign, "constant±1");
         assert_eq!(
             rust,
             [
@@ -410,6 +556,7 @@ mod tests {
                 .into(),
             value: Some("i32".into()),
             operands: None,
+            operand_texts: None,
         };
         let all = mutations("x", SiteKind::Assign, &types);
         let rust: Vec<&str> = all.iter().map(|m| m.rust.as_str()).collect();
@@ -421,5 +568,62 @@ mod tests {
             })
         );
         assert!(mutations("not rust (", SiteKind::Let, &types).is_empty());
+    }
+
+    #[test]
+    fn arithmetic_swaps_negations_and_clauses() {
+        let types = Types {
+            vars: [("i", "usize"), ("done", "bool")]
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .into(),
+            value: Some("bool".into()),
+            operands: Some("usize".into()),
+            operand_texts: super::super::expression::operand_texts("i - 1 == p.len()"),
+        };
+        let all = mutations("i - 1 == p.len()", SiteKind::Operand, &types);
+        let plus = all.iter().find(|m| m.rust == "i + 1 == p.len()").unwrap();
+        assert_eq!(plus.template, "arithmetic-operator");
+        assert_eq!(plus.cost, 1);
+        // `p.len()` is the operand the hook reports: the runtime evaluates the candidate.
+        assert_eq!(
+            plus.expr,
+            Some(Expr::Binary {
+                op: BinOp::Eq,
+                left: Box::new(Expr::Binary {
+                    op: BinOp::Add,
+                    left: Box::new(Expr::Var { name: "i".into() }),
+                    right: Box::new(Expr::Lit {
+                        value: Value::Int {
+                            ty: "usize".into(),
+                            v: 1
+                        }
+                    }),
+                }),
+                right: Box::new(Expr::Operand { index: 1 }),
+            })
+        );
+        let texts = |code: &str, kind: SiteKind| -> Vec<(String, &'static str)> {
+            mutations(code, kind, &Types::default())
+                .into_iter()
+                .map(|m| (m.rust, m.template))
+                .filter(|(_, t)| matches!(*t, "negation" | "drop-clause"))
+                .collect()
+        };
+        assert_eq!(
+            texts("!done && v.is_empty()", SiteKind::If),
+            [
+                ("done && v.is_empty()".to_string(), "negation"),
+                ("!done && !v.is_empty()".to_string(), "negation"),
+                ("!done".to_string(), "drop-clause"),
+                ("v.is_empty()".to_string(), "drop-clause"),
+            ]
+        );
+        assert_eq!(
+            texts("a || b", SiteKind::While)
+                .into_iter()
+                .map(|(t, _)| t)
+                .collect::<Vec<_>>(),
+            ["!a || b", "a || !b", "!(a || b)", "a", "b"]
+        );
     }
 }
