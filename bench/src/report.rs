@@ -22,6 +22,23 @@ pub struct Report {
     pub timing: Timing,
     pub tool: ToolInfo,
     pub localization: Localization,
+    /// The repair stage's account (`report.json` `repair`).
+    pub repair: Option<RepairAccount>,
+}
+
+/// `report.json` `repair`: what the repair stage did and what it cost.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct RepairAccount {
+    pub candidates: usize,
+    /// Candidates checked by rerunning tests under a runtime replacement.
+    pub runtime_checked: usize,
+    pub runtime_runs: usize,
+    pub runtime_s: f64,
+    /// Candidates rebuilt with the patch (and the whole suite run).
+    pub rebuilds: usize,
+    pub rebuild_s: f64,
+    pub validated: usize,
 }
 
 /// The techniques' own accounts (`report.json` `localization`).

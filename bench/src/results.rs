@@ -46,6 +46,9 @@ pub struct VersionResult {
     /// Model-based diagnosis, when the tool ran it.
     #[serde(default)]
     pub diagnosis: Option<Diagnosis>,
+    /// The repair stage's account, when it ran.
+    #[serde(default)]
+    pub repair: Option<crate::report::RepairAccount>,
 }
 
 /// How model-based diagnosis did on one version.
@@ -212,6 +215,54 @@ pub fn render_diagnosis(results: &[VersionResult]) -> String {
         pct(&pairs, |r| r.diagnosis.as_ref().and_then(|d| d.pair_in)
             == Some(true)),
     ));
+    out
+}
+
+/// Repair per fault class: validated and correct fixes, the median time of the repair stage,
+/// and candidate checks per second by rerun (the runtime evaluates the candidate at the
+/// site's hook) against rebuild (the patched copy compiled and its suite run), each pooled
+/// over the class's versions: candidates checked over the seconds spent checking them.
+pub fn render_repair(results: &[VersionResult]) -> String {
+    let mut out = String::from(
+        "| fault class | versions | repaired | validated fix | correct fix | median repair time | candidates (rerun / rebuilt) | rerun checks/s | rebuilds/s | ratio |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (label, rows) in class_groups(results) {
+        if rows.is_empty() {
+            continue;
+        }
+        let ran: Vec<&VersionResult> = rows
+            .iter()
+            .copied()
+            .filter(|r| r.repair.is_some())
+            .collect();
+        let sum = |f: &dyn Fn(&crate::report::RepairAccount) -> f64| -> f64 {
+            ran.iter().filter_map(|r| r.repair.as_ref()).map(f).sum()
+        };
+        let checked = sum(&|a| a.runtime_checked as f64);
+        let runtime_s = sum(&|a| a.runtime_s);
+        let rebuilds = sum(&|a| a.rebuilds as f64);
+        let rebuild_s = sum(&|a| a.rebuild_s);
+        let rate = |n: f64, s: f64| (n > 0.0 && s > 0.0).then(|| n / s);
+        let rerun = rate(checked, runtime_s);
+        let rebuild = rate(rebuilds, rebuild_s);
+        let show = |x: Option<f64>| x.map_or("—".to_string(), |x| format!("{x:.1}"));
+        let ratio = match (rerun, rebuild) {
+            (Some(a), Some(b)) => format!("{:.0}×", a / b),
+            _ => "—".to_string(),
+        };
+        let times: Vec<f64> = ran.iter().map(|r| r.repair_s).collect();
+        out.push_str(&format!(
+            "| {label} | {} | {} | {:.0}% | {:.0}% | {} | {checked:.0} / {rebuilds:.0} | {} | {} | {ratio} |\n",
+            rows.len(),
+            ran.len(),
+            pct(&rows, |r| r.fix_validated),
+            pct(&rows, |r| r.fix_correct),
+            if times.is_empty() { "—".to_string() } else { format!("{:.1} s", median(times)) },
+            show(rerun),
+            show(rebuild),
+        ));
+    }
     out
 }
 
@@ -480,6 +531,41 @@ mod tests {
             wall_s: wall,
             ..VersionResult::default()
         }
+    }
+
+    #[test]
+    fn repair_table_pools_rates_per_class() {
+        let account = |checked, runtime_s, rebuilds, rebuild_s| crate::report::RepairAccount {
+            runtime_checked: checked,
+            runtime_s,
+            rebuilds,
+            rebuild_s,
+            ..Default::default()
+        };
+        let mut a = v("a", &[FaultClass::Constant], Some(1.0), 1.0);
+        a.repair = Some(account(30, 0.1, 2, 1.0));
+        a.repair_s = 2.0;
+        a.fix_validated = true;
+        a.fix_correct = true;
+        let mut b = v("b", &[FaultClass::Constant], Some(1.0), 1.0);
+        b.repair = Some(account(10, 0.1, 2, 3.0));
+        b.repair_s = 4.0;
+        b.fix_validated = true;
+        // The stage did not run here: it counts in the rates of fixes, not in the times.
+        let c = v("c", &[FaultClass::Constant], None, 1.0);
+        let table = render_repair(&[a, b, c]);
+        let line = table.lines().find(|l| l.starts_with("| constant")).unwrap();
+        // 40 checks in 0.2 s = 200/s; 4 rebuilds in 4 s = 1/s.
+        assert_eq!(
+            line,
+            "| constant | 3 | 2 | 67% | 33% | 3.0 s | 40 / 4 | 200.0 | 1.0 | 200× |"
+        );
+        // A class without rebuilds has no ratio.
+        let mut d = v("d", &[FaultClass::Variable], Some(1.0), 1.0);
+        d.repair = Some(account(5, 0.5, 0, 0.0));
+        let table = render_repair(&[d]);
+        let line = table.lines().find(|l| l.starts_with("| variable")).unwrap();
+        assert!(line.ends_with("| 10.0 | — | — |"), "{line}");
     }
 
     #[test]

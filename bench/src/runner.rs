@@ -219,6 +219,7 @@ fn run_version(
     r.fix_found = !rep.fixes.is_empty();
     r.fix_validated = r.validated_fixes > 0;
     r.repair_s = rep.timing.repair_s;
+    r.repair = rep.repair.clone();
     r.tool_total_s = rep.timing.total_s;
     if let Some(fix) = score::chosen_fix(&rep.fixes) {
         let file = if fix.file.is_empty() {
@@ -520,6 +521,15 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
          overlaps the true fault. *with* / *without*: the merged ranking redone from the \
          report's per-technique evidence with and without the diagnosis, ties at their mid \
          rank.\n\n{}\n\
+         ## Repair\n\n\
+         *repaired*: versions where the repair stage ran (it needs a suspect); *validated fix* / \
+         *correct fix*: as above, over all versions of the class; *median repair time*: the \
+         stage's own seconds (`timing.repair_s`). Candidates are checked by rerunning the tests \
+         that reach the site with the candidate evaluated at its hook (no rebuild), and the \
+         plausible or undecided ones by rebuilding a patched copy and running its whole suite; \
+         *rerun checks/s* and *rebuilds/s* pool the class's versions (candidates over the \
+         seconds spent on them), measured side by side in this run, and *ratio* is the first \
+         over the second.\n\n{}\n\
          ## Brute-force mutation repair (baseline)\n\n\
          Each sampled faulty version is copied; every candidate single mutation of the faulty \
          program (the same engine as the fault generator, all classes, in a fixed \
@@ -539,6 +549,7 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
         results::render_tie_rule(&r.versions),
         results::render_switching(&r.versions),
         results::render_diagnosis(&r.versions),
+        results::render_repair(&r.versions),
         ours,
         brute
     );
