@@ -334,6 +334,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
 
     if !options.no_fix && options.runs(TechniqueName::Repair) && !report.suspects.is_empty() {
         let phase = Instant::now();
+        let switched = localize::switching::flipped(&report.localization);
         let repaired = repair::repair(
             &repair::Context {
                 workspace_root: &workspace.root,
@@ -341,6 +342,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
                 traces: &traces,
                 suspects: &report.suspects,
                 oracles: &oracles,
+                switched: &switched,
                 rerun: &recorder,
                 scratch_dir: build::target_dir(&workspace, options).join("repair"),
                 skip: own_dirs.to_vec(),

@@ -61,6 +61,40 @@ pub struct Search {
     /// Whether the switched runs ran inside the test's own process (a test target on the
     /// in-process harness) rather than one process each.
     pub in_process: bool,
+    /// The critical predicate this ordering found (criterion `pass`): what was flipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub critical: Option<Flipped>,
+}
+
+/// The branch instances whose flip made a failing test pass: the outcomes that run needed
+/// (the angelic outcomes), which repair reads as the specification of a condition.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Flipped {
+    /// The failing test (`target::name`).
+    pub test: String,
+    pub site: SiteKey,
+    /// 0-based instances of the site in the failing run, flipped together.
+    pub instances: Vec<u32>,
+}
+
+/// The critical predicates of the report's `localization` (one per failing test that has
+/// one, whatever ordering found it).
+pub fn flipped(localization: &BTreeMap<&'static str, serde_json::Value>) -> Vec<Flipped> {
+    #[derive(serde::Deserialize)]
+    struct Record {
+        critical: Option<Flipped>,
+    }
+    let Some(searches) = localization.get(NAME) else {
+        return Vec::new();
+    };
+    let records: Vec<Record> = serde_json::from_value(searches.clone()).unwrap_or_default();
+    let mut out: Vec<Flipped> = Vec::new();
+    for flipped in records.into_iter().filter_map(|r| r.critical) {
+        if !out.iter().any(|f| f.test == flipped.test) {
+            out.push(flipped);
+        }
+    }
+    out
 }
 
 /// The technique's name in evidence and notes.
@@ -310,6 +344,17 @@ impl Switching {
                     .map_or(tried, |(_, n)| *n),
                 _ => tried,
             };
+            let critical = criticals
+                .iter()
+                .filter(|k| found_here && k.reruns.iter().any(|(l, _)| *l == label))
+                .find_map(|k| {
+                    let candidate = &candidates[k.candidate];
+                    Some(Flipped {
+                        test: test.display(),
+                        site: trace.sites.get(&candidate.site)?.key(),
+                        instances: candidate.instances.clone(),
+                    })
+                });
             self.searches.lock().unwrap().push(Search {
                 test: test.display(),
                 ordering: label,
@@ -317,6 +362,7 @@ impl Switching {
                 criterion,
                 reruns,
                 in_process,
+                critical,
             });
         }
         let avoided = cache.values().filter(|v| **v == Verdict::Avoided).count();

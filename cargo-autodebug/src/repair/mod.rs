@@ -13,6 +13,7 @@ pub mod expression;
 pub mod patch;
 pub mod recorded;
 pub mod rerun;
+pub mod switched;
 pub mod syntactic;
 pub mod synthesis;
 pub mod validate;
@@ -121,6 +122,8 @@ pub struct Context<'a> {
     pub suspects: &'a [Ranked],
     /// What passing means for each failing test (the specification synthesis works to).
     pub oracles: &'a [crate::oracle::Oracle],
+    /// The critical predicates localization found: the outcomes their passing runs needed.
+    pub switched: &'a [crate::localize::switching::Flipped],
     /// Reruns tests under plans (candidates evaluated by the runtime).
     pub rerun: &'a Recorder<'a>,
     /// Where the scratch copy and the persistent target dir of rebuilds go.
@@ -256,6 +259,7 @@ pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
     let targets = targets(context, limits, &mut files, &mut notes);
     let programs = synthesis::Programs::lower(context.workspace_root, &targets);
     let mut sources: Vec<Box<dyn CandidateSource + '_>> = vec![
+        Box::new(switched::Switched::new(context.switched, context.traces)),
         Box::new(synthesis::Synthesis::new(
             &programs,
             context.traces,
