@@ -335,6 +335,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
     if !options.no_fix && options.runs(TechniqueName::Repair) && !report.suspects.is_empty() {
         let phase = Instant::now();
         let switched = localize::switching::flipped(&report.localization);
+        let diagnoses = repair::joint::diagnoses(&report.localization);
         let repaired = repair::repair(
             &repair::Context {
                 workspace_root: &workspace.root,
@@ -343,6 +344,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
                 suspects: &report.suspects,
                 oracles: &oracles,
                 switched: &switched,
+                diagnoses: &diagnoses,
                 rerun: &recorder,
                 scratch_dir: build::target_dir(&workspace, options).join("repair"),
                 skip: own_dirs.to_vec(),

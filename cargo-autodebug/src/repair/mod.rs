@@ -10,6 +10,7 @@
 pub mod apply;
 pub mod copy_tree;
 pub mod expression;
+pub mod joint;
 pub mod patch;
 pub mod recorded;
 pub mod rerun;
@@ -124,6 +125,8 @@ pub struct Context<'a> {
     pub oracles: &'a [crate::oracle::Oracle],
     /// The critical predicates localization found: the outcomes their passing runs needed.
     pub switched: &'a [crate::localize::switching::Flipped],
+    /// The two-component diagnoses (their sites are repaired together).
+    pub diagnoses: &'a [Vec<joint::Component>],
     /// Reruns tests under plans (candidates evaluated by the runtime).
     pub rerun: &'a Recorder<'a>,
     /// Where the scratch copy and the persistent target dir of rebuilds go.
@@ -267,6 +270,7 @@ pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
             SYNTHESIS_TIME.min(limits.time),
         )),
         Box::new(syntactic::Syntactic::default()),
+        Box::new(joint::Joint::new(&targets, context.diagnoses)),
     ];
     let mut repair = repair_with(
         context,
