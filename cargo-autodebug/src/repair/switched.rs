@@ -14,6 +14,9 @@ use std::time::Duration;
 use autodebug_runtime::protocol::{Binding, Record, SiteKey};
 use autodebug_symbolic::repair::{self as symbolic, SwitchedInstance};
 
+/// The symbolic engine's name of a negation added or removed.
+const NEGATION: &str = "negation";
+
 use super::{Candidate, CandidateEdit, CandidateSource, Target};
 use crate::localize::switching::Flipped;
 use crate::trace::{RawTrace, RecordedTrace, Role};
@@ -76,9 +79,24 @@ impl<'a> Switched<'a> {
                 target.path, target.site.line
             ));
         }
+        // `!(a > b)` is `a <= b`, which comes as its own candidate: the negation of a
+        // comparison is not what a person would write.
+        let comparison = matches!(
+            syn::parse_str::<syn::Expr>(target.site.code.trim()),
+            Ok(syn::Expr::Binary(b)) if matches!(
+                b.op,
+                syn::BinOp::Lt(_)
+                    | syn::BinOp::Le(_)
+                    | syn::BinOp::Gt(_)
+                    | syn::BinOp::Ge(_)
+                    | syn::BinOp::Eq(_)
+                    | syn::BinOp::Ne(_)
+            )
+        );
         found
             .candidates
             .into_iter()
+            .filter(|c| !(comparison && c.edits.iter().any(|e| e.template == NEGATION)))
             .map(|c| Candidate {
                 template: c
                     .edits
