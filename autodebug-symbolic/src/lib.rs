@@ -14,5 +14,6 @@ pub mod diagnose;
 pub mod encode;
 pub mod ir;
 pub mod lower;
+pub mod pathgen;
 pub mod repair;
 pub mod wp;

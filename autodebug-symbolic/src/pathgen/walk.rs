@@ -1,0 +1,1601 @@
+//! One path through a call, walked over the IR: the events it produces (each with the event
+//! it is dynamically control dependent on) and its condition over the call's inputs in z3.
+//!
+//! A walk follows a *script*: events to replay in order (the failing run, or the part of a
+//! candidate run that is fixed), optionally an *exploration* after a flipped branch event —
+//! every decision control dependent on it is free (a choice), loops entered there take the
+//! acyclic way out (the paper's `get_all`) — until the first event that does not depend on
+//! it, from which a suffix is replayed again. Decisions that produce no event (a match arm's
+//! pattern test, a branch of a function without instrumentation) are choices too, unless
+//! both arms are free of events, jumps and calls: then both are walked and their states
+//! merged with `ite`. A driver enumerates the choices by re-walking (see
+//! [`super::session`]); a walk whose events contradict its script ends in
+//! [`Halt::Mismatch`].
+//!
+//! The values are those of the trace-guided encoding ([`crate::encode`]): fixed-width
+//! integers as bit-vectors, overflow, division by zero and out-of-bounds indexing as panic
+//! conditions, sequences as arrays with a length.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use autodebug_runtime::protocol::SiteKey;
+use z3::ast::{Ast, Bool};
+
+use super::cfg::{FnGraph, Graphs, NodeKey, Part};
+use super::distance::{Event, Kind};
+use crate::encode::value::{self, Bits, R, Stop, Val};
+use crate::ir::{
+    BinOp, ContractKind, Expr, ExprKind, Function, Iteration, Lit, Place, Program, Quantifier,
+    Stmt, Type, UnOp, VarId, VarKind,
+};
+
+/// Why a walk ended early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Halt {
+    /// The walk's events contradict its script (this choice of decisions is not the path).
+    Mismatch(String),
+    /// Something the walk cannot model: the whole path is out of reach.
+    Stop(String),
+    /// The script is replayed to its end and the run ended there by a panic: what follows is
+    /// not known.
+    End,
+    /// The path reaches a `panic!` (or an `unreachable!`, …): the run ends there.
+    Panicked(String),
+}
+
+impl From<Stop> for Halt {
+    fn from(s: Stop) -> Halt {
+        Halt::Stop(s.0)
+    }
+}
+
+type W<T> = Result<T, Halt>;
+
+/// One event of a path, as a script names it: a site and what happened there.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Step {
+    /// The site (a branch, a loop head, a function entry).
+    pub stmt: SiteKey,
+    /// What happened there.
+    pub kind: Kind,
+}
+
+/// What a walk follows.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Script<'s> {
+    /// Events replayed first, in order.
+    pub steps: &'s [Step],
+    /// Explore after event `explore` (the last of `steps`, flipped) until the first event
+    /// that does not depend on it; from there `suffix` is replayed.
+    pub explore: Option<usize>,
+    pub suffix: &'s [Step],
+    /// The run ended by a panic after its last event (what follows is not known).
+    pub ended_by_panic: bool,
+    /// Choices for the decisions the script leaves open, in order (beyond them: `true`).
+    pub choices: &'s [bool],
+    /// Forget every value when event `havoc` is produced, and every condition gathered
+    /// before it: the walk then tells whether the path from that event on is feasible
+    /// from *some* state (the paper's sub-path feasibility).
+    pub havoc: Option<usize>,
+}
+
+/// The inputs of the call: one value per parameter, symbolic where the rerun can change it.
+#[derive(Debug, Clone)]
+pub(crate) struct Inputs {
+    pub values: Vec<Val>,
+}
+
+/// A condition, tagged with how many events the path had produced when it arose.
+pub(crate) type Tagged = (usize, Bool);
+
+/// A walk that reached the end of its script.
+#[derive(Debug, Clone)]
+pub(crate) struct Walked {
+    pub events: Vec<Event>,
+    /// Branch outcomes and loop counts along the path.
+    pub path: Vec<Tagged>,
+    /// Panic conditions along the path, with what panics.
+    pub panics: Vec<(usize, Bool, String)>,
+    /// The preconditions of the call (assumed of its inputs).
+    pub assume: Vec<Bool>,
+    /// The postconditions of the call, with their text.
+    pub post: Vec<(Bool, String)>,
+    /// The returned value, when the walk saw the call return.
+    pub ret: Option<Val>,
+    /// The path reaches a `panic!`: the run ends there, with this message.
+    pub panicked: Option<String>,
+    /// Approximations made (opaque code).
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Prefix,
+    Explore,
+    Suffix,
+}
+
+/// What an event point asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ask {
+    Entry,
+    /// A branch: its outcome (`loop_cond`: the condition of a `while`).
+    Branch {
+        loop_cond: bool,
+    },
+    /// A loop head: whether the loop iterates (`may_exit`: it may not, a `for` head).
+    Iteration {
+        may_exit: bool,
+    },
+}
+
+enum Flow {
+    Normal,
+    Return(Option<Val>),
+    Break(Option<String>),
+    Continue(Option<String>),
+}
+
+struct Frame<'p> {
+    func: &'p Function,
+    graph: &'p FnGraph,
+    env: Vec<Option<Val>>,
+    entry: Vec<Option<Val>>,
+    /// The last event of each graph node in this activation.
+    last: HashMap<usize, usize>,
+    entry_event: Option<usize>,
+    /// The event the call that made this activation depends on.
+    invoked: Option<usize>,
+    /// The node being evaluated (a call's site).
+    at: usize,
+}
+
+/// Keeps the constants of different walks apart.
+static WALKS: AtomicUsize = AtomicUsize::new(0);
+
+/// Calls nested deeper than this are not followed.
+const MAX_DEPTH: usize = 12;
+/// Iterations of a loop without events (a function without instrumentation).
+const MAX_SILENT_ITERATIONS: i128 = 4096;
+
+/// Walks the call of `func` on `inputs` along `script`; also returns the choices made
+/// (on a mismatch too: the driver backtracks from them).
+pub(crate) fn walk<'p>(
+    program: &'p Program,
+    graphs: &'p Graphs,
+    func: &'p Function,
+    inputs: &Inputs,
+    script: Script<'_>,
+) -> (W<Walked>, Vec<bool>) {
+    let mut decided = Vec::new();
+    let result = walk_inner(program, graphs, func, inputs, script, &mut decided);
+    (result, decided)
+}
+
+fn walk_inner<'p>(
+    program: &'p Program,
+    graphs: &'p Graphs,
+    func: &'p Function,
+    inputs: &Inputs,
+    script: Script<'_>,
+    decided: &mut Vec<bool>,
+) -> W<Walked> {
+    let graph = graphs
+        .get(&func.name)
+        .ok_or_else(|| Halt::Stop(format!("no graph of `{}`", func.name)))?;
+    let mut w = Walker {
+        program,
+        graphs,
+        script,
+        pos: 0,
+        phase: Phase::Prefix,
+        choice: 0,
+        decided: Vec::new(),
+        events: Vec::new(),
+        path: Vec::new(),
+        panics: Vec::new(),
+        assume: Vec::new(),
+        frames: Vec::new(),
+        guard: Bool::from_bool(true),
+        prefix: format!("pg{}!", WALKS.fetch_add(1, Ordering::Relaxed)),
+        fresh: 0,
+        notes: Vec::new(),
+        explored_heads: HashSet::new(),
+    };
+    if w.script.steps.is_empty() && w.script.explore.is_some() {
+        return Err(Halt::Stop("nothing to flip".into()));
+    }
+    let mut env = vec![None; func.vars.len()];
+    for (&p, v) in func.params.iter().zip(&inputs.values) {
+        env[p.0 as usize] = Some(v.clone());
+    }
+    w.frames.push(Frame {
+        func,
+        graph,
+        entry: env.clone(),
+        env,
+        last: HashMap::new(),
+        entry_event: None,
+        invoked: None,
+        at: graph.entry,
+    });
+    let outcome = w.top(func);
+    decided.clone_from(&w.decided);
+    let (ret, panicked) = match outcome {
+        Ok(ret) => (Some(ret), None),
+        Err(Halt::End) => (None, None),
+        Err(Halt::Panicked(m)) => (None, Some(m)),
+        Err(other) => return Err(other),
+    };
+    // The whole script must be used: a path that stops short of it is not the path.
+    if !w.script_done() {
+        return Err(Halt::Mismatch(
+            "the walk ends before the path's last event".into(),
+        ));
+    }
+    let post = if ret.is_some() {
+        outcome_post(&mut w, func)
+    } else {
+        Vec::new()
+    };
+    Ok(Walked {
+        events: w.events,
+        path: w.path,
+        panics: w.panics,
+        assume: w.assume,
+        post,
+        ret,
+        panicked,
+        notes: w.notes,
+    })
+}
+
+/// The postconditions of the call, in the state it returned in (set by [`Walker::top`]).
+/// One the walk cannot model is left out, with a note.
+fn outcome_post<'p>(w: &mut Walker<'p, '_>, func: &'p Function) -> Vec<(Bool, String)> {
+    let mut out = Vec::new();
+    for c in &func.contracts {
+        if !checked_on_exit(func, c.kind) {
+            continue;
+        }
+        match w.eval(&c.cond).and_then(|v| Ok(v.as_bool()?)) {
+            Ok((b, _)) => out.push((b, one_line(&c.site.span.code))),
+            Err(Halt::Stop(why) | Halt::Mismatch(why)) => w.note(format!(
+                "the postcondition `{}` is not modeled ({why})",
+                one_line(&c.site.span.code)
+            )),
+            Err(_) => w.note(format!(
+                "the postcondition `{}` is not modeled",
+                one_line(&c.site.span.code)
+            )),
+        }
+    }
+    out
+}
+
+fn checked_on_exit(func: &Function, kind: ContractKind) -> bool {
+    match kind {
+        ContractKind::Ensures => true,
+        ContractKind::Invariant => func
+            .params
+            .first()
+            .is_some_and(|&p| func.var(p).name == "self"),
+        ContractKind::Requires => false,
+    }
+}
+
+fn one_line(code: &str) -> String {
+    code.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+struct Walker<'p, 's> {
+    program: &'p Program,
+    graphs: &'p Graphs,
+    script: Script<'s>,
+    pos: usize,
+    phase: Phase,
+    choice: usize,
+    decided: Vec<bool>,
+    events: Vec<Event>,
+    path: Vec<Tagged>,
+    panics: Vec<(usize, Bool, String)>,
+    assume: Vec<Bool>,
+    frames: Vec<Frame<'p>>,
+    /// The condition under which the code being walked runs (inside a merged decision).
+    guard: Bool,
+    prefix: String,
+    fresh: usize,
+    notes: Vec<String>,
+    /// Loop heads iterated while exploring (by frame depth and node): a second iteration
+    /// would be a cycle.
+    explored_heads: HashSet<(usize, usize)>,
+}
+
+impl<'p> Walker<'p, '_> {
+    fn frame(&self) -> &Frame<'p> {
+        self.frames.last().expect("a frame")
+    }
+
+    fn frame_mut(&mut self) -> &mut Frame<'p> {
+        self.frames.last_mut().expect("a frame")
+    }
+
+    fn note(&mut self, note: String) {
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
+    }
+
+    fn name(&mut self, what: &str) -> String {
+        self.fresh += 1;
+        format!("{}{what}#{}", self.prefix, self.fresh)
+    }
+
+    fn script_done(&self) -> bool {
+        match self.phase {
+            Phase::Prefix => self.script.explore.is_none() && self.pos == self.script.steps.len(),
+            Phase::Explore => self.script.suffix.is_empty(),
+            Phase::Suffix => self.pos == self.script.suffix.len(),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Events
+
+    /// `dep` of an event at node `n` of the current activation.
+    fn dcd(&self, n: usize) -> Option<usize> {
+        let f = self.frame();
+        let mut best: Option<usize> = None;
+        for &c in &f.graph.event_cd[n] {
+            let e = if c == f.graph.entry {
+                f.entry_event.or(f.invoked)
+            } else {
+                f.last.get(&c).copied()
+            };
+            best = best.max(e);
+        }
+        best.or(f.invoked).or(f.entry_event)
+    }
+
+    /// Whether an event depending on `dep` is (transitively) control dependent on event
+    /// `on`.
+    fn under(&self, dep: Option<usize>, on: usize) -> bool {
+        let mut at = dep;
+        while let Some(d) = at {
+            if d == on {
+                return true;
+            }
+            if d < on {
+                return false;
+            }
+            at = self.events[d].dep;
+        }
+        false
+    }
+
+    fn next_step(&self) -> Option<&Step> {
+        match self.phase {
+            Phase::Prefix => self.script.steps.get(self.pos),
+            Phase::Suffix => self.script.suffix.get(self.pos),
+            Phase::Explore => None,
+        }
+    }
+
+    fn push_event(&mut self, n: usize, site: SiteKey, kind: Kind, dep: Option<usize>) {
+        let index = self.events.len();
+        self.events.push(Event {
+            stmt: site,
+            kind,
+            dep,
+        });
+        self.frame_mut().last.insert(n, index);
+        if kind == Kind::Entry {
+            self.frame_mut().entry_event = Some(index);
+        }
+        if self.script.havoc == Some(index) {
+            self.havoc();
+        }
+    }
+
+    /// Every value of every activation forgotten (run values too), every condition so
+    /// far dropped.
+    fn havoc(&mut self) {
+        let name = self.name("havoc");
+        let program = self.program;
+        for (k, frame) in self.frames.iter_mut().enumerate() {
+            let func = frame.func;
+            for (i, slot) in frame.env.iter_mut().enumerate() {
+                if slot.is_some() {
+                    let ty = &func.vars[i].ty;
+                    *slot = Some(Val::fresh(
+                        ty,
+                        &format!("{name}.{k}.{i}"),
+                        program,
+                        &mut |_, _| {},
+                    ));
+                }
+            }
+            for (i, slot) in frame.entry.iter_mut().enumerate() {
+                if slot.is_some() {
+                    let ty = &func.vars[i].ty;
+                    *slot = Some(Val::fresh(
+                        ty,
+                        &format!("{name}.{k}.old{i}"),
+                        program,
+                        &mut |_, _| {},
+                    ));
+                }
+            }
+        }
+        self.path.clear();
+        self.panics.clear();
+        self.assume.clear();
+        self.guard = Bool::from_bool(true);
+    }
+
+    /// An event point at node `n`: what the path does there. Returns the branch outcome,
+    /// whether a loop iterates, or `true` for an entry.
+    fn event(&mut self, n: usize, ask: Ask) -> W<bool> {
+        let Some(site) = self.frame().graph.nodes[n].site.clone() else {
+            return Err(Halt::Stop("an event at a node without a site".into()));
+        };
+        let dep = self.dcd(n);
+        if self.phase == Phase::Explore {
+            let br = self.script.explore.unwrap_or(0);
+            if self.under(dep, br) {
+                return self.explore_event(n, site, ask, dep);
+            }
+            // The first event that does not depend on the flipped one: `de`.
+            self.phase = Phase::Suffix;
+            self.pos = 0;
+        }
+        let Some(step) = self.next_step().cloned() else {
+            if let Ask::Iteration { may_exit: true } = ask {
+                return Ok(false);
+            }
+            if self.script.ended_by_panic {
+                return Err(Halt::End);
+            }
+            return Err(Halt::Mismatch(format!(
+                "the path has no event left for {}:{}",
+                site.line, site.column
+            )));
+        };
+        let matches_site = step.stmt == site;
+        let answer = match (ask, step.kind) {
+            (Ask::Entry, Kind::Entry) if matches_site => true,
+            (Ask::Branch { .. }, Kind::Branch(o)) if matches_site => o,
+            (Ask::Iteration { .. }, Kind::Iteration) if matches_site => true,
+            (Ask::Iteration { may_exit: true }, _) => return Ok(false),
+            _ => {
+                return Err(Halt::Mismatch(format!(
+                    "the path's next event is at {}:{}, the walk is at {}:{}",
+                    step.stmt.line, step.stmt.column, site.line, site.column
+                )));
+            }
+        };
+        self.pos += 1;
+        self.push_event(n, site, step.kind, dep);
+        if self.phase == Phase::Prefix
+            && self.pos == self.script.steps.len()
+            && self.script.explore.is_some()
+        {
+            self.phase = Phase::Explore;
+        }
+        Ok(answer)
+    }
+
+    /// An event of the explored part: decided by a choice (branches), acyclic (loops).
+    fn explore_event(&mut self, n: usize, site: SiteKey, ask: Ask, dep: Option<usize>) -> W<bool> {
+        let (kind, answer) = match ask {
+            Ask::Entry => (Kind::Entry, true),
+            // A loop entered here is not iterated (an acyclic path leaves it at once).
+            Ask::Branch { loop_cond: true } => (Kind::Branch(false), false),
+            Ask::Branch { loop_cond: false } => {
+                let o = self.choose();
+                (Kind::Branch(o), o)
+            }
+            Ask::Iteration { may_exit: true } => return Ok(false),
+            Ask::Iteration { may_exit: false } => {
+                let key = (self.frames.len(), n);
+                if !self.explored_heads.insert(key) {
+                    return Err(Halt::Mismatch("a cycle while exploring".into()));
+                }
+                (Kind::Iteration, true)
+            }
+        };
+        self.push_event(n, site, kind, dep);
+        Ok(answer)
+    }
+
+    fn choose(&mut self) -> bool {
+        let c = self
+            .script
+            .choices
+            .get(self.choice)
+            .copied()
+            .unwrap_or(true);
+        self.choice += 1;
+        self.decided.push(c);
+        c
+    }
+
+    /// The path takes outcome `o` of a condition `c` (inside a merged decision: where
+    /// that side runs).
+    fn require(&mut self, c: &Bool, o: bool) {
+        let t = if o { c.clone() } else { c.not() };
+        let term = if self.guard.simplify().as_bool() == Some(true) {
+            t
+        } else {
+            self.guard.implies(&t)
+        };
+        self.path.push((self.events.len(), term));
+    }
+
+    fn panic_if(&mut self, cond: Bool, what: String) {
+        let g = self.guard.clone();
+        self.panics
+            .push((self.events.len(), Bool::and(&[&g, &cond]), what));
+    }
+
+    fn panics_of(&mut self, panics: Vec<value::Panic>) {
+        for p in panics {
+            self.panic_if(p.cond, p.what.to_string());
+        }
+    }
+
+    /// The outcome of a decision at node `n` (an event when it has a site, else a choice
+    /// or the run's known value), with the path's condition on `c`.
+    fn decide_at(&mut self, n: Option<usize>, c: &Bool, known: Option<bool>, ask: Ask) -> W<bool> {
+        let has_site = n.is_some_and(|n| self.frame().graph.is_event(n));
+        let o = match (n, has_site) {
+            (Some(n), true) => self.event(n, ask)?,
+            _ => match known {
+                Some(k) => k,
+                None => self.choose(),
+            },
+        };
+        self.require(c, o);
+        Ok(o)
+    }
+
+    fn node(&self, key: NodeKey) -> Option<usize> {
+        self.frame().graph.node(key)
+    }
+
+    // -----------------------------------------------------------------------------------
+    // The call
+
+    /// The call under study: its preconditions assumed, its entry, its body.
+    fn top(&mut self, func: &'p Function) -> W<Val> {
+        for c in &func.contracts {
+            if matches!(c.kind, ContractKind::Requires | ContractKind::Invariant) {
+                match self.eval(&c.cond).and_then(|v| Ok(v.as_bool()?)) {
+                    Ok((b, _)) => self.assume.push(b),
+                    Err(Halt::Stop(why)) => self.note(format!(
+                        "the precondition `{}` is not modeled ({why})",
+                        one_line(&c.site.span.code)
+                    )),
+                    Err(other) => return Err(other),
+                }
+            }
+        }
+        if func.instrumented {
+            let entry = self.frame().graph.entry;
+            self.event(entry, Ask::Entry)?;
+        }
+        let flow = self.block(&func.body)?;
+        let ret = match flow {
+            Flow::Return(Some(v)) => v,
+            Flow::Return(None) | Flow::Normal => Val::Unit,
+            Flow::Break(_) | Flow::Continue(_) => {
+                return Err(Halt::Stop("`break` outside a loop".into()));
+            }
+        };
+        let ret_var = func.ret.0 as usize;
+        self.frame_mut().env[ret_var] = Some(ret.clone());
+        Ok(ret)
+    }
+
+    fn call(
+        &mut self,
+        function: &str,
+        args: &'p [Expr],
+        outputs: &'p [(usize, Place)],
+        ty: &Type,
+    ) -> W<Val> {
+        let mut argv = Vec::with_capacity(args.len());
+        for a in args {
+            argv.push(self.eval(a)?);
+        }
+        let Some(callee) = self.program.function(function) else {
+            return Err(Halt::Stop(format!(
+                "`{function}` is not a function of the file"
+            )));
+        };
+        if self.frames.len() > MAX_DEPTH {
+            return Err(Halt::Stop(format!(
+                "calls nested deeper than {MAX_DEPTH} (`{function}`)"
+            )));
+        }
+        let graph = self
+            .graphs
+            .get(&callee.name)
+            .ok_or_else(|| Halt::Stop(format!("no graph of `{}`", callee.name)))?;
+        let caller_at = self.frame().at;
+        let invoked = self.dcd(caller_at);
+        let mut env = vec![None; callee.vars.len()];
+        for (&p, v) in callee.params.iter().zip(argv) {
+            env[p.0 as usize] = Some(v);
+        }
+        self.frames.push(Frame {
+            func: callee,
+            graph,
+            entry: env.clone(),
+            env,
+            last: HashMap::new(),
+            entry_event: None,
+            invoked,
+            at: graph.entry,
+        });
+        for c in &callee.contracts {
+            if matches!(c.kind, ContractKind::Requires | ContractKind::Invariant) {
+                let what = format!(
+                    "precondition `{}` of `{}`",
+                    one_line(&c.site.span.code),
+                    callee.name
+                );
+                self.contract_panic(&c.cond, what)?;
+            }
+        }
+        if callee.instrumented {
+            self.event(graph.entry, Ask::Entry)?;
+        }
+        let flow = self.block(&callee.body)?;
+        let ret = match flow {
+            Flow::Return(Some(v)) => v,
+            Flow::Return(None) | Flow::Normal => Val::Unit,
+            Flow::Break(_) | Flow::Continue(_) => {
+                return Err(Halt::Stop("`break` outside a loop".into()));
+            }
+        };
+        let ret_var = callee.ret.0 as usize;
+        self.frame_mut().env[ret_var] = Some(ret.clone());
+        for c in &callee.contracts {
+            if checked_on_exit(callee, c.kind) {
+                let what = format!(
+                    "postcondition `{}` of `{}`",
+                    one_line(&c.site.span.code),
+                    callee.name
+                );
+                self.contract_panic(&c.cond, what)?;
+            }
+        }
+        let finals: Vec<(usize, Option<Val>)> = outputs
+            .iter()
+            .map(|(i, _)| {
+                let v = callee
+                    .params
+                    .get(*i)
+                    .and_then(|p| self.frame().env[p.0 as usize].clone());
+                (*i, v)
+            })
+            .collect();
+        self.frames.pop();
+        for ((_, place), (_, v)) in outputs.iter().zip(finals) {
+            if let Some(v) = v {
+                self.assign(place, v)?;
+            }
+        }
+        if matches!(ty, Type::Unit) {
+            return Ok(Val::Unit);
+        }
+        Ok(ret)
+    }
+
+    /// A callee's contract: a panic where it fails (a contract the walk cannot model
+    /// constrains nothing, and says so).
+    fn contract_panic(&mut self, cond: &'p Expr, what: String) -> W<()> {
+        match self.eval(cond).and_then(|v| Ok(v.as_bool()?)) {
+            Ok((b, _)) => self.panic_if(b.not(), what),
+            Err(Halt::Stop(why)) => self.note(format!("{what} is not modeled ({why})")),
+            Err(other) => return Err(other),
+        }
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Statements
+
+    fn block(&mut self, stmts: &'p [Stmt]) -> W<Flow> {
+        for s in stmts {
+            match self.stmt(s)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn set_at(&mut self, key: NodeKey) {
+        if let Some(n) = self.node(key) {
+            self.frame_mut().at = n;
+        }
+    }
+
+    fn stmt(&mut self, s: &'p Stmt) -> W<Flow> {
+        self.set_at(NodeKey::stmt(s, Part::Stmt));
+        match s {
+            Stmt::Let { var, init, .. } => {
+                let v = match init {
+                    Some(e) => Some(self.eval(e)?),
+                    None => None,
+                };
+                self.frame_mut().env[var.0 as usize] = v;
+                Ok(Flow::Normal)
+            }
+            Stmt::Assign { place, value, .. } => {
+                let v = self.eval(value)?;
+                self.assign(place, v)?;
+                Ok(Flow::Normal)
+            }
+            Stmt::Expr(e) => {
+                self.eval(e)?;
+                Ok(Flow::Normal)
+            }
+            Stmt::Assert { cond, span, .. } => {
+                let (c, _) = self.eval(cond)?.as_bool()?;
+                self.panic_if(c.not(), format!("`{}`", one_line(&span.code)));
+                Ok(Flow::Normal)
+            }
+            Stmt::Panic { span, .. } => {
+                let what = one_line(&span.code);
+                self.panic_if(Bool::from_bool(true), what.clone());
+                Err(Halt::Panicked(what))
+            }
+            Stmt::Opaque {
+                reason,
+                span,
+                defines,
+            } => {
+                self.opaque(reason, span.start.line, defines);
+                Ok(Flow::Normal)
+            }
+            Stmt::Return { value, .. } => {
+                let v = match value {
+                    Some(e) => Some(self.eval(e)?),
+                    None => None,
+                };
+                Ok(Flow::Return(v))
+            }
+            Stmt::Break(l) => Ok(Flow::Break(l.clone())),
+            Stmt::Continue(l) => Ok(Flow::Continue(l.clone())),
+            Stmt::If {
+                cond,
+                branch,
+                then,
+                otherwise,
+            } => {
+                let taken = match branch {
+                    Some(_) => {
+                        let key = NodeKey::stmt(s, Part::Branch);
+                        self.set_at(key);
+                        let (c, _) = self.eval(cond)?.as_bool()?;
+                        let n = self.node(key);
+                        self.decide_at(n, &c, None, Ask::Branch { loop_cond: false })?
+                    }
+                    None => {
+                        if silent(self.frame().func, then)
+                            && silent(self.frame().func, otherwise)
+                            && pure(cond)
+                        {
+                            return self.merged(cond, then, otherwise);
+                        }
+                        self.decide(cond)?
+                    }
+                };
+                self.block(if taken { then } else { otherwise })
+            }
+            Stmt::While {
+                label,
+                cond,
+                branch,
+                body,
+                ..
+            } => {
+                let head = self.node(NodeKey::stmt(s, Part::Head));
+                loop {
+                    let taken = match branch {
+                        Some(_) => {
+                            let key = NodeKey::stmt(s, Part::Branch);
+                            self.set_at(key);
+                            let (c, known) = self.eval(cond)?.as_bool()?;
+                            let n = self.node(key);
+                            let known = known
+                                .filter(|_| !n.is_some_and(|n| self.frame().graph.is_event(n)));
+                            self.decide_at(n, &c, known, Ask::Branch { loop_cond: true })?
+                        }
+                        None => self.decide_silent_loop(cond)?,
+                    };
+                    if !taken {
+                        return Ok(Flow::Normal);
+                    }
+                    self.iterate(head)?;
+                    match self.block(body)? {
+                        Flow::Normal => {}
+                        Flow::Continue(l) if targets(label, &l) => {}
+                        Flow::Break(l) if targets(label, &l) => return Ok(Flow::Normal),
+                        other => return Ok(other),
+                    }
+                }
+            }
+            Stmt::Loop { label, body, .. } => {
+                let head = self.node(NodeKey::stmt(s, Part::Head));
+                let mut n = 0i128;
+                loop {
+                    if head.is_some_and(|h| self.frame().graph.is_event(h)) {
+                        self.iterate(head)?;
+                    } else {
+                        n += 1;
+                        if n > MAX_SILENT_ITERATIONS {
+                            return Err(Halt::Stop("a `loop` without events runs too long".into()));
+                        }
+                    }
+                    match self.block(body)? {
+                        Flow::Normal => {}
+                        Flow::Continue(l) if targets(label, &l) => {}
+                        Flow::Break(l) if targets(label, &l) => return Ok(Flow::Normal),
+                        other => return Ok(other),
+                    }
+                }
+            }
+            Stmt::For {
+                label,
+                var,
+                iteration,
+                body,
+                ..
+            } => self.for_loop(s, label, *var, iteration, body),
+        }
+    }
+
+    /// An iteration of a loop that must iterate (a `while` whose condition held, a `loop`).
+    fn iterate(&mut self, head: Option<usize>) -> W<()> {
+        if let Some(h) = head
+            && self.frame().graph.is_event(h)
+        {
+            self.event(h, Ask::Iteration { may_exit: false })?;
+        }
+        Ok(())
+    }
+
+    fn for_loop(
+        &mut self,
+        s: &'p Stmt,
+        label: &Option<String>,
+        var: VarId,
+        iteration: &'p Iteration,
+        body: &'p [Stmt],
+    ) -> W<Flow> {
+        let head = self.node(NodeKey::stmt(s, Part::Head));
+        let reported = head.is_some_and(|h| self.frame().graph.is_event(h));
+        // The iteration count and each iteration's value, as terms.
+        enum Over {
+            Range {
+                s: z3::ast::BV,
+                e: z3::ast::BV,
+                cs: Option<i128>,
+                ce: Option<i128>,
+                k: Bits,
+                inclusive: bool,
+                reverse: bool,
+            },
+            Elements {
+                seq: Val,
+                index: Option<VarId>,
+            },
+        }
+        let over = match iteration {
+            Iteration::Range {
+                start,
+                end,
+                inclusive,
+                reverse,
+                ..
+            } => {
+                let sv = self.eval(start)?;
+                let ev = self.eval(end)?;
+                let (s, cs, k) = sv.as_bits()?;
+                let (e, ce, _) = ev.as_bits()?;
+                Over::Range {
+                    s,
+                    e,
+                    cs,
+                    ce,
+                    k,
+                    inclusive: *inclusive,
+                    reverse: *reverse,
+                }
+            }
+            Iteration::Elements { seq, index } => Over::Elements {
+                seq: self.eval(seq)?,
+                index: *index,
+            },
+        };
+        let mut n: i128 = 0;
+        loop {
+            let (c, known) = match &over {
+                Over::Range {
+                    s,
+                    e,
+                    cs,
+                    ce,
+                    k,
+                    inclusive,
+                    ..
+                } => {
+                    let width = k.width();
+                    if width < 128 && n >= (1i128 << width.min(126)) {
+                        (Bool::from_bool(false), Some(false))
+                    } else {
+                        let nb = value::bv_const(n, width);
+                        let ordered = if k.signed() { s.bvsle(e) } else { s.bvule(e) };
+                        let span = e.bvsub(s);
+                        let c = if *inclusive {
+                            Bool::and(&[&ordered, &span.bvuge(&nb)])
+                        } else {
+                            Bool::and(&[&ordered, &span.bvugt(&nb)])
+                        };
+                        let known = match (cs, ce) {
+                            (Some(a), Some(b)) => Some(if a <= b {
+                                n < b - a + i128::from(*inclusive)
+                            } else {
+                                false
+                            }),
+                            _ => None,
+                        };
+                        (c, known)
+                    }
+                }
+                Over::Elements { seq, .. } => {
+                    let sq = seq.as_seq()?;
+                    let nb = value::bv_const(n, 64);
+                    let known = sq.conc.as_ref().map(|items| (n as usize) < items.len());
+                    (nb.bvult(&sq.len), known)
+                }
+            };
+            let taken = if reported {
+                let h = head.unwrap_or_default();
+                let o = self.event(h, Ask::Iteration { may_exit: true })?;
+                self.require(&c, o);
+                o
+            } else {
+                match known {
+                    Some(k) => k,
+                    None => {
+                        return Err(Halt::Stop(
+                            "a `for` loop without events over a range the inputs decide".into(),
+                        ));
+                    }
+                }
+            };
+            if !taken {
+                return Ok(Flow::Normal);
+            }
+            if !reported && n > MAX_SILENT_ITERATIONS {
+                return Err(Halt::Stop("a loop without events runs too long".into()));
+            }
+            let item = match &over {
+                Over::Range {
+                    s,
+                    e,
+                    cs,
+                    ce,
+                    k,
+                    inclusive,
+                    reverse,
+                } => {
+                    let width = k.width();
+                    let nb = value::bv_const(n, width);
+                    let one = value::bv_const(1, width);
+                    let term = match (reverse, inclusive) {
+                        (false, _) => s.bvadd(&nb),
+                        (true, true) => e.bvsub(&nb),
+                        (true, false) => e.bvsub(&one).bvsub(&nb),
+                    };
+                    let conc = match (reverse, inclusive) {
+                        (false, _) => cs.map(|a| a + n),
+                        (true, true) => ce.map(|b| b - n),
+                        (true, false) => ce.map(|b| b - 1 - n),
+                    };
+                    Val::Bits(term, conc, *k)
+                }
+                Over::Elements { seq, index } => {
+                    let i = Val::Bits(
+                        value::bv_const(n, 64),
+                        Some(n),
+                        Bits::Int(crate::ir::IntType::Usize),
+                    );
+                    let (elem, _) = value::index(seq, &i)?;
+                    if let Some(index) = index {
+                        self.frame_mut().env[index.0 as usize] = Some(i);
+                    }
+                    elem
+                }
+            };
+            self.frame_mut().env[var.0 as usize] = Some(item);
+            match self.block(body)? {
+                Flow::Normal => {}
+                Flow::Continue(l) if targets(label, &l) => {}
+                Flow::Break(l) if targets(label, &l) => return Ok(Flow::Normal),
+                other => return Ok(other),
+            }
+            n += 1;
+        }
+    }
+
+    /// A `while` condition without an event (in a function without instrumentation): only
+    /// when the run's value decides it.
+    fn decide_silent_loop(&mut self, cond: &'p Expr) -> W<bool> {
+        let (c, known) = self.eval(cond)?.as_bool()?;
+        match known {
+            Some(k) => {
+                self.require(&c, k);
+                Ok(k)
+            }
+            None => Err(Halt::Stop(
+                "a `while` without events whose condition the inputs decide".into(),
+            )),
+        }
+    }
+
+    /// Both arms of a decision without events, walked under their conditions and merged.
+    fn merged(&mut self, cond: &'p Expr, then: &'p [Stmt], otherwise: &'p [Stmt]) -> W<Flow> {
+        let (c, _) = self.eval(cond)?.as_bool()?;
+        let saved_env = self.frame().env.clone();
+        let saved_guard = self.guard.clone();
+        self.guard = Bool::and(&[&saved_guard, &c]);
+        let a = self.block(then);
+        let env_then = std::mem::replace(&mut self.frame_mut().env, saved_env);
+        self.guard = Bool::and(&[&saved_guard, &c.not()]);
+        let b = self.block(otherwise);
+        self.guard = saved_guard;
+        if !matches!(a?, Flow::Normal) || !matches!(b?, Flow::Normal) {
+            return Err(Halt::Stop("a jump inside a merged decision".into()));
+        }
+        let env_else = std::mem::take(&mut self.frame_mut().env);
+        let merged = env_then
+            .into_iter()
+            .zip(env_else)
+            .map(|(x, y)| match (x, y) {
+                (Some(x), Some(y)) => Some(value::ite(&c, None, &x, &y)),
+                (x, y) => x.or(y),
+            })
+            .collect();
+        self.frame_mut().env = merged;
+        Ok(Flow::Normal)
+    }
+
+    /// The outcome a condition without a site of its own takes on the path: its reported
+    /// operands are events, the rest choices.
+    fn decide(&mut self, e: &'p Expr) -> W<bool> {
+        match &e.kind {
+            ExprKind::Binary(BinOp::And, a, b) => Ok(self.decide(a)? && self.decide(b)?),
+            ExprKind::Binary(BinOp::Or, a, b) => Ok(self.decide(a)? || self.decide(b)?),
+            ExprKind::Unary(UnOp::Not, a) if a.ty == Type::Bool => Ok(!self.decide(a)?),
+            ExprKind::Branch(inner, _) => {
+                let key = NodeKey::expr(e, Part::Branch);
+                self.set_at(key);
+                let (c, _) = self.eval(inner)?.as_bool()?;
+                let n = self.node(key);
+                self.decide_at(n, &c, None, Ask::Branch { loop_cond: false })
+            }
+            _ => {
+                let key = NodeKey::expr(e, Part::Leaf);
+                self.set_at(key);
+                let (c, known) = self.eval(e)?.as_bool()?;
+                let known = known.filter(|_| is_const(&c));
+                self.decide_at(None, &c, known, Ask::Branch { loop_cond: false })
+            }
+        }
+    }
+
+    fn opaque(&mut self, reason: &str, line: u32, defines: &[VarId]) {
+        let func = self.frame().func;
+        self.note(format!(
+            "`{}` line {line}: {reason}: kept opaque",
+            func.name
+        ));
+        for &v in defines {
+            let ty = func.var(v).ty.clone();
+            let name = self.name("opaque");
+            let fresh = Val::fresh(&ty, &name, self.program, &mut |_, _| {});
+            self.frame_mut().env[v.0 as usize] = Some(fresh);
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Places
+
+    fn assign(&mut self, place: &'p Place, v: Val) -> W<()> {
+        match place {
+            Place::Var(id) => {
+                self.frame_mut().env[id.0 as usize] = Some(v);
+                Ok(())
+            }
+            Place::Index(p, i) => {
+                let base = self.place_value(p)?;
+                let idx = self.eval(i)?;
+                let (new, panics) = value::store(&base, &idx, &v)?;
+                self.panics_of(panics);
+                self.assign(p, new)
+            }
+            Place::Field(p, name) => {
+                let base = self.place_value(p)?;
+                let Val::Struct(s, mut fields) = base else {
+                    return Err(Halt::Stop(format!(
+                        "`.{name}` of a value that is not a struct"
+                    )));
+                };
+                let at = self.field_index(&s, name)?;
+                fields[at] = v;
+                self.assign(p, Val::Struct(s, fields))
+            }
+            Place::TupleField(p, k) => {
+                let base = self.place_value(p)?;
+                let Val::Tuple(mut items) = base else {
+                    return Err(Halt::Stop(format!("`.{k}` of a value that is not a tuple")));
+                };
+                if *k >= items.len() {
+                    return Err(Halt::Stop(format!("tuple field `.{k}` out of range")));
+                }
+                items[*k] = v;
+                self.assign(p, Val::Tuple(items))
+            }
+        }
+    }
+
+    fn place_value(&mut self, place: &'p Place) -> W<Val> {
+        match place {
+            Place::Var(id) => self.frame().env[id.0 as usize]
+                .clone()
+                .ok_or_else(|| Halt::Stop("a place read before it is set".into())),
+            Place::Index(p, i) => {
+                let base = self.place_value(p)?;
+                let idx = self.eval(i)?;
+                Ok(value::index(&base, &idx)?.0)
+            }
+            Place::Field(p, name) => {
+                let base = self.place_value(p)?;
+                self.field(&base, name)
+            }
+            Place::TupleField(p, k) => {
+                let base = self.place_value(p)?;
+                tuple_field(&base, *k)
+            }
+        }
+    }
+
+    fn field_index(&self, s: &str, name: &str) -> W<usize> {
+        self.program
+            .struct_def(s)
+            .and_then(|d| d.fields.iter().position(|(f, _)| f == name))
+            .ok_or_else(|| Halt::Stop(format!("field `{name}` of `{s}` not found")))
+    }
+
+    fn field(&self, base: &Val, name: &str) -> W<Val> {
+        match base {
+            Val::Struct(s, fields) => {
+                let at = self.field_index(s, name)?;
+                Ok(fields[at].clone())
+            }
+            Val::Opaque(r) => Err(Halt::Stop(format!("`.{name}` of {r}"))),
+            _ => Err(Halt::Stop(format!(
+                "`.{name}` of a value that is not a struct"
+            ))),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Expressions
+
+    fn eval(&mut self, e: &'p Expr) -> W<Val> {
+        match &e.kind {
+            ExprKind::Lit(l) => Ok(literal(l, &e.ty)?),
+            ExprKind::Var(v) => self.frame().env[v.0 as usize].clone().ok_or_else(|| {
+                Halt::Stop(format!(
+                    "`{}` is read before it is set",
+                    self.frame().func.var_name(*v)
+                ))
+            }),
+            ExprKind::Unary(op, a) => {
+                let a = self.eval(a)?;
+                let (v, panics) = value::unary(*op, &a)?;
+                self.panics_of(panics);
+                Ok(v)
+            }
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or | BinOp::Implies), a, b)
+                if e.ty == Type::Bool =>
+            {
+                let (x, cx) = self.eval(a)?.as_bool()?;
+                let right_when = !matches!(op, BinOp::Or);
+                if has_events(self.frame().func, b) {
+                    // Whether the right side runs is a decision of the path: an event
+                    // (a reported operand) or a constant tells, else it is a choice.
+                    let told = matches!(a.kind, ExprKind::Branch(..)) || is_const(&x);
+                    let runs = match cx {
+                        Some(k) if told => k == right_when,
+                        _ => {
+                            let o = self.choose();
+                            self.require(&x, o);
+                            o == right_when
+                        }
+                    };
+                    if !runs {
+                        return Ok(Val::Bool(x, cx));
+                    }
+                    let (y, cy) = self.eval(b)?.as_bool()?;
+                    return Ok(Val::Bool(y, cy));
+                }
+                let saved = self.guard.clone();
+                let side = if right_when { x.clone() } else { x.not() };
+                self.guard = Bool::and(&[&saved, &side]);
+                let rb = self.eval(b);
+                self.guard = saved;
+                let (y, _) = rb?.as_bool()?;
+                let t = match op {
+                    BinOp::And => Bool::and(&[&x, &y]),
+                    BinOp::Or => Bool::or(&[&x, &y]),
+                    _ => x.implies(&y),
+                };
+                Ok(Val::Bool(t, None))
+            }
+            ExprKind::Binary(op, a, b) => {
+                let a = self.eval(a)?;
+                let b = self.eval(b)?;
+                let (v, panics) = value::binary(*op, &a, &b)?;
+                self.panics_of(panics);
+                Ok(v)
+            }
+            ExprKind::Cast(a) => {
+                let a = self.eval(a)?;
+                Ok(value::cast(&a, &e.ty)?)
+            }
+            ExprKind::Index(s, i) => {
+                let s = self.eval(s)?;
+                let i = self.eval(i)?;
+                let (v, panics) = value::index(&s, &i)?;
+                self.panics_of(panics);
+                Ok(v)
+            }
+            ExprKind::Len(s) => {
+                let s = self.eval(s)?;
+                Ok(value::len(&s)?)
+            }
+            ExprKind::Push(s, x) => {
+                let s = self.eval(s)?;
+                let x = self.eval(x)?;
+                Ok(value::push(&s, &x)?)
+            }
+            ExprKind::Field(a, name) => {
+                let a = self.eval(a)?;
+                self.field(&a, name)
+            }
+            ExprKind::TupleField(a, i) => {
+                let a = self.eval(a)?;
+                Ok(tuple_field(&a, *i)?)
+            }
+            ExprKind::Tuple(es) => {
+                let mut items = Vec::with_capacity(es.len());
+                for x in es {
+                    items.push(self.eval(x)?);
+                }
+                Ok(Val::Tuple(items))
+            }
+            ExprKind::Array(es) => {
+                let elem = seq_elem(&e.ty, self.program)?;
+                let mut items = Vec::with_capacity(es.len());
+                for x in es {
+                    items.push(self.eval(x)?);
+                }
+                Ok(value::array(elem, &items)?)
+            }
+            ExprKind::Repeat(x, n) => {
+                let elem = seq_elem(&e.ty, self.program)?;
+                let x = self.eval(x)?;
+                let n = self.eval(n)?;
+                Ok(value::repeat(elem, &x, &n, 1 << 16)?)
+            }
+            ExprKind::Struct(name, fields) => {
+                let def = self
+                    .program
+                    .struct_def(name)
+                    .ok_or_else(|| Halt::Stop(format!("struct `{name}` not found")))?;
+                let mut vals = Vec::with_capacity(def.fields.len());
+                for (f, _) in &def.fields {
+                    let Some((_, x)) = fields.iter().find(|(n, _)| n == f) else {
+                        return Err(Halt::Stop(format!("`{name}` is built without field `{f}`")));
+                    };
+                    vals.push(self.eval(x)?);
+                }
+                Ok(Val::Struct(name.clone(), vals))
+            }
+            ExprKind::Variant(name, variant) => {
+                let at = self
+                    .program
+                    .enum_def(name)
+                    .and_then(|d| d.variants.iter().position(|v| v == variant))
+                    .ok_or_else(|| Halt::Stop(format!("`{name}::{variant}` not found")))?;
+                Ok(Val::Bits(
+                    value::bv_const(at as i128, 32),
+                    Some(at as i128),
+                    Bits::Enum,
+                ))
+            }
+            ExprKind::OptionSome(x) => {
+                let x = self.eval(x)?;
+                Ok(Val::Option(Bool::from_bool(true), Some(true), Box::new(x)))
+            }
+            ExprKind::OptionNone => {
+                let inner = match &e.ty {
+                    Type::Option(inner) => (**inner).clone(),
+                    other => other.clone(),
+                };
+                Ok(Val::Option(
+                    Bool::from_bool(false),
+                    Some(false),
+                    Box::new(Val::zero(&inner, self.program)),
+                ))
+            }
+            ExprKind::IsSome(o) => match self.eval(o)? {
+                Val::Option(s, c, _) => Ok(Val::Bool(s, c)),
+                _ => Err(Halt::Stop(
+                    "`is_some` of a value that is not an `Option`".into(),
+                )),
+            },
+            ExprKind::Unwrap(o) => match self.eval(o)? {
+                Val::Option(s, _, payload) => {
+                    self.panic_if(s.not(), "`unwrap` of `None`".into());
+                    Ok(*payload)
+                }
+                _ => Err(Halt::Stop(
+                    "`unwrap` of a value that is not an `Option`".into(),
+                )),
+            },
+            ExprKind::If {
+                cond,
+                branch,
+                then,
+                otherwise,
+            } => {
+                let func = self.frame().func;
+                let taken = match branch {
+                    Some(_) => {
+                        let key = NodeKey::expr(e, Part::Branch);
+                        self.set_at(key);
+                        let (c, _) = self.eval(cond)?.as_bool()?;
+                        let n = self.node(key);
+                        self.decide_at(n, &c, None, Ask::Branch { loop_cond: false })?
+                    }
+                    None if !has_events(func, then)
+                        && !has_events(func, otherwise)
+                        && pure(cond) =>
+                    {
+                        let (c, _) = self.eval(cond)?.as_bool()?;
+                        let saved = self.guard.clone();
+                        self.guard = Bool::and(&[&saved, &c]);
+                        let t = self.eval(then);
+                        self.guard = Bool::and(&[&saved, &c.not()]);
+                        let o = self.eval(otherwise);
+                        self.guard = saved;
+                        return Ok(value::ite(&c, None, &t?, &o?));
+                    }
+                    None => self.decide(cond)?,
+                };
+                self.eval(if taken { then } else { otherwise })
+            }
+            ExprKind::Branch(inner, _) => {
+                let key = NodeKey::expr(e, Part::Branch);
+                self.set_at(key);
+                let (c, _) = self.eval(inner)?.as_bool()?;
+                let n = self.node(key);
+                let o = self.decide_at(n, &c, None, Ask::Branch { loop_cond: false })?;
+                Ok(Val::Bool(c, Some(o)))
+            }
+            ExprKind::Call {
+                function,
+                args,
+                outputs,
+            } => self.call(function, args, outputs, &e.ty),
+            ExprKind::Quantifier {
+                kind,
+                var,
+                start,
+                end,
+                inclusive,
+                body,
+            } => self.quantifier(*kind, *var, start, end, *inclusive, body, &e.ty),
+            ExprKind::Old(x) => {
+                let func = self.frame().func;
+                let mut old = self.frame().entry.clone();
+                for (i, v) in func.vars.iter().enumerate() {
+                    if matches!(v.kind, VarKind::Bound | VarKind::Ret) {
+                        old[i] = self.frame().env[i].clone();
+                    }
+                }
+                let now = std::mem::replace(&mut self.frame_mut().env, old);
+                let v = self.eval(x);
+                self.frame_mut().env = now;
+                v
+            }
+            ExprKind::Opaque {
+                reason,
+                span,
+                defines,
+            } => {
+                self.opaque(reason, span.start.line, defines);
+                let name = self.name("opaque");
+                Ok(Val::fresh(&e.ty, &name, self.program, &mut |_, _| {}))
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn quantifier(
+        &mut self,
+        kind: Quantifier,
+        var: VarId,
+        start: &'p Expr,
+        end: &'p Expr,
+        inclusive: bool,
+        body: &'p Expr,
+        ty: &Type,
+    ) -> W<Val> {
+        let (_, cs, k) = self.eval(start)?.as_bits()?;
+        let (_, ce, _) = self.eval(end)?.as_bits()?;
+        let (Some(a), Some(b)) = (cs, ce) else {
+            return Err(Halt::Stop(
+                "a quantifier over a range the inputs decide".into(),
+            ));
+        };
+        let b = if inclusive { b + 1 } else { b };
+        if b - a > 1024 {
+            return Err(Halt::Stop("a quantifier over more than 1024 values".into()));
+        }
+        let saved = self.frame().env[var.0 as usize].clone();
+        let mut parts: Vec<Val> = Vec::new();
+        for i in a..b.max(a) {
+            self.frame_mut().env[var.0 as usize] =
+                Some(Val::Bits(value::bv_const(i, k.width()), Some(i), k));
+            parts.push(self.eval(body)?);
+        }
+        self.frame_mut().env[var.0 as usize] = saved;
+        match kind {
+            Quantifier::Forall | Quantifier::Exists => {
+                let mut bs = Vec::new();
+                for p in &parts {
+                    bs.push(p.as_bool()?.0);
+                }
+                let refs: Vec<&Bool> = bs.iter().collect();
+                let t = if kind == Quantifier::Forall {
+                    Bool::and(&refs)
+                } else {
+                    Bool::or(&refs)
+                };
+                Ok(Val::Bool(t, None))
+            }
+            Quantifier::Sum => {
+                let bits = value::bits_of(ty)
+                    .ok_or_else(|| Halt::Stop("a sum that is not an integer".into()))?;
+                let mut acc = Val::Bits(value::bv_const(0, bits.width()), Some(0), bits);
+                for p in parts {
+                    let (v, panics) = value::binary(BinOp::Add, &acc, &p)?;
+                    self.panics_of(panics);
+                    acc = v;
+                }
+                Ok(acc)
+            }
+        }
+    }
+}
+
+fn targets(label: &Option<String>, jump: &Option<String>) -> bool {
+    jump.is_none() || jump == label
+}
+
+fn is_const(b: &Bool) -> bool {
+    b.simplify().as_bool().is_some()
+}
+
+fn literal(l: &Lit, ty: &Type) -> R<Val> {
+    match (l, ty) {
+        (Lit::Unit, _) => Ok(Val::Unit),
+        (Lit::Bool(b), _) => Ok(Val::Bool(Bool::from_bool(*b), Some(*b))),
+        (Lit::Char(c), _) => Ok(Val::Bits(
+            value::bv_const(*c as i128, 32),
+            Some(*c as i128),
+            Bits::Char,
+        )),
+        (Lit::Int(v), Type::Int(t)) => Ok(Val::Bits(
+            value::bv_const(*v, t.bits()),
+            value::wrap(*v, Bits::Int(*t)),
+            Bits::Int(*t),
+        )),
+        (Lit::Int(_), other) => Err(Stop::new(format!("an integer literal of type `{other}`"))),
+    }
+}
+
+fn tuple_field(base: &Val, i: usize) -> W<Val> {
+    match base {
+        Val::Tuple(items) => items
+            .get(i)
+            .cloned()
+            .ok_or_else(|| Halt::Stop(format!("tuple field `.{i}` out of range"))),
+        Val::Opaque(r) => Err(Halt::Stop(format!("`.{i}` of {r}"))),
+        _ => Err(Halt::Stop(format!("`.{i}` of a value that is not a tuple"))),
+    }
+}
+
+fn seq_elem(ty: &Type, program: &Program) -> R<value::Elem> {
+    ty.elem()
+        .and_then(|e| value::elem_of(e, program))
+        .ok_or_else(|| Stop::new(format!("a sequence of type `{ty}`")))
+}
+
+/// Whether `e` has no decision with a site, no call and no `if` inside (so that its value
+/// can be taken symbolically as a whole).
+fn pure(e: &Expr) -> bool {
+    let mut ok = true;
+    e.walk(&mut |x| {
+        if matches!(
+            x.kind,
+            ExprKind::Branch(..) | ExprKind::Call { .. } | ExprKind::If { .. }
+        ) {
+            ok = false;
+        }
+    });
+    ok
+}
+
+/// Whether evaluating `e` may produce events: a reported decision, or a call (the callee
+/// may be instrumented).
+fn has_events(func: &Function, e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| match &x.kind {
+        ExprKind::Branch(_, c) if func.instrumented && c.site.reported => found = true,
+        ExprKind::If {
+            branch: Some(c), ..
+        } if func.instrumented && c.site.reported => found = true,
+        ExprKind::Call { .. } => found = true,
+        _ => {}
+    });
+    found
+}
+
+/// Whether a block can be walked under a condition and merged: no events, no loops, no
+/// jumps, no calls.
+fn silent(func: &Function, stmts: &[Stmt]) -> bool {
+    let mut ok = true;
+    Stmt::walk_all(stmts, &mut |s| {
+        match s {
+            Stmt::While { .. }
+            | Stmt::Loop { .. }
+            | Stmt::For { .. }
+            | Stmt::Break(_)
+            | Stmt::Continue(_)
+            | Stmt::Return { .. }
+            | Stmt::Panic { .. } => ok = false,
+            Stmt::If {
+                branch: Some(c), ..
+            } if func.instrumented && c.site.reported => ok = false,
+            _ => {}
+        }
+        s.exprs(&mut |e| {
+            if has_events(func, e) {
+                ok = false;
+            }
+        });
+    });
+    ok
+}
