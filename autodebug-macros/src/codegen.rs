@@ -380,7 +380,7 @@ struct Old {
 /// hook, which rustc reports as unreachable code: allow it, in instrumented builds only.
 fn allow_instrumented(attrs: &mut Vec<Attribute>, sig: &Signature, spec: &FnSpec) {
     if spec.instrument && sig.constness.is_none() {
-        attrs.push(syn::parse_quote!(#[allow(unreachable_code)]));
+        attrs.push(syn::parse_quote!(#[allow(unreachable_code, unused_mut)]));
     }
 }
 
@@ -393,9 +393,11 @@ fn wrap(sig: &Signature, body: &mut Block, spec: &FnSpec) -> syn::Result<()> {
         ));
     }
     let mut block = std::mem::replace(body, empty_block());
+    // Runs before the preconditions: a plan's replaced arguments are what they check.
+    let mut entry = TokenStream::new();
     // A const fn cannot call the runtime's hooks: `#[autodebug]` leaves it alone.
     if spec.instrument && sig.constness.is_none() {
-        instrument::instrument_body(sig, &mut block, &spec.site_fn);
+        entry = instrument::instrument_body(sig, &mut block, &spec.site_fn);
         // The instrumentation may hold user code in verbatim nodes; reparse so that the
         // `return`s and `?`s inside are seen by `run_body`.
         if !spec.contracts.is_empty() {
@@ -403,6 +405,8 @@ fn wrap(sig: &Signature, body: &mut Block, spec: &FnSpec) -> syn::Result<()> {
         }
     }
     if spec.contracts.is_empty() {
+        let first: Block = syn::parse2(quote!({ #entry }))?;
+        block.stmts.splice(0..0, first.stmts);
         *body = block;
         return Ok(());
     }
@@ -440,7 +444,7 @@ fn wrap(sig: &Signature, body: &mut Block, spec: &FnSpec) -> syn::Result<()> {
     }
     let allow = allow_generated();
     let new = if post.is_empty() {
-        quote!({ #(#pre)* #block })
+        quote!({ #entry #(#pre)* #block })
     } else {
         let old_lets = olds.iter().map(|old| {
             let Old { ident, expr, gate } = old;
@@ -456,6 +460,7 @@ fn wrap(sig: &Signature, body: &mut Block, spec: &FnSpec) -> syn::Result<()> {
         let annotation = ty.as_ref().map(|ty| quote!(: #ty));
         let run = run_body(block, sig.asyncness.is_some(), ty.as_ref());
         quote!({
+            #entry
             #(#pre)*
             #(#old_lets)*
             #[allow(unused_variables, unused_labels, clippy::all, clippy::pedantic, clippy::nursery)]

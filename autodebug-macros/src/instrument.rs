@@ -22,9 +22,18 @@ use syn::{BinOp, Block, Expr, FnArg, Pat, ReturnType, Stmt, Type};
 /// Rewrites `block` (the body of a function with signature `sig`) so that it reports its
 /// sites to the runtime. `function` is the name shown for the function (`max`, `Stack::push`).
 /// `const fn` bodies are left unchanged (they cannot call the hooks).
-pub(crate) fn instrument_body(sig: &syn::Signature, block: &mut syn::Block, function: &str) {
+///
+/// Returns the statements that must run first, before the preconditions are checked: the
+/// function's entry site `__autodebug_fn` (the entry hook in `block` names it) and each
+/// parameter bound to a plain name passed through the argument hook, so that a plan can
+/// replace it (`let x = argument(&args, "x", x);`).
+pub(crate) fn instrument_body(
+    sig: &syn::Signature,
+    block: &mut syn::Block,
+    function: &str,
+) -> TokenStream {
     if sig.constness.is_some() {
-        return;
+        return TokenStream::new();
     }
     let mut walker = Instrumenter {
         function: function.to_string(),
@@ -38,6 +47,7 @@ pub(crate) fn instrument_body(sig: &syn::Signature, block: &mut syn::Block, func
     if let Some(stmt) = parse_stmt(entry) {
         block.stmts.insert(0, stmt);
     }
+    walker.arguments(sig)
 }
 
 /// Whether `return e` and the tail expression are component sites: not when the function
@@ -102,9 +112,38 @@ impl Instrumenter {
                 },
             }
         }
-        let site = self.site(&sig.ident.to_token_stream(), "Fn");
         quote! {
-            let __autodebug_call = ::autodebug_runtime::__rt::enter(#site, || ::std::vec![#(#args),*]);
+            let __autodebug_call = ::autodebug_runtime::__rt::enter(__autodebug_fn, || ::std::vec![#(#args),*]);
+        }
+    }
+
+    /// The entry site and the argument hooks (see [`instrument_body`]).
+    fn arguments(&self, sig: &syn::Signature) -> TokenStream {
+        let site = self.site(&sig.ident.to_token_stream(), "Fn");
+        let mut names = Vec::new();
+        let mut lets = Vec::new();
+        for input in &sig.inputs {
+            let FnArg::Typed(typed) = input else { continue };
+            let Pat::Ident(p) = strip_pat(&typed.pat) else {
+                continue;
+            };
+            if p.by_ref.is_some() || p.subpat.is_some() {
+                continue;
+            }
+            let ident = &p.ident;
+            let name = ident.to_string();
+            let shown = name.trim_start_matches("r#").to_string();
+            let mutability = &p.mutability;
+            lets.push(quote! {
+                #[allow(unused_variables, unused_mut)]
+                let #mutability #ident = ::autodebug_runtime::__rt::argument(&__autodebug_args, #shown, #ident);
+            });
+            names.push(shown);
+        }
+        quote! {
+            let __autodebug_fn: &'static ::autodebug_runtime::__rt::Site = #site;
+            let __autodebug_args = ::autodebug_runtime::__rt::arguments(__autodebug_fn, &[#(#names),*]);
+            #(#lets)*
         }
     }
 
@@ -454,6 +493,14 @@ impl VisitMut for Instrumenter {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+fn strip_pat(pat: &Pat) -> &Pat {
+    match pat {
+        Pat::Type(t) => strip_pat(&t.pat),
+        Pat::Paren(p) => strip_pat(&p.pat),
+        other => other,
+    }
+}
+
 fn parse_stmt(tokens: TokenStream) -> Option<Stmt> {
     let block: Block = syn::parse2(quote!({ #tokens })).ok()?;
     block.stmts.into_iter().next()
@@ -591,7 +638,10 @@ mod tests {
     fn instrument(src: &str) -> syn::ItemFn {
         let mut func: syn::ItemFn = syn::parse_str(src).expect("test source parses");
         let sig = func.sig.clone();
-        instrument_body(&sig, &mut func.block, &sig.ident.to_string());
+        let entry = instrument_body(&sig, &mut func.block, &sig.ident.to_string());
+        // The entry statements go first, as `codegen::wrap` puts them.
+        let first: syn::Block = syn::parse2(quote::quote!({ #entry })).expect("entry parses");
+        func.block.stmts.splice(0..0, first.stmts);
         // The output must itself be valid Rust.
         syn::parse2::<syn::ItemFn>(func.to_token_stream()).expect("instrumented fn parses");
         func
@@ -673,6 +723,27 @@ mod tests {
                 other => panic!("unexpected scope closure {other:?}"),
             })
             .collect()
+    }
+
+    #[test]
+    fn parameters_bound_to_names_pass_through_the_argument_hook() {
+        let f = instrument("fn f(x: i32, mut n: u64, (a, b): (i8, i8), r#type: bool) -> i32 { 0 }");
+        let text = f.to_token_stream().to_string();
+        let mut found = Vec::new();
+        calls(f.to_token_stream(), "arguments", &mut found);
+        assert_eq!(found.len(), 1, "{text}");
+        assert!(text.contains("& [\"x\" , \"n\" , \"type\"]"), "{text}");
+        let mut hooked = Vec::new();
+        calls(f.to_token_stream(), "argument", &mut hooked);
+        let names: Vec<String> = hooked.iter().map(|a| string_literal(&a[1][0])).collect();
+        assert_eq!(names, ["x", "n", "type"]);
+        assert!(
+            text.contains("let mut n = :: autodebug_runtime :: __rt :: argument"),
+            "{text}"
+        );
+        // The entry hook names the same site.
+        assert!(text.contains("enter (__autodebug_fn"), "{text}");
+        assert_eq!(kinds(&f, "Fn"), ["f"]);
     }
 
     #[test]

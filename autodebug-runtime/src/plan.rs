@@ -4,7 +4,7 @@
 //! plan, and shared by reference with the sites (and the batch runs) that use them.
 
 use crate::expr::Candidate;
-use crate::protocol::{PLAN_VERSION, Plan, SiteKey, Value};
+use crate::protocol::{PLAN_VERSION, Plan, SiteKey, SiteKind, Value};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -15,6 +15,8 @@ pub(crate) struct PlanIndex {
     by_site: HashMap<SiteKey, SitePlan>,
     /// Budget of branch/iteration/component hook calls.
     pub(crate) fuel: Option<u64>,
+    /// Whether the plan replaces arguments (the entry hooks look only then).
+    pub(crate) arguments: bool,
 }
 
 /// What the plan asks of one site. `None` instances mean every instance.
@@ -23,6 +25,8 @@ pub(crate) struct SitePlan {
     flips: Vec<Option<u32>>,
     overrides: Vec<(Option<u32>, Value)>,
     replacements: Vec<(Option<u32>, Arc<Candidate>)>,
+    /// Arguments of a function entry: the call, the parameter and its value.
+    arguments: Vec<(Option<u32>, String, Value)>,
 }
 
 impl SitePlan {
@@ -47,6 +51,33 @@ impl SitePlan {
         exact
             .or_else(|| self.replacements.iter().find(|(t, _)| t.is_none()))
             .map(|(_, c)| c)
+    }
+}
+
+impl SitePlan {
+    /// Whether this function entry's arguments are replaced at some call.
+    pub(crate) fn replaces_arguments(&self) -> bool {
+        !self.arguments.is_empty()
+    }
+
+    /// The value parameter `name` takes at call `call` of this function, if replaced. A
+    /// target naming the call wins over one naming every call.
+    pub(crate) fn argument_for(&self, call: u32, name: &str) -> Option<&Value> {
+        let of = |c: Option<u32>| {
+            self.arguments
+                .iter()
+                .find(|(t, n, _)| *t == c && n == name)
+                .map(|(_, _, v)| v)
+        };
+        of(Some(call)).or_else(|| of(None))
+    }
+
+    /// The parameters this plan replaces at call `call`, by name.
+    pub(crate) fn argument_names(&self, call: u32) -> impl Iterator<Item = &str> {
+        self.arguments
+            .iter()
+            .filter(move |(t, _, _)| t.is_none_or(|t| t == call))
+            .map(|(_, n, _)| n.as_str())
     }
 }
 
@@ -128,9 +159,32 @@ impl PlanIndex {
                 .replacements
                 .push((r.target.instance, Arc::new(candidate)));
         }
+        let arguments = !plan.arguments.is_empty();
+        for a in plan.arguments {
+            let site = a.target.site;
+            if site.kind != SiteKind::Fn {
+                return Err(format!(
+                    "argument `{}` replaced at a site that is not a function entry: {site:?}",
+                    a.name
+                ));
+            }
+            let entry = by_site.entry(site.clone()).or_default();
+            if entry
+                .arguments
+                .iter()
+                .any(|(t, n, _)| *t == a.target.instance && *n == a.name)
+            {
+                return Err(format!(
+                    "argument `{}` of {site:?} replaced twice at call {:?}",
+                    a.name, a.target.instance
+                ));
+            }
+            entry.arguments.push((a.target.instance, a.name, a.value));
+        }
         Ok(PlanIndex {
             by_site,
             fuel: plan.fuel,
+            arguments,
         })
     }
 
@@ -175,6 +229,57 @@ mod tests {
     }
 
     #[test]
+    fn arguments_are_indexed_by_entry_call_and_name() {
+        use crate::protocol::Argument;
+        let arg = |kind, instance, name: &str, v| Argument {
+            target: target(3, kind, instance),
+            name: name.into(),
+            value: int(v),
+        };
+        let plan = Plan {
+            version: PLAN_VERSION,
+            arguments: vec![
+                arg(SiteKind::Fn, None, "x", 1),
+                arg(SiteKind::Fn, Some(2), "x", 2),
+                arg(SiteKind::Fn, Some(2), "y", 3),
+            ],
+            ..Plan::default()
+        };
+        let index = PlanIndex::new(plan).unwrap();
+        assert!(index.arguments);
+        let f = index.for_site(&key(3, SiteKind::Fn));
+        assert!(f.replaces_arguments());
+        assert_eq!(f.argument_for(0, "x"), Some(&int(1)));
+        assert_eq!(f.argument_for(2, "x"), Some(&int(2)));
+        assert_eq!(f.argument_for(0, "y"), None);
+        assert_eq!(f.argument_names(2).collect::<Vec<_>>(), ["x", "x", "y"]);
+        let not_entry = Plan {
+            version: PLAN_VERSION,
+            arguments: vec![arg(SiteKind::Let, None, "x", 1)],
+            ..Plan::default()
+        };
+        let err = PlanIndex::new(not_entry).unwrap_err();
+        assert!(err.contains("not a function entry"), "{err}");
+        let twice = Plan {
+            version: PLAN_VERSION,
+            arguments: vec![
+                arg(SiteKind::Fn, Some(1), "x", 1),
+                arg(SiteKind::Fn, Some(1), "x", 2),
+            ],
+            ..Plan::default()
+        };
+        assert!(PlanIndex::new(twice).unwrap_err().contains("twice"));
+        assert!(
+            !PlanIndex::new(Plan {
+                version: PLAN_VERSION,
+                ..Plan::default()
+            })
+            .unwrap()
+            .arguments
+        );
+    }
+
+    #[test]
     fn flips_and_overrides_are_split_per_site() {
         let plan = Plan {
             version: PLAN_VERSION,
@@ -194,6 +299,7 @@ mod tests {
             ],
             fuel: Some(9),
             replacements: vec![],
+            arguments: Vec::new(),
         };
         let index = PlanIndex::new(plan).unwrap();
         assert_eq!(index.fuel, Some(9));

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the trace record stream ([`Record`]).
 pub const TRACE_VERSION: u32 = 1;
-/// Version of the plan format ([`Plan`]). Still 1 with [`Plan::replacements`]: the field is
-/// optional, and every plan written before it means what it meant.
+/// Version of the plan format ([`Plan`]). Still 1 with [`Plan::replacements`] and
+/// [`Plan::arguments`]: the fields are optional, and every plan written before them means
+/// what it meant.
 pub const PLAN_VERSION: u32 = 1;
 
 /// Read by the macros at expansion time: when set to `1`, `#[autodebug]` and every
@@ -363,6 +364,25 @@ pub enum BinOp {
     Ge,
 }
 
+/// Replace an argument of a call of an instrumented function at its entry, before its
+/// preconditions are checked: the call goes on (and is recorded) as if the caller had passed
+/// `value`. `target.site` is the function's `Fn` site and `target.instance` the 0-based call
+/// of that function in the run (every call counts, nested ones included; `None`: every call).
+///
+/// The instrumentation replaces parameters bound to a plain name (`x: i32`, `mut n: u64`, not
+/// `self` or a pattern) whose type is a primitive (an integer, a float, `bool`, `char`) or a
+/// shared slice or `Vec` of primitives (`&[i32]`, `Vec<u8>`; a replaced slice lives until the
+/// process ends). Any other parameter, or a value that does not fit the parameter's type, is a
+/// [`Record::PlanError`] of the `Fn` site and the argument stays as passed.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+pub struct Argument {
+    #[serde(flatten)]
+    pub target: Target,
+    /// The parameter's name as written (`r#type` is `type`).
+    pub name: String,
+    pub value: Value,
+}
+
 /// What an instrumented process is asked to do differently.
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
 pub struct Plan {
@@ -380,6 +400,10 @@ pub struct Plan {
     /// records [`Record::FuelExhausted`] and exits with [`FUEL_EXIT_CODE`].
     #[serde(default)]
     pub fuel: Option<u64>,
+    /// Arguments replaced at the entry of calls (path generation drives a call with the
+    /// inputs of another path).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<Argument>,
 }
 
 /// Version of the batch protocol ([`BatchRequest`], [`BatchResult`]).

@@ -409,6 +409,9 @@ struct SiteState {
     #[cfg_attr(not(feature = "harness"), allow(dead_code))]
     site: &'static Site,
     instances: u32,
+    /// Calls counted by the argument hook (of a function entry whose arguments the plan
+    /// replaces).
+    calls: u32,
     plan: SitePlan,
     /// Whether the current run reached the site (and its trace, if any, declares it).
     declared: bool,
@@ -541,6 +544,7 @@ impl Recorder {
             key,
             site,
             instances: 0,
+            calls: 0,
             plan,
             declared: true,
             announced: false,
@@ -693,6 +697,7 @@ pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<()
     let recording = trace.as_ref().is_some_and(|t| !t.coverage);
     for state in &mut rec.sites {
         state.instances = 0;
+        state.calls = 0;
         state.plan = plan.for_site(&state.key);
         state.declared = false;
     }
@@ -802,6 +807,69 @@ pub(crate) fn enter<F: FnOnce() -> Vec<(&'static str, Value)>>(
     }
     rec.event(Record::Enter { site: id, args });
     true
+}
+
+/// Active [`crate::__rt::arguments`]: the function's site id and which call of it this is,
+/// when the plan replaces arguments of this call. A parameter the plan names that the
+/// instrumentation cannot replace (not in `names`) is a `PlanError`, and stays as passed.
+#[cold]
+#[inline(never)]
+pub(crate) fn arguments(site: &'static Site, names: &[&str]) -> Option<(u32, u32)> {
+    if !active() {
+        return None;
+    }
+    let mut rec = lock()?;
+    if !rec.plan.arguments {
+        return None;
+    }
+    let id = rec.site(site);
+    let state = rec.state(id);
+    if !state.plan.replaces_arguments() {
+        return None;
+    }
+    let call = state.calls;
+    state.calls = call.saturating_add(1);
+    let missing: Vec<String> = state
+        .plan
+        .argument_names(call)
+        .filter(|n| !names.contains(n))
+        .map(str::to_string)
+        .collect();
+    for name in missing {
+        rec.event(Record::PlanError {
+            site: id,
+            instance: call,
+            message: format!(
+                "argument `{name}` of `{}` cannot be replaced: the instrumentation replaces \
+                 parameters bound to a plain name (not `self`, not a pattern)",
+                site.function
+            ),
+        });
+    }
+    Some((id, call))
+}
+
+/// Active [`crate::__rt::argument`]: the value parameter `name` takes at `call` (from
+/// [`arguments`]). A value that cannot become a `T` is a `PlanError`; the argument stays.
+#[cold]
+#[inline(never)]
+pub(crate) fn argument<T>(call: (u32, u32), name: &str, value: T) -> T {
+    let (id, instance) = call;
+    let Some(mut rec) = lock() else { return value };
+    let Some(planned) = rec.state(id).plan.argument_for(instance, name).cloned() else {
+        return value;
+    };
+    match crate::__rt::argument_value::<T>(&planned) {
+        Ok(new) => new,
+        Err(message) => {
+            rec.event(Record::PlanError {
+                site: id,
+                instance,
+                message: format!("argument `{name}`: {message}"),
+            });
+            value
+        }
+    }
 }
 
 /// Active [`crate::__rt::CallGuard`] drop.

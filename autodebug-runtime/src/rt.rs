@@ -84,6 +84,74 @@ pub fn enter(site: &'static Site, args: impl FnOnce() -> Vec<(&'static str, Valu
     CallGuard { site, recorded }
 }
 
+/// Which call of an instrumented function this is, for [`argument`]: nothing unless the
+/// plan replaces arguments of this call.
+pub struct Arguments {
+    call: Option<(u32, u32)>,
+}
+
+/// Entry of an instrumented function, before its preconditions: `names` are the parameters
+/// the generated code passes through [`argument`].
+#[inline(always)]
+pub fn arguments(site: &'static Site, names: &[&str]) -> Arguments {
+    if recorder::idle() {
+        return Arguments { call: None };
+    }
+    Arguments {
+        call: recorder::arguments(site, names),
+    }
+}
+
+/// Parameter `name` of the call `args`: `value`, or the value the plan replaces it with.
+#[inline(always)]
+pub fn argument<T>(args: &Arguments, name: &str, value: T) -> T {
+    match args.call {
+        None => value,
+        Some(call) => recorder::argument(call, name, value),
+    }
+}
+
+/// `v` as an argument of type `T`: a primitive, or a shared slice or `Vec` of primitives
+/// (a slice is leaked: it lives until the process ends, as long as any borrow may).
+pub(crate) fn argument_value<T>(v: &Value) -> Result<T, String> {
+    use std::any::type_name;
+    use std::mem::{ManuallyDrop, size_of, transmute_copy};
+    let name = type_name::<T>();
+    fn items<P>(v: &Value) -> Result<Vec<P>, String> {
+        match v {
+            Value::Seq { items, len } if items.len() == *len => {
+                items.iter().map(crate::value::from_value::<P>).collect()
+            }
+            Value::Seq { len, .. } => Err(format!("a sequence of {len} elements, not all given")),
+            other => Err(format!("the value {other:?} is not a sequence")),
+        }
+    }
+    macro_rules! sequences {
+        ($($p:ty),*) => {$(
+            if name == type_name::<&[$p]>() && size_of::<T>() == size_of::<&[$p]>() {
+                let leaked: &'static [$p] = Box::leak(items::<$p>(v)?.into_boxed_slice());
+                // SAFETY: `T` is `&[$p]` (same name, same size).
+                return Ok(unsafe { transmute_copy::<&[$p], T>(&leaked) });
+            }
+            if name == type_name::<Vec<$p>>() && size_of::<T>() == size_of::<Vec<$p>>() {
+                let owned = ManuallyDrop::new(items::<$p>(v)?);
+                // SAFETY: `T` is `Vec<$p>` (same name, same size); the original is not
+                // dropped, so the buffer has one owner.
+                return Ok(unsafe { transmute_copy::<Vec<$p>, T>(&*owned) });
+            }
+            if name == type_name::<&Vec<$p>>() && size_of::<T>() == size_of::<&Vec<$p>>() {
+                let leaked: &'static Vec<$p> = Box::leak(Box::new(items::<$p>(v)?));
+                // SAFETY: `T` is `&Vec<$p>` (same name, same size).
+                return Ok(unsafe { transmute_copy::<&Vec<$p>, T>(&leaked) });
+            }
+        )*};
+    }
+    sequences!(
+        i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, bool, char
+    );
+    crate::value::from_value::<T>(v)
+}
+
 /// A branch instance: returns the outcome the program goes on with (replaced or flipped by a
 /// plan). `operands` yields the values of a comparison's operands, or nothing (see
 /// [`crate::protocol::Expr::Operand`] for which; called only when recording or when a plan's

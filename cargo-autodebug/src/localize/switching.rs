@@ -631,6 +631,7 @@ fn switched_runs(
                 overrides: vec![],
                 fuel: Some(fuel),
                 replacements: vec![],
+                arguments: Vec::new(),
             }
         })
         .collect();

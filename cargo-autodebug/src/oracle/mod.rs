@@ -458,6 +458,7 @@ fn confirm(rerun: &Recorder, recorded: &RecordedTrace, oracle: &Oracle) -> Confi
         }],
         fuel: Some(20 * recorded.trace.events.len() as u64 + 10_000),
         replacements: Vec::new(),
+        arguments: Vec::new(),
     };
     let (shown, value) = (call.shown(), describe(expected));
     let (result, trace) = match rerun.run(&recorded.test, Some(&plan), "events") {
