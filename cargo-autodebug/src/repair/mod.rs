@@ -337,6 +337,7 @@ pub fn repair_with(
         baseline: context.baseline,
         suite: &suite,
         fuel: fuel(context.traces),
+        fuel_by_test: fuel_by_test(context.traces),
         runs: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
     };
@@ -384,6 +385,9 @@ pub fn repair_with(
                 let proposing = Instant::now();
                 let mut batch = source.next(target, BATCH.min(room));
                 details.propose_s += proposing.elapsed().as_secs_f64();
+                for edit in batch.iter_mut().flat_map(|c| c.edits.iter_mut()) {
+                    edit.rust = without_outer_parens(&edit.rust);
+                }
                 if batch.is_empty() {
                     break;
                 }
@@ -880,6 +884,41 @@ fn fuel(traces: &[RecordedTrace]) -> u64 {
     (100 * longest).max(10_000_000)
 }
 
+/// A replacement without parentheses around the whole of it (`(lo < hi)` once a `!` is
+/// gone): the patch adds them back where the neighbours would regroup.
+fn without_outer_parens(rust: &str) -> String {
+    use syn::spanned::Spanned;
+    match syn::parse_str::<syn::Expr>(rust) {
+        Ok(syn::Expr::Paren(p)) if p.attrs.is_empty() => {
+            let inner = p.expr.span().byte_range();
+            rust.get(inner)
+                .map_or_else(|| rust.to_string(), |t| without_outer_parens(t))
+        }
+        _ => rust.to_string(),
+    }
+}
+
+/// Hook calls a rerun of a recorded test may make: this many times the written code's.
+const FUEL_FACTOR: u64 = 50;
+/// And at least this many (a fix may let a test that failed early run on).
+const FUEL_FLOOR: u64 = 200_000;
+
+/// The fuel of each recorded test's reruns. A candidate that needs more is refuted like one
+/// that loops: the cost of a slow correct candidate, against tens of seconds of every
+/// runaway one at the general bound.
+fn fuel_by_test(traces: &[RecordedTrace]) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for t in traces
+        .iter()
+        .filter(|t| !t.trace.truncated && !t.trace.coverage)
+    {
+        let fuel = (FUEL_FACTOR * t.trace.events.len() as u64).max(FUEL_FLOOR);
+        let entry = out.entry(t.test.display()).or_insert(fuel);
+        *entry = (*entry).max(fuel);
+    }
+    out
+}
+
 /// The sites to repair: the top suspects (sites a fix can change), and every critical
 /// predicate, each found again in its file. A site that cannot be is a note.
 fn targets(
@@ -1107,6 +1146,15 @@ fn types(traces: &[RecordedTrace], site: &SiteInfo) -> Types {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outer_parentheses_go() {
+        assert_eq!(without_outer_parens("(lo < hi)"), "lo < hi");
+        assert_eq!(without_outer_parens("((a))"), "a");
+        assert_eq!(without_outer_parens("(a) + (b)"), "(a) + (b)");
+        assert_eq!(without_outer_parens("(a, b)"), "(a, b)");
+        assert_eq!(without_outer_parens("x <"), "x <");
+    }
 
     fn fix(replacement: &str, validated: bool, cost: u32, effect: &[bool], after: &str) -> Fix {
         Fix {

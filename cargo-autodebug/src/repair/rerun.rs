@@ -41,6 +41,10 @@ pub struct Rerun<'a> {
     pub suite: &'a [SuiteTest],
     /// Hook calls a run may make before it counts as running away.
     pub fuel: u64,
+    /// Tighter fuel for the tests whose run was recorded (`target::name`): a multiple of the
+    /// hook calls the written code made, so that a candidate sending a loop into a runaway
+    /// is stopped in milliseconds rather than after `fuel` calls.
+    pub fuel_by_test: BTreeMap<String, u64>,
     /// Test runs so far.
     pub runs: AtomicUsize,
     /// Candidates checked so far.
@@ -145,7 +149,20 @@ impl Rerun<'_> {
             &jobs,
             self.recorder.jobs,
             |(t, cs)| {
-                let plans: Vec<Plan> = cs.iter().map(|&c| candidates[c].1.clone()).collect();
+                let fuel = self
+                    .fuel_by_test
+                    .get(&self.baseline[*t].test.display())
+                    .copied();
+                let plans: Vec<Plan> = cs
+                    .iter()
+                    .map(|&c| {
+                        let mut plan = candidates[c].1.clone();
+                        if fuel.is_some() {
+                            plan.fuel = fuel;
+                        }
+                        plan
+                    })
+                    .collect();
                 self.runs.fetch_add(plans.len(), Ordering::Relaxed);
                 self.recorder
                     .run_batch(&self.baseline[*t].test, &plans, "coverage")
