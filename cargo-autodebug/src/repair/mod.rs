@@ -892,7 +892,7 @@ fn without_outer_parens(rust: &str) -> String {
         Ok(syn::Expr::Paren(p)) if p.attrs.is_empty() => {
             let inner = p.expr.span().byte_range();
             rust.get(inner)
-                .map_or_else(|| rust.to_string(), |t| without_outer_parens(t))
+                .map_or_else(|| rust.to_string(), without_outer_parens)
         }
         _ => rust.to_string(),
     }
