@@ -23,16 +23,19 @@ pub enum TechniqueName {
     Switching,
     /// Model-based diagnosis (z3 over the failing traces).
     Diagnosis,
+    /// Automated path generation (the closest feasible successful run, rerun for real).
+    Pathgen,
     /// Candidate fixes, validated by reruns and rebuilds.
     Repair,
 }
 
 impl TechniqueName {
     /// Every technique, in pipeline order.
-    pub const ALL: [TechniqueName; 4] = [
+    pub const ALL: [TechniqueName; 5] = [
         TechniqueName::Spectrum,
         TechniqueName::Switching,
         TechniqueName::Diagnosis,
+        TechniqueName::Pathgen,
         TechniqueName::Repair,
     ];
 }
@@ -416,7 +419,7 @@ mod tests {
             ),
             (
                 "disable-techniques = [\"slicing\"]",
-                "expected one of \"spectrum\", \"switching\", \"diagnosis\", \"repair\", found \"slicing\"",
+                "expected one of \"spectrum\", \"switching\", \"diagnosis\", \"pathgen\", \"repair\", found \"slicing\"",
             ),
         ] {
             let error = apply_source(&mut options(&[]), &from(text), &console).unwrap_err();

@@ -82,6 +82,23 @@ pub struct Options {
     #[arg(long, value_name = "N", default_value_t = 200)]
     pub max_switches: usize,
 
+    /// Cap on the reruns path generation makes for one failing test (each drives the failing
+    /// call with the arguments of a generated path).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub pathgen_reruns: usize,
+
+    /// Runs path generation builds per distance at most (the paper's threshold).
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub pathgen_paths: usize,
+
+    /// Path generation flips branches of loops too (the paper keeps iteration counts).
+    #[arg(long)]
+    pub pathgen_flip_loops: bool,
+
+    /// Time for path generation over every failing test, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    pub pathgen_timeout: f64,
+
     /// Run every test under this switch/override plan (JSON, see the runtime's `Plan`).
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,

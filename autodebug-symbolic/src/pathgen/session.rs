@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use autodebug_runtime::protocol::{Binding, SiteKey, Value};
 use serde::Serialize;
 use z3::ast::{BV, Bool};
-use z3::{Model, Params, SatResult, Solver};
+use z3::{Model, Optimize, Params, SatResult, Solver};
 
 use super::cfg::Graphs;
 use super::distance::{Event, Kind, depends_on, dist};
@@ -404,8 +404,11 @@ impl Session<'_, '_> {
             );
             match result {
                 Ok(w) => {
-                    for n in &w.notes {
-                        self.note(n.clone());
+                    // A walk from a forgotten state notes what that state leaves unknown.
+                    if script.havoc.is_none() {
+                        for n in &w.notes {
+                            self.note(n.clone());
+                        }
                     }
                     let steps: Vec<Step> = w
                         .events
@@ -586,6 +589,98 @@ impl Session<'_, '_> {
         (result, model)
     }
 
+    /// A model of `f` with the inputs close to the recorded ones: within [`NEAR`] of each
+    /// (each element of a sequence) if it can, with the sum of the distances minimized as
+    /// far as the solver gets in time; any model otherwise.
+    fn solve_near(&mut self, f: &Bool) -> (SatResult, Option<Model>) {
+        let began = Instant::now();
+        let (distances, box_terms, soft) = self.nearness();
+        let optimize = Optimize::new();
+        let mut params = Params::new();
+        params.set_u32("timeout", self.options.check_timeout_ms);
+        optimize.set_params(&params);
+        optimize.assert(f);
+        for b in &box_terms {
+            optimize.assert(b);
+        }
+        for s in &soft {
+            optimize.assert_soft(s, 1, None);
+        }
+        if !distances.is_empty() {
+            // Inside the box every distance is small: their sum fits 64 bits.
+            let total = distances
+                .iter()
+                .map(|d| d.extract(63, 0))
+                .reduce(|acc, d| acc.bvadd(&d))
+                .unwrap_or_else(|| value::bv_const(0, 64));
+            optimize.minimize(&total);
+        }
+        let result = optimize.check(&[]);
+        self.report.checks += 1;
+        self.report.solver_s += began.elapsed().as_secs_f64();
+        match result {
+            SatResult::Sat => (result, optimize.get_model()),
+            // Not near the recorded inputs, or not in time: any model will do.
+            _ => self.solve(f),
+        }
+    }
+
+    /// For every overridable input: its distance from the recorded value (integers), the
+    /// box `distance <= NEAR`, and equality as a soft constraint (booleans).
+    fn nearness(&self) -> (Vec<BV>, Vec<Bool>, Vec<Bool>) {
+        let mut distances: Vec<BV> = Vec::new();
+        let mut box_terms: Vec<Bool> = Vec::new();
+        let mut soft: Vec<Bool> = Vec::new();
+        for (name, kind, val) in &self.kinds {
+            let Some(recorded) = self.recorded.get(name) else {
+                continue;
+            };
+            let ty = match kind {
+                InputKind::Scalar(ty) => ty.clone(),
+                InputKind::Elements(..) => match self.type_of(name) {
+                    Some(ty) => ty,
+                    None => continue,
+                },
+                InputKind::Fixed => continue,
+            };
+            let want = from_concrete(self.program, &ty, &Concrete::from_value(recorded));
+            let mut pairs: Vec<(z3::ast::Dynamic, z3::ast::Dynamic, bool)> = Vec::new();
+            match (kind, val, &want) {
+                (InputKind::Elements(elem, len), Val::Seq(a), Val::Seq(b)) => {
+                    let signed = matches!(elem, Type::Int(t) if t.signed());
+                    for i in 0..*len {
+                        let at = value::bv_const(i as i128, 64);
+                        if let (Some(x), Some(y)) = (a.arrs.first(), b.arrs.first()) {
+                            pairs.push((x.select(&at), y.select(&at), signed));
+                        }
+                    }
+                }
+                (_, Val::Bits(x, _, k), Val::Bits(y, _, _)) => pairs.push((
+                    z3::ast::Dynamic::from_ast(x),
+                    z3::ast::Dynamic::from_ast(y),
+                    k.signed(),
+                )),
+                (_, Val::Bool(x, _), Val::Bool(y, _)) => pairs.push((
+                    z3::ast::Dynamic::from_ast(x),
+                    z3::ast::Dynamic::from_ast(y),
+                    false,
+                )),
+                _ => {}
+            }
+            for (x, y, signed) in pairs {
+                match (x.as_bv(), y.as_bv()) {
+                    (Some(x), Some(y)) => {
+                        let d = distance(&x, &y, signed);
+                        box_terms.push(d.bvule(value::bv_const(NEAR, 160)));
+                        distances.push(d);
+                    }
+                    _ => soft.push(x.eq(&y)),
+                }
+            }
+        }
+        (distances, box_terms, soft)
+    }
+
     /// The overridden arguments a model gives.
     fn arguments(&self, model: &Model) -> Vec<Binding> {
         let mut out = Vec::new();
@@ -675,6 +770,24 @@ impl Session<'_, '_> {
             })
             .collect()
     }
+}
+
+/// How far from its recorded value a generated input may be before any value will do.
+const NEAR: i128 = 1 << 16;
+
+/// `|x - y|` of two bit-vectors of one width, as an unsigned 160-bit term (no overflow,
+/// and a sum of many stays exact).
+fn distance(x: &BV, y: &BV, signed: bool) -> BV {
+    let extend = |b: &BV| {
+        let more = 160 - b.get_size();
+        if signed {
+            b.sign_ext(more)
+        } else {
+            b.zero_ext(more)
+        }
+    };
+    let (x, y) = (extend(x), extend(y));
+    x.bvsge(&y).ite(&x.bvsub(&y), &y.bvsub(&x))
 }
 
 fn scalar_value(model: &Model, ty: &Type, v: &Val) -> Option<Value> {
@@ -777,7 +890,7 @@ impl Space for Session<'_, '_> {
             Some(true) => self.report.feasible += 1,
         }
         let s = self.success(c);
-        let (result, model) = self.solve(&s);
+        let (result, model) = self.solve_near(&s);
         let (model, predicted) = match (result, model) {
             (SatResult::Sat, Some(m)) => (m, true),
             _ => {
@@ -787,7 +900,7 @@ impl Space for Session<'_, '_> {
                     return false;
                 }
                 let f = self.feasibility(c);
-                match self.solve(&f) {
+                match self.solve_near(&f) {
                     (SatResult::Sat, Some(m)) => (m, false),
                     _ => {
                         self.tried(c, "feasible", Some(false), None);

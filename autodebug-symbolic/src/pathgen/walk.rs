@@ -451,11 +451,13 @@ impl<'p> Walker<'p, '_> {
             self.pos = 0;
         }
         let Some(step) = self.next_step().cloned() else {
-            if let Ask::Iteration { may_exit: true } = ask {
-                return Ok(false);
-            }
+            // After the last event of a run that panicked nothing is known (the loop may
+            // not have been left: the panic may be in its next iteration).
             if self.script.ended_by_panic {
                 return Err(Halt::End);
+            }
+            if let Ask::Iteration { may_exit: true } = ask {
+                return Ok(false);
             }
             return Err(Halt::Mismatch(format!(
                 "the path has no event left for {}:{}",
@@ -1452,8 +1454,12 @@ impl<'p> Walker<'p, '_> {
         body: &'p Expr,
         ty: &Type,
     ) -> W<Val> {
-        let (_, cs, k) = self.eval(start)?.as_bits()?;
-        let (_, ce, _) = self.eval(end)?.as_bits()?;
+        // A bound the inputs do not decide may still be a constant term (the length of a
+        // sequence whose elements alone are inputs).
+        let (ts, cs, k) = self.eval(start)?.as_bits()?;
+        let (te, ce, ke) = self.eval(end)?.as_bits()?;
+        let cs = cs.or_else(|| value::bv_value(&ts.simplify(), k.signed()));
+        let ce = ce.or_else(|| value::bv_value(&te.simplify(), ke.signed()));
         let (Some(a), Some(b)) = (cs, ce) else {
             return Err(Halt::Stop(
                 "a quantifier over a range the inputs decide".into(),

@@ -3,6 +3,7 @@
 //! evidence per suspect. Adding a technique touches this folder only.
 
 pub mod diagnosis;
+pub mod pathgen;
 pub mod slice;
 pub mod source;
 pub mod spectrum;
@@ -109,6 +110,21 @@ pub fn localize(
                 all_critical: options.all_critical,
                 max_switches: options.max_switches,
                 searches: Default::default(),
+            }),
+        ));
+    }
+    // The branches a feasible successful run (a real rerun) evaluates differently: checked,
+    // but where control flow must change is often not where the fault is (an assignment the
+    // branch guards, the paper's Figure 1), so it weighs as much as the spectrum.
+    if options.runs(TechniqueName::Pathgen) {
+        techniques.push((
+            1.0,
+            Box::new(pathgen::PathGeneration {
+                budget: std::time::Duration::from_secs_f64(options.pathgen_timeout.max(0.0)),
+                max_reruns: options.pathgen_reruns,
+                paths_per_distance: options.pathgen_paths.max(1),
+                flip_loops: options.pathgen_flip_loops,
+                account: Default::default(),
             }),
         ));
     }
