@@ -50,8 +50,55 @@ pub struct Localization {
     pub switching: Vec<Search>,
     /// The model-based diagnosis's account.
     pub diagnosis: Option<DiagnosisAccount>,
+    /// Path generation's account.
+    pub pathgen: Option<PathgenAccount>,
     /// Each technique's weight in the merged ranking.
     pub weights: std::collections::BTreeMap<String, f64>,
+}
+
+/// `localization.pathgen`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct PathgenAccount {
+    /// Per failing test; `skipped` says why one was not searched.
+    pub tests: Vec<PathgenTest>,
+    pub seconds: f64,
+}
+
+/// One failing test's search for the closest successful run.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct PathgenTest {
+    pub test: String,
+    pub skipped: Option<String>,
+    pub found: Option<PathgenFound>,
+    pub search: Option<PathgenSearch>,
+    pub seconds: f64,
+}
+
+/// The successful run found: the branch instances it evaluates differently.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct PathgenFound {
+    pub distance: Vec<PathgenBranch>,
+}
+
+/// A branch of a path-generation report.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct PathgenBranch {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// What one search did.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct PathgenSearch {
+    pub candidates: usize,
+    pub feasible: usize,
+    pub reruns: usize,
 }
 
 /// `localization.diagnosis`.

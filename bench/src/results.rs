@@ -46,6 +46,9 @@ pub struct VersionResult {
     /// Model-based diagnosis, when the tool ran it.
     #[serde(default)]
     pub diagnosis: Option<Diagnosis>,
+    /// Path generation, when the tool ran it.
+    #[serde(default)]
+    pub pathgen: Option<Pathgen>,
     /// The repair stage's account, when it ran.
     #[serde(default)]
     pub repair: Option<crate::report::RepairAccount>,
@@ -68,6 +71,31 @@ pub struct Diagnosis {
     /// the diagnosis.
     pub rank_with: Option<f64>,
     pub rank_without: Option<f64>,
+}
+
+/// How path generation did on one version.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Pathgen {
+    /// Some failing test was searched (its call could be driven and modelled).
+    pub searched: bool,
+    /// Some failing test got a feasible successful run (rerun and taken).
+    pub found: bool,
+    /// The shortest distance found (branch instances), when one was.
+    pub distance: Option<usize>,
+    /// A branch of a report overlaps a true fault.
+    pub fault_in: bool,
+    /// Time of the step, and reruns over the version's failing tests.
+    pub seconds: f64,
+    pub reruns: usize,
+    /// Mid rank of the fault in the merged ranking redone with every technique, and
+    /// without path generation.
+    pub rank_with: Option<f64>,
+    pub rank_without: Option<f64>,
+    /// The Renieris–Reiss score of path generation's report (the branches of every
+    /// successful run found; 0 for an empty report) and of the merged ranking's top suspect.
+    /// `None` when the fault is outside the dependence graph.
+    pub rr_alone: Option<f64>,
+    pub rr_merged: Option<f64>,
 }
 
 /// How predicate switching did on one version with one ordering.
@@ -215,6 +243,105 @@ pub fn render_diagnosis(results: &[VersionResult]) -> String {
         pct(&pairs, |r| r.diagnosis.as_ref().and_then(|d| d.pair_in)
             == Some(true)),
     ));
+    out
+}
+
+/// Path generation per fault class: versions searched, with a feasible successful run
+/// found, the median distance and time, the merged ranking with and without it, and the
+/// mean Renieris–Reiss score of its report (over the versions where it found a run) and of
+/// the merged ranking's top suspect.
+pub fn render_pathgen(results: &[VersionResult]) -> String {
+    let mut out = String::from(
+        "| fault class | versions | searched | run found (of searched) | fault in its report (of found) | median distance | median time | top-1 with | top-1 without | top-5 with | top-5 without | RR alone (of found) | RR merged top-1 |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (label, rows) in class_groups(results) {
+        if rows.is_empty() {
+            continue;
+        }
+        let pg = |r: &VersionResult| r.pathgen.clone().unwrap_or_default();
+        let searched: Vec<&VersionResult> =
+            rows.iter().copied().filter(|r| pg(r).searched).collect();
+        let found: Vec<&VersionResult> = searched.iter().copied().filter(|r| pg(r).found).collect();
+        let with = |k: f64| pct(&rows, |r| within(pg(r).rank_with, k));
+        let without = |k: f64| pct(&rows, |r| within(pg(r).rank_without, k));
+        let mean = |v: Vec<f64>| {
+            if v.is_empty() {
+                "—".to_string()
+            } else {
+                format!("{:.2}", v.iter().sum::<f64>() / v.len() as f64)
+            }
+        };
+        out.push_str(&format!(
+            "| {label} | {} | {} | {} ({:.0}%) | {:.0}% | {} | {:.2} s | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {} | {} |\n",
+            rows.len(),
+            searched.len(),
+            found.len(),
+            pct(&searched, |r| pg(r).found),
+            pct(&found, |r| pg(r).fault_in),
+            if found.is_empty() {
+                "—".to_string()
+            } else {
+                format!(
+                    "{}",
+                    median(found.iter().filter_map(|r| pg(r).distance.map(|d| d as f64)).collect())
+                )
+            },
+            median(searched.iter().map(|r| pg(r).seconds).collect()),
+            with(1.0),
+            without(1.0),
+            with(5.0),
+            without(5.0),
+            mean(found.iter().filter_map(|r| pg(r).rr_alone).collect()),
+            mean(rows.iter().filter_map(|r| pg(r).rr_merged).collect()),
+        ));
+    }
+    out
+}
+
+/// The distribution of Renieris–Reiss scores, in the bins of the paper's Table 4: path
+/// generation's report over the versions where it found a run, and the merged ranking's
+/// top suspect over every version with a score.
+pub fn render_rr(results: &[VersionResult]) -> String {
+    let alone: Vec<f64> = results
+        .iter()
+        .filter_map(|r| {
+            r.pathgen
+                .as_ref()
+                .filter(|p| p.found)
+                .and_then(|p| p.rr_alone)
+        })
+        .collect();
+    let merged: Vec<f64> = results
+        .iter()
+        .filter_map(|r| r.pathgen.as_ref().and_then(|p| p.rr_merged))
+        .collect();
+    let share = |v: &[f64], lo: f64, hi: f64| {
+        if v.is_empty() {
+            return 0.0;
+        }
+        100.0 * v.iter().filter(|&&x| x >= lo && x < hi).count() as f64 / v.len() as f64
+    };
+    let mut out = format!(
+        "| score | path generation alone ({} versions) | merged top-1 ({} versions) |\n|---|---:|---:|\n",
+        alone.len(),
+        merged.len()
+    );
+    out.push_str(&format!(
+        "| 100% | {:.1} | {:.1} |\n",
+        share(&alone, 1.0, f64::INFINITY),
+        share(&merged, 1.0, f64::INFINITY)
+    ));
+    for lo in (0..10).rev() {
+        let (a, b) = (lo as f64 / 10.0, (lo + 1) as f64 / 10.0);
+        out.push_str(&format!(
+            "| {}-{}% | {:.1} | {:.1} |\n",
+            lo * 10,
+            lo * 10 + 9,
+            share(&alone, a, b),
+            share(&merged, a, b)
+        ));
+    }
     out
 }
 
@@ -566,6 +693,45 @@ mod tests {
         let table = render_repair(&[d]);
         let line = table.lines().find(|l| l.starts_with("| variable")).unwrap();
         assert!(line.ends_with("| 10.0 | — | — |"), "{line}");
+    }
+
+    #[test]
+    fn path_generation_tables() {
+        let pathgen = |found: bool, distance, rr_alone, rr_merged| Pathgen {
+            searched: true,
+            found,
+            distance,
+            fault_in: found,
+            seconds: 2.0,
+            reruns: 1,
+            rank_with: Some(1.0),
+            rank_without: Some(3.0),
+            rr_alone,
+            rr_merged,
+        };
+        let mut a = v("a", &[FaultClass::Negation], Some(1.0), 1.0);
+        a.pathgen = Some(pathgen(true, Some(1), Some(0.95), Some(0.9)));
+        let mut b = v("b", &[FaultClass::Negation], Some(1.0), 1.0);
+        b.pathgen = Some(pathgen(true, Some(3), Some(0.55), Some(0.35)));
+        let mut c = v("c", &[FaultClass::Negation], Some(1.0), 1.0);
+        c.pathgen = Some(pathgen(false, None, Some(0.0), Some(0.8)));
+        // Not searched at all (no path-generation account).
+        let d = v("d", &[FaultClass::Negation], Some(1.0), 1.0);
+        let rows = [a, b, c, d];
+        let table = render_pathgen(&rows);
+        let line = table.lines().find(|l| l.starts_with("| negation")).unwrap();
+        assert_eq!(
+            line,
+            "| negation | 4 | 3 | 2 (67%) | 100% | 2 | 2.00 s | 75% | 0% | 75% | 75% | 0.75 | 0.68 |"
+        );
+        let rr = render_rr(&rows);
+        assert!(
+            rr.contains("(2 versions) | merged top-1 (3 versions)"),
+            "{rr}"
+        );
+        assert!(rr.contains("| 90-99% | 50.0 | 33.3 |"), "{rr}");
+        assert!(rr.contains("| 50-59% | 50.0 | 0.0 |"), "{rr}");
+        assert!(rr.contains("| 30-39% | 0.0 | 33.3 |"), "{rr}");
     }
 
     #[test]

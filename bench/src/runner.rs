@@ -214,6 +214,7 @@ fn run_version(
     r.ochiai_exam = o.exam;
     r.switching = results::switching_of(&rep.localization.switching);
     r.diagnosis = score::diagnosis_score(&rep, &version.mutations);
+    r.pathgen = score::pathgen_score(&rep, &version.mutations, &faulty);
     r.fixes = rep.fixes.len();
     r.validated_fixes = rep.fixes.iter().filter(|x| x.validated).count();
     r.fix_found = !rep.fixes.is_empty();
@@ -521,6 +522,18 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
          overlaps the true fault. *with* / *without*: the merged ranking redone from the \
          report's per-technique evidence with and without the diagnosis, ties at their mid \
          rank.\n\n{}\n\
+         ## Automated path generation\n\n\
+         *searched*: some failing call could be driven (its arguments are primitives or \
+         sequences of them) and modelled; *run found*: path generation's closest feasible \
+         successful run was rerun, took the generated path and met the specification; \
+         *fault in its report*: a branch it evaluates differently is on a faulty line; \
+         *distance*: branch instances evaluated differently (shortest over the version's \
+         tests). *with* / *without*: the merged ranking redone with and without path \
+         generation, ties at their mid rank. *RR*: the Renieris–Reiss score (the share of the \
+         program dependence graph a breadth-first search from the report does not reach \
+         before a faulty statement) of path generation's report where it found a run, and of \
+         the merged ranking's top suspect.\n\n{}\n\
+         Renieris–Reiss scores in the bins of the paper's Table 4 (% of versions):\n\n{}\n\
          ## Repair\n\n\
          *repaired*: versions where the repair stage ran (it needs a suspect); *validated fix* / \
          *correct fix*: as above, over all versions of the class; *median repair time*: the \
@@ -549,6 +562,8 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
         results::render_tie_rule(&r.versions),
         results::render_switching(&r.versions),
         results::render_diagnosis(&r.versions),
+        results::render_pathgen(&r.versions),
+        results::render_rr(&r.versions),
         results::render_repair(&r.versions),
         ours,
         brute

@@ -210,6 +210,68 @@ pub fn diagnosis_score(report: &Report, faults: &[Mutation]) -> Option<crate::re
     })
 }
 
+/// How path generation did on one version; `None` when the report has no path-generation
+/// account. `faulty` is the faulty version's source (the file the faults are in), whose
+/// program dependence graph the Renieris–Reiss scores are computed on.
+pub fn pathgen_score(
+    report: &Report,
+    faults: &[Mutation],
+    faulty: &str,
+) -> Option<crate::results::Pathgen> {
+    let account = report.localization.pathgen.as_ref()?;
+    let reports: Vec<&crate::report::PathgenFound> = account
+        .tests
+        .iter()
+        .filter_map(|t| t.found.as_ref())
+        .collect();
+    let fault_in = reports.iter().any(|f| {
+        f.distance.iter().any(|b| {
+            faults
+                .iter()
+                .any(|m| same_file(&b.file, &m.file) && m.line <= b.line && b.line <= m.end_line)
+        })
+    });
+    let weights = &report.localization.weights;
+    let blamed: Vec<u32> = reports
+        .iter()
+        .flat_map(|f| f.distance.iter().map(|b| b.line as u32))
+        .collect();
+    let top: Vec<u32> = report
+        .suspects
+        .first()
+        .map(|s| (s.line as u32..=s.end_line.unwrap_or(s.line).max(s.line) as u32).collect())
+        .unwrap_or_default();
+    let faulty_lines: Vec<u32> = faults
+        .iter()
+        .flat_map(|m| m.line as u32..=m.end_line.max(m.line) as u32)
+        .collect();
+    let pdg = autodebug_symbolic::ir::Program::from_source(faulty, crate::corpus::SOURCE)
+        .ok()
+        .map(|p| autodebug_symbolic::pathgen::pdg::Pdg::of(&p));
+    let rr = |lines: &[u32]| pdg.as_ref().and_then(|g| g.score(lines, &faulty_lines));
+    Some(crate::results::Pathgen {
+        searched: account.tests.iter().any(|t| t.skipped.is_none()),
+        found: !reports.is_empty(),
+        distance: reports.iter().map(|f| f.distance.len()).min(),
+        fault_in,
+        seconds: account.seconds,
+        reruns: account
+            .tests
+            .iter()
+            .filter_map(|t| t.search.as_ref())
+            .map(|s| s.reruns)
+            .sum(),
+        rank_with: remerged_rank(&report.suspects, weights, None, faults),
+        rank_without: remerged_rank(&report.suspects, weights, Some("pathgen"), faults),
+        rr_alone: rr(&blamed),
+        rr_merged: if report.suspects.is_empty() {
+            rr(&[])
+        } else {
+            rr(&top)
+        },
+    })
+}
+
 /// The Ochiai baseline on one version.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpectrumScore {
@@ -310,6 +372,69 @@ mod tests {
             remerged_rank(&suspects, &weights, Some("diagnosis"), &faults),
             Some(2.0)
         );
+    }
+
+    #[test]
+    fn path_generation_is_scored_with_its_report_and_the_dependence_graph() {
+        use crate::report::{
+            Evidence, PathgenAccount, PathgenBranch, PathgenFound, PathgenSearch, PathgenTest,
+        };
+        let faulty = "fn f(x: i32) -> i32 {\n    let mut r = 0;\n    if x > 3 {\n        r = x;\n    }\n    r\n}\n";
+        // The fault is `x > 3` (line 3); path generation blames it, the merge ranks `r = x`.
+        let mut top = suspect(1.0, 4, 9, 14);
+        top.techniques = vec![Evidence {
+            technique: "ochiai".into(),
+            score: 1.0,
+        }];
+        let mut branch = suspect(2.0, 3, 8, 13);
+        branch.techniques = vec![
+            Evidence {
+                technique: "ochiai".into(),
+                score: 0.5,
+            },
+            Evidence {
+                technique: "pathgen".into(),
+                score: 1.0,
+            },
+        ];
+        let mut report = Report {
+            suspects: vec![top, branch],
+            ..Report::default()
+        };
+        report.localization.weights =
+            [("ochiai".to_string(), 1.0), ("pathgen".to_string(), 1.0)].into();
+        report.localization.pathgen = Some(PathgenAccount {
+            tests: vec![PathgenTest {
+                test: "t".into(),
+                found: Some(PathgenFound {
+                    distance: vec![PathgenBranch {
+                        file: "src/lib.rs".into(),
+                        line: 3,
+                        column: 8,
+                    }],
+                }),
+                search: Some(PathgenSearch {
+                    candidates: 2,
+                    feasible: 1,
+                    reruns: 1,
+                }),
+                ..PathgenTest::default()
+            }],
+            seconds: 0.5,
+        });
+        let faults = [fault(3, 8, 13)];
+        let p = pathgen_score(&report, &faults, faulty).unwrap();
+        assert!(p.searched && p.found && p.fault_in);
+        assert_eq!((p.distance, p.reruns), (Some(1), 1));
+        // With path generation the branch comes first (½ + 1 against 1).
+        assert_eq!(p.rank_with, Some(1.0));
+        assert_eq!(p.rank_without, Some(2.0));
+        // The report holds the faulty node itself: DS(0) is one of the 6 nodes (entry,
+        // `let`, `if`, `r = x`, the return… ); the top suspect is one edge away.
+        let alone = p.rr_alone.unwrap();
+        let merged = p.rr_merged.unwrap();
+        assert!(alone > merged && merged > 0.0, "{alone} {merged}");
+        assert!(pathgen_score(&Report::default(), &faults, faulty).is_none());
     }
 
     fn suspect(rank: f64, line: usize, col: usize, end: usize) -> Suspect {
