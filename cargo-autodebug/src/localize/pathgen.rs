@@ -267,10 +267,23 @@ impl PathGeneration {
             judge,
             fuel: 20 * recorded.trace.events.len() as u64 + 10_000,
         };
-        let report = match pathgen::generate(&problem, &options, &mut runner) {
-            Ok(report) => report,
-            Err(why) => {
+        // A defect of the model must cost this test's search, not the run.
+        let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pathgen::generate(&problem, &options, &mut runner)
+        }));
+        let report = match searched {
+            Ok(Ok(report)) => report,
+            Ok(Err(why)) => {
                 test.skipped = Some(why);
+                return;
+            }
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                test.skipped = Some(format!("the search failed: {what}"));
                 return;
             }
         };
