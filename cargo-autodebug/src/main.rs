@@ -14,6 +14,7 @@ mod localize;
 mod options;
 mod oracle;
 mod outcome;
+mod publish;
 mod repair;
 mod report;
 mod run;
@@ -92,6 +93,11 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         console.detail(&format!("configuration: {}", display_path(file)));
     }
     let options = &configured;
+    let changed = match &options.in_diff {
+        Some(path) => Some(publish::diff::ChangedLines::read(path).or_exit(ExitCode::Usage)?),
+        None => None,
+    };
+    let changed = changed.as_ref();
     let output_dir = output_dir(&workspace, options).or_exit(ExitCode::Software)?;
     let shown_output = display_path(&output_dir);
     let scratch = tempfile::Builder::new()
@@ -157,6 +163,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
                 &output_dir,
                 options,
                 console,
+                changed,
             );
         }
     };
@@ -182,6 +189,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
             &output_dir,
             options,
             console,
+            changed,
         );
     }
 
@@ -325,6 +333,20 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
                 if excluded == 1 { "" } else { "s" }
             ));
         }
+        if let Some(changed) = changed {
+            let first = publish::diff::prioritize(&mut report.suspects, changed);
+            console.detail(&format!(
+                "--in-diff: {first} of {} suspects are on lines the diff changes ({} files); they are ranked first",
+                report.suspects.len(),
+                changed.files().count()
+            ));
+            if first == 0 && !report.suspects.is_empty() {
+                report.notes.push(
+                    "no suspect is on a line the --in-diff diff changes: the fault may predate it"
+                        .into(),
+                );
+            }
+        }
         report.timing.localize_s = phase.elapsed().as_secs_f64();
         // In zero-annotation mode, positions are the user's only once mapped back (below).
         if zero.is_none() {
@@ -371,7 +393,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
     if let Some(tree) = tree {
         report.apply = Some(repair::apply::apply_top(&report, &user_root, tree, console));
     }
-    finish(report, code, start, &output_dir, options, console)
+    finish(report, code, start, &output_dir, options, console, changed)
 }
 
 /// Suspects announced as events after localization.
@@ -417,10 +439,22 @@ fn finish(
     output_dir: &Path,
     options: &Options,
     console: &Console,
+    changed: Option<&publish::diff::ChangedLines>,
 ) -> Result<ExitCode, Failure> {
     report.set_exit(code);
     report.timing.total_s = start.elapsed().as_secs_f64();
     report.write(output_dir).or_exit(ExitCode::Software)?;
+    publish::write(&report, output_dir, &display_path(output_dir), changed)
+        .or_exit(ExitCode::Software)?;
+    if publish::github::in_actions() {
+        // Workflow commands: on stdout, where the runner reads them, unless stdout carries
+        // JSON lines only.
+        let commands = publish::github::annotations(&report);
+        match options.message_format {
+            MessageFormat::Human => commands.iter().for_each(|c| println!("{c}")),
+            MessageFormat::Json => commands.iter().for_each(|c| eprintln!("{c}")),
+        }
+    }
     match options.message_format {
         MessageFormat::Human => {
             let style = report::Style {

@@ -131,6 +131,11 @@ pub struct Options {
     #[arg(skip)]
     pub exclude: Exclusions,
 
+    /// A unified diff (`git diff` output, `-` for stdin): suspects on the lines it changes are
+    /// ranked first, and review comments stay on them.
+    #[arg(long, value_name = "FILE")]
+    pub in_diff: Option<PathBuf>,
+
     /// Stop after localization: no candidate fixes.
     #[arg(long)]
     pub no_fix: bool,

@@ -291,7 +291,7 @@ const MESSAGE_WIDTH: usize = 100;
 
 /// A failure message on one line: its first line, then the next few joined (`assertion
 /// failed (left: 7, right: 6)`), cut to [`MESSAGE_WIDTH`].
-fn one_line(message: &str) -> String {
+pub(crate) fn one_line(message: &str) -> String {
     let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
     let mut text = lines.next().unwrap_or("").to_string();
     let rest: Vec<&str> = lines.take(3).collect();
@@ -348,7 +348,7 @@ impl Report {
     }
 
     /// The statement a fix changes, or else the top suspect.
-    fn culprit(&self) -> Option<&crate::localize::Ranked> {
+    pub(crate) fn culprit(&self) -> Option<&crate::localize::Ranked> {
         match self.top_fix() {
             Some(fix) => self
                 .suspects
@@ -362,7 +362,10 @@ impl Report {
     /// The one evidence sentence that matters most for `suspect`: that of the technique
     /// whose evidence weighs most in the merge (checked by running the code before a
     /// statistical guess).
-    fn strongest_evidence<'a>(&self, suspect: &'a crate::localize::Ranked) -> Option<&'a str> {
+    pub(crate) fn strongest_evidence<'a>(
+        &self,
+        suspect: &'a crate::localize::Ranked,
+    ) -> Option<&'a str> {
         let weight = |technique: &str| {
             self.localization
                 .get("weights")

@@ -87,6 +87,8 @@ pub fn autodebug(dir: &Path, args: &[&str]) -> Output {
         .arg(shared_target_dir())
         .current_dir(dir)
         .env_remove("AUTODEBUG_INSTRUMENT")
+        // Workflow annotations only under GitHub Actions: not in these tests' output.
+        .env_remove("GITHUB_ACTIONS")
         .env("NO_COLOR", "1")
         .output()
         .expect("cargo-autodebug runs")

@@ -209,6 +209,9 @@ pub struct Ranked {
     pub evidence: Vec<String>,
     /// The same, structured.
     pub techniques: Vec<Evidence>,
+    /// On a line the `--in-diff` diff changed (such suspects are ranked first).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub in_diff: bool,
 }
 
 /// Merges the techniques' rankings. Each technique contributes, per site, the reciprocal of
@@ -271,6 +274,7 @@ pub fn merge(rankings: &[(f64, Vec<Suspect>)]) -> Vec<Ranked> {
                 .map(|e| format!("{}: {}", e.technique, e.detail))
                 .collect(),
             techniques: suspect.evidence,
+            in_diff: false,
         })
         .collect()
 }
