@@ -158,6 +158,19 @@ fn each_plain_crate_is_localized_and_fixed_and_left_byte_identical() {
         assert_eq!(removed[0][1..].trim(), case.faulty, "{diff}");
         let patch = std::fs::read_to_string(dir.path().join("autodebug.out/fix.patch")).unwrap();
         assert_eq!(patch, diff);
+        // The pull-request suggestion replaces the user's line with the patched one.
+        let added: Vec<&str> = diff
+            .lines()
+            .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+            .collect();
+        let md = std::fs::read_to_string(dir.path().join("autodebug.out/report.md")).unwrap();
+        let block = format!(
+            "<!-- autodebug-suggestion path=\"{}\" start_line={line} end_line={line} -->\n`{}` line {line}\n\n```suggestion\n{}\n```\n",
+            case.file,
+            case.file,
+            &added[0][1..]
+        );
+        assert!(md.contains(&block), "{}: no {block} in\n{md}", case.fixture);
 
         // The user's tree: byte-identical, nothing added (no Cargo.lock, no target/).
         assert!(
