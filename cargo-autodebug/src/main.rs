@@ -17,6 +17,8 @@ mod outcome;
 mod publish;
 mod repair;
 mod report;
+#[cfg(test)]
+mod robustness;
 mod run;
 mod trace;
 mod workspace;
