@@ -107,6 +107,9 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         .tempdir()
         .context("could not create a scratch directory")
         .or_exit(ExitCode::Software)?;
+    // Removed on Ctrl-C or kill as well (kill -9 aside: the OS's temp cleaning).
+    let _scratch_cleanup = zero::interrupt::Cleanup::register(scratch.path().to_path_buf());
+    run::set_results_dir(scratch.path().join("results"));
     let mut report = Report::new(&workspace.root);
     let mut base_env: Vec<(String, String)> = Vec::new();
     if let Some(plan_path) = &options.plan {

@@ -1,11 +1,12 @@
 //! Running tests: listing a binary's tests, running one test in its own process with a
 //! timeout and an environment (trace, plan), and running many at once.
 
+use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -140,10 +141,48 @@ pub fn test_command(test: &TestId) -> Command {
     command
 }
 
+/// Where the harness's private result files go (set once by the run, inside its scratch
+/// directory; the system's temp dir otherwise).
+static RESULTS_DIR: OnceLock<PathBuf> = OnceLock::new();
+
+/// Test binaries whose harness refused `--logfile`: judged by their stdout.
+static NO_LOGFILE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+/// Sets the directory of the result files (the first call wins).
+pub fn set_results_dir(dir: PathBuf) {
+    let _ = RESULTS_DIR.set(dir);
+}
+
 /// Runs one test alone in its own process (as `cargo test` would: in the package
 /// directory, with `CARGO_MANIFEST_DIR` set), killing it at the timeout.
+///
+/// The harness writes its verdict to a private result file (`--logfile`) whose name holds
+/// a fresh random part: nothing the test prints is read as the verdict, and a test cannot
+/// guess where the verdict goes from its output.
 pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
+    let refused = NO_LOGFILE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&test.binary);
+    let log = if refused {
+        None
+    } else {
+        let dir = RESULTS_DIR
+            .get()
+            .cloned()
+            .unwrap_or_else(std::env::temp_dir);
+        std::fs::create_dir_all(&dir).ok();
+        Some(
+            tempfile::Builder::new()
+                .prefix("result-")
+                .tempfile_in(&dir)
+                .context("could not create a result file")?,
+        )
+    };
     let mut command = test_command(test);
+    if let Some(log) = &log {
+        command.arg("--logfile").arg(log.path());
+    }
     command.stdout(Stdio::piped()).stderr(Stdio::piped());
     for (key, value) in &config.env {
         command.env(key, value);
@@ -158,13 +197,31 @@ pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
     let duration = start.elapsed();
     let stdout = stdout.join().unwrap_or_default();
     let stderr = stderr.join().unwrap_or_default();
+    let verdict = log.as_ref().map(|log| {
+        let text = std::fs::read(log.path()).unwrap_or_default();
+        outcome::Verdict::read(&String::from_utf8_lossy(&text), &test.name)
+    });
+    if verdict == Some(outcome::Verdict::Nothing) && refuses_logfile(&stderr) {
+        NO_LOGFILE
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(test.binary.clone());
+        return run_test(test, config);
+    }
     let outcome = match status {
         None => Outcome::Timeout {
             seconds: config.timeout.as_secs_f64(),
         },
         Some(status) => {
             use std::os::unix::process::ExitStatusExt;
-            outcome::classify(status.code(), status.signal(), &stdout, &stderr)
+            outcome::classify(&outcome::Finished {
+                code: status.code(),
+                signal: status.signal(),
+                stdout: &stdout,
+                stderr: &stderr,
+                verdict,
+                test: &test.name,
+            })
         }
     };
     Ok(RunResult {
@@ -172,6 +229,17 @@ pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
         stdout,
         stderr,
         duration,
+    })
+}
+
+/// Whether a harness said it does not know `--logfile` (libtest: `Unrecognized option`;
+/// clap-based harnesses: `unexpected argument`).
+fn refuses_logfile(stderr: &str) -> bool {
+    stderr.lines().any(|l| {
+        l.contains("logfile")
+            && (l.contains("Unrecognized option")
+                || l.contains("unexpected argument")
+                || l.contains("unknown option"))
     })
 }
 

@@ -136,7 +136,7 @@ impl Rerun<'_> {
             for (t, result) in self.baseline.iter().enumerate() {
                 let failed = !result.first.outcome.passed();
                 let wanted = match phase {
-                    Phase::Failing => failed,
+                    Phase::Failing => failed && !self.suite[t].out_of_reach,
                     Phase::Rest => !failed && keys.iter().any(|k| result.coverage.contains_key(k)),
                 };
                 if wanted {

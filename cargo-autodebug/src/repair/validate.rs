@@ -35,14 +35,20 @@ pub struct SuiteTest {
     pub key: TestKey,
     /// `target::name`, for people.
     pub display: String,
-    /// It must pass: it passed in the baseline, or failed there deterministically.
+    /// It must pass: it passed in the baseline, or failed there deterministically after
+    /// reaching instrumented code.
     pub required: bool,
+    /// It failed in the baseline without reaching any instrumented site (it hung, crashed
+    /// or failed elsewhere): no change of an instrumented site can change how it runs, so
+    /// it is neither required nor rerun.
+    pub out_of_reach: bool,
     /// Its timeout under the patch (a patch can make a loop run away).
     pub timeout: Duration,
 }
 
-/// The suite of a baseline: every test it ran, the flaky failures not required. A test's
-/// timeout is ten times what it took (at least two seconds, at most `max_timeout`).
+/// The suite of a baseline: every test it ran; the flaky failures, and the failures that
+/// reached no instrumented code, not required. A test's timeout is ten times what it took
+/// (at least two seconds, at most `max_timeout`).
 pub fn suite(
     workspace_root: &Path,
     baseline: &[BaselineResult],
@@ -50,13 +56,18 @@ pub fn suite(
 ) -> Vec<SuiteTest> {
     baseline
         .iter()
-        .map(|result| SuiteTest {
-            key: key_of(workspace_root, &result.test),
-            display: result.test.display(),
-            required: result.first.outcome.passed() || result.deterministic_failure(),
-            timeout: (result.first.duration * 10)
-                .max(Duration::from_secs(2))
-                .min(max_timeout),
+        .map(|result| {
+            let passed = result.first.outcome.passed();
+            let out_of_reach = !passed && result.coverage.is_empty();
+            SuiteTest {
+                key: key_of(workspace_root, &result.test),
+                display: result.test.display(),
+                required: passed || (result.deterministic_failure() && !out_of_reach),
+                out_of_reach,
+                timeout: (result.first.duration * 10)
+                    .max(Duration::from_secs(2))
+                    .min(max_timeout),
+            }
         })
         .collect()
 }
@@ -374,6 +385,7 @@ impl Rebuild {
             .suite
             .iter()
             .enumerate()
+            .filter(|(_, t)| !t.out_of_reach)
             .filter_map(|(i, t)| found.get(&t.key).map(|id| (i, id)))
             .collect();
         let outcomes = run::run_parallel(
@@ -467,6 +479,7 @@ mod tests {
                 },
                 display: format!("tiny::tests::{name}"),
                 required: *required,
+                out_of_reach: false,
                 timeout: Duration::from_secs(20),
             })
             .collect()
