@@ -35,21 +35,103 @@ use crate::zero::annotation::{self, ATTRIBUTE};
 /// Files larger than this are left out of the corpus.
 const MAX_BYTES: u64 = 200 * 1024;
 
-/// CI sample of the span rewrite: every `PATCH_STRIDE`-th file of the sorted corpus, at most
-/// `PATCH_SITES` sites per file.
-const PATCH_STRIDE: usize = 32;
+/// CI sample of the span rewrite: every `PATCH_STRIDE`-th registry file, at most
+/// `PATCH_SITES` sites per file, and fewer in large files (each site re-parses the file
+/// several times): about `PATCH_BYTES` bytes of file per file.
+const PATCH_STRIDE: usize = 40;
 const PATCH_SITES: usize = 6;
-/// The full sweep: every file, at most this many sites per file (spread over the file).
-const PATCH_SITES_FULL: usize = 40;
+const PATCH_BYTES: usize = 64 * 1024;
+/// The full sweep: every file, at most this many sites per file (spread over the file),
+/// fewer in files over `PATCH_BYTES_FULL / PATCH_SITES_FULL` bytes.
+const PATCH_SITES_FULL: usize = 16;
+const PATCH_BYTES_FULL: usize = 1024 * 1024;
 
-/// CI sample of the attribute insertion: every `ANNOTATION_STRIDE`-th file.
-const ANNOTATION_STRIDE: usize = 6;
+/// CI sample of the attribute insertion: every `ANNOTATION_STRIDE`-th registry file.
+const ANNOTATION_STRIDE: usize = 8;
 
-/// Property violations and panics found in the product code and left in place (a test does
-/// not fix them): the corpus file (path suffix) and 1-based line of the case, skipped by
-/// the tests below. Each one is reported with a minimal reproducing input.
+/// Property violations and panics found in the product code and left in place (these
+/// tests do not fix them), skipped so that the suite stays green. Sites of the span rewrite:
+/// the corpus file (path suffix) and 1-based line. None found.
 const KNOWN_PATCH_CASES: &[(&str, u32)] = &[];
-const KNOWN_ANNOTATION_FILES: &[&str] = &[];
+/// Texts of the attribute insertion (names ending so).
+///
+/// A byte-order mark shifts zero-annotation's positions on line 1 by one character:
+/// `plan` parses with `syn::parse_file`, which drops the mark before tokenizing (so columns
+/// on line 1 do not count it), while `LineIndex::offset` counts the mark as the line's first
+/// character. An item starting on line 1 of such a file gets its attribute in front of the
+/// mark (`"\u{feff}fn f() {}\n"` becomes `"#[::autodebug_runtime::autodebug] \u{feff}fn f()
+/// {}\n"`, which does not parse: a mark is only allowed first); after an inner doc comment
+/// on line 1 the attribute goes inside the comment (`"\u{feff}//! d\nfn f() {}\n"` becomes
+/// `"\u{feff}//! d #[::autodebug_runtime::autodebug]\nfn f() {}\n"`: `f` is not
+/// instrumented and the crate's doc changes). In `src/zero/annotation.rs`; not fixed here.
+const KNOWN_ANNOTATION_FILES: &[&str] = &[
+    "edge case bom-first-line",
+    "edge case bom-two-items-first-line",
+    "edge case bom-inner-doc",
+];
+
+/// Hand-written texts with what real files rarely have (a byte-order mark before the first
+/// item, a shebang, no final newline, lone carriage returns, items sharing a line), tried
+/// by every run before the corpus.
+const EDGE_CASES: &[(&str, &str)] = &[
+    (
+        "bom-first-line",
+        "\u{feff}fn f(a: u8) -> u8 { if a > 1 { return a - 1; } a }\n",
+    ),
+    (
+        "bom-two-items-first-line",
+        "\u{feff}fn a() {} fn b() -> u8 { 2 }\n",
+    ),
+    ("bom-inner-doc", "\u{feff}//! d\nfn f() {}\n"),
+    ("inner-doc", "//! d\nfn f() {}\n"),
+    (
+        "shebang",
+        "#!/usr/bin/env run-cargo-script\nfn main() { let x = 1 + 2; if x > 2 {} }\n",
+    ),
+    (
+        "bom-shebang",
+        "\u{feff}#!/usr/bin/env x\nfn f() -> u8 { let a = 1; a }\n",
+    ),
+    ("no-final-newline", "fn f(x: i32) -> i32 { x * 2 }"),
+    (
+        "items-sharing-a-line",
+        "fn a() -> u8 { 1 } fn b(x: u8) -> u8 { if x < 2 { x } else { 2 } }\n",
+    ),
+    (
+        "crlf-and-tabs",
+        "fn f(x: i32) -> i32 {\r\n\tlet y = x\t+ 1;\r\n\ty\r\n}\r\n",
+    ),
+    ("lone-cr", "fn f() -> u8 {\r let a = 1;\r a }\n"),
+    (
+        "non-ascii",
+        "/// Ünïcödé 🦀\nfn f(s: &str) -> usize { let n = s.len() /* é */ + 1; n }\n",
+    ),
+    (
+        "inner-attributes",
+        "#![allow(dead_code)]\n//! doc\nfn f() -> bool { let b = 1 < 2 && 3 > 2; b }\n",
+    ),
+    (
+        "doc-and-attribute-on-the-line",
+        "/// doc\n#[inline] fn f() -> u8 { 0 }\n",
+    ),
+    (
+        "let-else",
+        "fn f(o: Option<u8>) -> u8 { let Some(x) = o else { return 0 }; x }\n",
+    ),
+    (
+        "cast-compared",
+        "fn f(k: u16, b: u8) -> bool { let c = (k as u8) < b; c >= true }\n",
+    ),
+    (
+        "comments-between-items",
+        "/* a */ fn f() -> u8 { 1 } /* b */ fn g() -> u8 { 2 } // c\n",
+    ),
+    (
+        "impl-and-trait",
+        "struct S;\nimpl S { fn m(&self, x: u8) -> u8 { while x > 0 { return x; } 0 } }\n\
+         trait T { fn d(&self) -> u8 { let mut v = 0; v += 1; v } }\n",
+    ),
+];
 
 // ----------------------------------------------------------------------------------------
 // The corpus
@@ -99,30 +181,114 @@ fn own_files() -> Vec<PathBuf> {
 }
 
 /// The files a run takes: every `stride`-th registry file (the full corpus for 1) and all
-/// of the workspace's own.
-fn corpus(stride: usize) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = registry_files().into_iter().step_by(stride).collect();
-    files.extend(own_files());
+/// of the workspace's own, which are also tried with CRLF line endings and with a
+/// byte-order mark (`true` for those).
+fn corpus(stride: usize) -> Vec<(PathBuf, bool)> {
+    let mut files: Vec<(PathBuf, bool)> = registry_files()
+        .into_iter()
+        .step_by(stride)
+        .map(|p| (p, false))
+        .collect();
+    files.extend(own_files().into_iter().map(|p| (p, true)));
     files
 }
 
-/// A corpus file's text, unless it is too large or not UTF-8.
-fn read(path: &Path) -> Option<String> {
-    if std::fs::metadata(path).ok()?.len() > MAX_BYTES {
-        return None;
+/// A file's text and, for the workspace's own files, its variants: CRLF line endings, a
+/// byte-order mark.
+fn variants(name: &str, text: String, own: bool) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if own {
+        if !text.contains('\r') {
+            out.push((format!("{name} [crlf]"), text.replace('\n', "\r\n")));
+        }
+        if !text.starts_with('\u{feff}') {
+            out.push((format!("{name} [bom]"), format!("\u{feff}{text}")));
+        }
     }
-    std::fs::read_to_string(path).ok()
+    out.insert(0, (name.to_string(), text));
+    out
 }
 
-/// Runs `f` on a thread with a large stack (generated code nests deeply, and syn recurses
-/// as deeply).
-fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(512 << 20)
-        .spawn(f)
-        .expect("a thread")
-        .join()
-        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+/// What is read of a corpus file.
+enum Read {
+    Text(String),
+    TooLarge,
+    NotUtf8,
+}
+
+/// A corpus file's text, unless it is too large or not UTF-8.
+fn read(path: &Path) -> Read {
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() > MAX_BYTES => return Read::TooLarge,
+        _ => {}
+    }
+    match std::fs::read_to_string(path) {
+        Ok(text) => Read::Text(text),
+        Err(_) => Read::NotUtf8,
+    }
+}
+
+/// Runs `check` on every text of `files` (and their variants), split over `threads` threads
+/// with large stacks, and reports the merged tally. Span locations are dropped after each
+/// check (each thread keeps those of every file it parsed otherwise).
+fn sweep(
+    title: &'static str,
+    unit: &'static str,
+    files: Vec<(PathBuf, bool)>,
+    threads: usize,
+    check: fn(&mut Tally, &str, &str),
+) {
+    let started = Instant::now();
+    let files = std::sync::Arc::new(files);
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let files = files.clone();
+            std::thread::Builder::new()
+                .stack_size(512 << 20)
+                .spawn(move || {
+                    let mut tally = Tally::default();
+                    if t == 0 {
+                        for (name, text) in EDGE_CASES {
+                            check(&mut tally, &format!("edge case {name}"), text);
+                            proc_macro2::extra::invalidate_current_thread_spans();
+                        }
+                    }
+                    for (path, own) in files.iter().skip(t).step_by(threads) {
+                        let text = match read(path) {
+                            Read::Text(text) => text,
+                            Read::TooLarge => {
+                                tally.too_large += 1;
+                                continue;
+                            }
+                            Read::NotUtf8 => {
+                                tally.unparsed += 1;
+                                continue;
+                            }
+                        };
+                        let name = path.display().to_string();
+                        for (name, text) in variants(&name, text, *own) {
+                            check(&mut tally, &name, &text);
+                            proc_macro2::extra::invalidate_current_thread_spans();
+                        }
+                    }
+                    tally
+                })
+                .expect("a thread")
+        })
+        .collect();
+    let mut total = Tally::default();
+    for handle in handles {
+        let tally = handle
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        total.merge(tally);
+    }
+    total.report(title, unit, started);
+}
+
+/// Threads of a full sweep.
+fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// The message of a caught panic.
@@ -154,6 +320,21 @@ struct Tally {
 }
 
 impl Tally {
+    fn merge(&mut self, other: Tally) {
+        self.files += other.files;
+        self.too_large += other.too_large;
+        self.unparsed += other.unparsed;
+        self.sites += other.sites;
+        self.rewrites += other.rewrites;
+        self.invalid += other.invalid;
+        self.refused += other.refused;
+        self.panics += other.panics;
+        self.violations += other.violations;
+        self.known += other.known;
+        let room = 40usize.saturating_sub(self.findings.len());
+        self.findings.extend(other.findings.into_iter().take(room));
+    }
+
     fn panic(&mut self, what: String) {
         self.panics += 1;
         self.finding(format!("PANIC {what}"));
@@ -174,17 +355,22 @@ impl Tally {
         for finding in &self.findings {
             eprintln!("  {finding}");
         }
+        let rewrites = if self.rewrites > 0 {
+            format!(
+                ", {} rewrites ({} replacements not expressions, {} refused)",
+                self.rewrites, self.invalid, self.refused
+            )
+        } else {
+            String::new()
+        };
         eprintln!(
-            "{title}: {} files tried ({} over 200 KB, {} not parseable, left out), {} {unit} tried, \
-             {} rewrites ({} not expressions, {} refused), {} known cases skipped, {} panics, \
-             {} property violations, {:.1} s",
+            "{title}: {} files tried ({} over 200 KB, {} not UTF-8 or not parseable: left out), \
+             {} {unit} tried{rewrites}, {} known cases skipped, {} panics, {} property \
+             violations, {:.1} s",
             self.files,
             self.too_large,
             self.unparsed,
             self.sites,
-            self.rewrites,
-            self.invalid,
-            self.refused,
             self.known,
             self.panics,
             self.violations,
@@ -459,41 +645,31 @@ fn check_rewrite(
     Some(after)
 }
 
-/// The span-rewrite properties over the files of `files`, at most `cap` sites per file.
-fn patch_properties(title: &'static str, files: Vec<PathBuf>, cap: usize) {
-    on_big_stack(move || {
-        let started = Instant::now();
-        let mut tally = Tally::default();
-        for path in &files {
-            let Some(text) = read(path) else {
-                tally.too_large += 1;
-                continue;
-            };
-            let name = path.display().to_string();
-            let found = catch_unwind(AssertUnwindSafe(|| find_sites(&text)));
-            proc_macro2::extra::invalidate_current_thread_spans();
-            let Ok(Some(found)) = found else {
-                tally.unparsed += 1;
-                continue;
-            };
-            tally.files += 1;
-            for found in spread(found, cap) {
-                let site = site_info(&text, &found);
-                let at = format!("{name}:{}:{} ({:?})", site.line, site.column, site.kind);
-                if KNOWN_PATCH_CASES
-                    .iter()
-                    .any(|(file, line)| name.ends_with(file) && site.line == *line)
-                {
-                    tally.known += 1;
-                    continue;
-                }
-                tally.sites += 1;
-                patch_site(&mut tally, &at, &text, &site, &found);
-                proc_macro2::extra::invalidate_current_thread_spans();
-            }
+/// The span-rewrite properties on one text, at most `cap` sites, about `budget` bytes of
+/// text in all.
+fn patch_file(tally: &mut Tally, name: &str, text: &str, cap: usize, budget: usize) {
+    let found = catch_unwind(AssertUnwindSafe(|| find_sites(text)));
+    proc_macro2::extra::invalidate_current_thread_spans();
+    let Ok(Some(found)) = found else {
+        tally.unparsed += 1;
+        return;
+    };
+    tally.files += 1;
+    let cap = (budget / text.len().max(1)).clamp(1, cap);
+    for found in spread(found, cap) {
+        let site = site_info(text, &found);
+        let at = format!("{name}:{}:{} ({:?})", site.line, site.column, site.kind);
+        if KNOWN_PATCH_CASES
+            .iter()
+            .any(|(file, line)| name.ends_with(file) && site.line == *line)
+        {
+            tally.known += 1;
+            continue;
         }
-        tally.report(title, "sites", started);
-    })
+        tally.sites += 1;
+        patch_site(tally, &at, text, &site, &found);
+        proc_macro2::extra::invalidate_current_thread_spans();
+    }
 }
 
 fn patch_site(tally: &mut Tally, at: &str, text: &str, site: &SiteInfo, found: &Found) {
@@ -574,17 +750,25 @@ fn body_lines(diff: &str, sign: char) -> impl Iterator<Item = &str> {
 
 #[test]
 fn robustness_patch_sample() {
-    patch_properties(
+    sweep(
         "robustness patch (CI sample)",
+        "sites",
         corpus(PATCH_STRIDE),
-        PATCH_SITES,
+        1,
+        |tally, name, text| patch_file(tally, name, text, PATCH_SITES, PATCH_BYTES),
     );
 }
 
 #[test]
 #[ignore]
 fn robustness_patch_full_sweep() {
-    patch_properties("robustness patch (full sweep)", corpus(1), PATCH_SITES_FULL);
+    sweep(
+        "robustness patch (full sweep)",
+        "sites",
+        corpus(1),
+        all_cores(),
+        |tally, name, text| patch_file(tally, name, text, PATCH_SITES_FULL, PATCH_BYTES_FULL),
+    );
 }
 
 // ----------------------------------------------------------------------------------------
@@ -610,29 +794,24 @@ fn cut_back(copy: &str, insertions: &[annotation::Insertion]) -> Option<String> 
     Some(out)
 }
 
-/// The insertion properties over `files`.
-fn annotation_properties(title: &'static str, files: Vec<PathBuf>) {
-    on_big_stack(move || {
-        let started = Instant::now();
-        let mut tally = Tally::default();
-        for path in &files {
-            let Some(text) = read(path) else {
-                tally.too_large += 1;
-                continue;
-            };
-            let name = path.display().to_string();
-            if KNOWN_ANNOTATION_FILES.iter().any(|f| name.ends_with(f)) {
-                tally.known += 1;
-                continue;
-            }
-            annotation_file(&mut tally, &name, &text);
-            proc_macro2::extra::invalidate_current_thread_spans();
-        }
-        tally.report(title, "insertions", started);
-    })
+/// The `autodebug_runtime` identifiers of a token stream (in groups too).
+fn count_ours(tokens: proc_macro2::TokenStream) -> usize {
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            proc_macro2::TokenTree::Group(g) => count_ours(g.stream()),
+            proc_macro2::TokenTree::Ident(i) => usize::from(i == "autodebug_runtime"),
+            _ => 0,
+        })
+        .sum()
 }
 
+/// The insertion properties on one text.
 fn annotation_file(tally: &mut Tally, name: &str, text: &str) {
+    if KNOWN_ANNOTATION_FILES.iter().any(|f| name.ends_with(f)) {
+        tally.known += 1;
+        return;
+    }
     if syn::parse_file(text).is_err() {
         tally.unparsed += 1;
         return;
@@ -673,10 +852,23 @@ fn annotation_file(tally: &mut Tally, name: &str, text: &str) {
     };
     if let Err(error) = syn::parse_file(&copy) {
         let at = error.span().start();
+        let line = copy.lines().nth(at.line.saturating_sub(1)).unwrap_or("");
         tally.violation(format!(
-            "{name}: the annotated copy does not parse at {}:{}: {error}",
+            "{name}: the annotated copy does not parse at {}:{}: {error}: {line:?}",
             at.line,
             at.column + 1
+        ));
+    }
+    // Each attribute lands as tokens (not inside a comment, where it would instrument
+    // nothing and change the comment).
+    let ours = |t: &str| t.parse().ok().map(count_ours);
+    if let (Some(after), Some(before)) = (ours(&copy), ours(text))
+        && after.saturating_sub(before) != insertions.len()
+    {
+        let landed = after.saturating_sub(before);
+        tally.violation(format!(
+            "{name}: {} attributes inserted, {landed} of them as tokens",
+            insertions.len()
         ));
     }
     if copy.matches('\n').count() != text.matches('\n').count() {
@@ -691,14 +883,23 @@ fn annotation_file(tally: &mut Tally, name: &str, text: &str) {
 
 #[test]
 fn robustness_annotation_sample() {
-    annotation_properties(
+    sweep(
         "robustness annotation (CI sample)",
+        "insertions",
         corpus(ANNOTATION_STRIDE),
+        1,
+        annotation_file,
     );
 }
 
 #[test]
 #[ignore]
 fn robustness_annotation_full_sweep() {
-    annotation_properties("robustness annotation (full sweep)", corpus(1));
+    sweep(
+        "robustness annotation (full sweep)",
+        "insertions",
+        corpus(1),
+        all_cores(),
+        annotation_file,
+    );
 }
