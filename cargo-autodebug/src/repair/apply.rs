@@ -161,7 +161,32 @@ fn check_clean(root: &Path, ignore: &[PathBuf]) -> Result<()> {
         );
     }
     let status = String::from_utf8_lossy(&output.stdout);
-    let dirty: Vec<&str> = status.lines().filter(|l| !l.trim().is_empty()).collect();
+    // What an `--apply` killed mid-write left beside a file (see `write_atomically`) is not
+    // a change of the user's: it is removed.
+    let top = git(&["rev-parse", "--show-toplevel"])
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    let dirty: Vec<&str> = status
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .filter(|l| {
+            let Some(path) = l.strip_prefix("?? ") else {
+                return true;
+            };
+            let path = Path::new(path.trim_matches('"'));
+            if !path
+                .file_name()
+                .is_some_and(|n| is_temp_name(&n.to_string_lossy()))
+            {
+                return true;
+            }
+            if let Some(top) = &top {
+                std::fs::remove_file(top.join(path)).ok();
+            }
+            false
+        })
+        .collect();
     if !dirty.is_empty() {
         let shown: Vec<String> = dirty
             .iter()
@@ -192,12 +217,29 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
         .file_name()
         .context("a path without a file name")?
         .to_string_lossy();
+    // Leftovers of an apply killed mid-write (`kill -9` cannot be caught) go first.
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let other = entry.file_name().to_string_lossy().into_owned();
+            if is_temp_name(&other) && other.starts_with(&format!(".{name}.autodebug-")) {
+                std::fs::remove_file(entry.path()).ok();
+            }
+        }
+    }
     let temp = dir.join(format!(".{name}.autodebug-{}.tmp", std::process::id()));
     let result = (|| -> Result<()> {
         let mut file = std::fs::File::create(&temp)
             .with_context(|| format!("could not create {}", temp.display()))?;
         file.write_all(text.as_bytes())
             .with_context(|| format!("could not write {}", temp.display()))?;
+        // A test hook: a pause with the new text written beside and the file untouched, so
+        // that the interruption test can kill the process inside the write.
+        if let Some(ms) = std::env::var("AUTODEBUG_TEST_APPLY_PAUSE_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+        {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
         if let Ok(meta) = std::fs::metadata(path) {
             file.set_permissions(meta.permissions())
                 .with_context(|| format!("could not set the permissions of {}", temp.display()))?;
@@ -215,6 +257,16 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
         std::fs::remove_file(&temp).ok();
     }
     result
+}
+
+/// Whether a file name is one `write_atomically` writes beside a file:
+/// `.NAME.autodebug-PID.tmp`.
+fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.')
+        && name
+            .strip_suffix(".tmp")
+            .and_then(|n| n.rsplit_once(".autodebug-"))
+            .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]
@@ -288,6 +340,25 @@ mod tests {
             ],
         );
         dir
+    }
+
+    #[test]
+    fn temp_names_are_recognized_and_leftovers_cleared() {
+        assert!(is_temp_name(".lib.rs.autodebug-123.tmp"));
+        assert!(!is_temp_name("lib.rs.autodebug-123.tmp"));
+        assert!(!is_temp_name(".lib.rs.autodebug-.tmp"));
+        assert!(!is_temp_name(".lib.rs.autodebug-12x.tmp"));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("lib.rs");
+        std::fs::write(&file, "old").unwrap();
+        let leftover = dir.path().join(".lib.rs.autodebug-999999.tmp");
+        std::fs::write(&leftover, "half").unwrap();
+        let other = dir.path().join(".main.rs.autodebug-999999.tmp");
+        std::fs::write(&other, "not this file's").unwrap();
+        write_atomically(&file, "new").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
+        assert!(!leftover.exists());
+        assert!(other.exists());
     }
 
     #[test]
