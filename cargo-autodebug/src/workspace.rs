@@ -199,3 +199,54 @@ fn select_packages(metadata: &Metadata, options: &Options) -> Result<Vec<Selecte
     };
     Ok(chosen.into_iter().map(SelectedPackage::of).collect())
 }
+
+/// `file` (relative to the workspace root, as sites and fixes name files) under `root`, or
+/// an error when it would leave the workspace: absolute, or `..` past the root. Paths come
+/// from traces the code under test wrote; the tool reads and writes only the workspace's
+/// own files.
+pub fn inside(root: &Path, file: &str) -> Result<PathBuf, String> {
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for component in Path::new(file).components() {
+        match component {
+            std::path::Component::Normal(part) => parts.push(part),
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir if !parts.is_empty() => {
+                parts.pop();
+            }
+            _ => return Err(format!("{file} is outside the workspace: not read")),
+        }
+    }
+    if parts.is_empty() {
+        return Err(format!("{file:?} names no file"));
+    }
+    Ok(parts
+        .iter()
+        .fold(root.to_path_buf(), |path, part| path.join(part)))
+}
+
+/// The text of a workspace file a trace or a report names (see [`inside`]).
+pub fn read_source(root: &Path, file: &str) -> Result<String, String> {
+    let path = inside(root, file)?;
+    std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod confinement {
+    use super::*;
+
+    #[test]
+    fn paths_stay_inside_the_workspace() {
+        let root = Path::new("/w");
+        assert_eq!(
+            inside(root, "src/lib.rs").unwrap(),
+            Path::new("/w/src/lib.rs")
+        );
+        assert_eq!(
+            inside(root, "./a/../src/x.rs").unwrap(),
+            Path::new("/w/src/x.rs")
+        );
+        for bad in ["/etc/passwd", "../x.rs", "src/../../x.rs", "", "."] {
+            assert!(inside(root, bad).is_err(), "{bad}");
+        }
+    }
+}

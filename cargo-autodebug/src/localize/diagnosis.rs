@@ -506,12 +506,8 @@ fn millis(duration: Duration) -> u32 {
     duration.as_millis().min(u32::MAX as u128) as u32
 }
 
-/// Lowers the file of the failing call.
 fn lower(workspace_root: &Path, file: &str) -> Result<Program, String> {
-    let path = workspace_root.join(file);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Program::from_source(&text, file).map_err(|e| format!("cannot lower {file}: {e}"))
+    super::lower_file(workspace_root, file)
 }
 
 /// The trace's description of the site `key`.

@@ -171,7 +171,7 @@ fn add_source_lines(suspects: &mut [Ranked], workspace_root: &Path) {
     let mut files: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
     for suspect in suspects {
         let lines = files.entry(suspect.file.clone()).or_insert_with(|| {
-            std::fs::read_to_string(workspace_root.join(&suspect.file))
+            crate::workspace::read_source(workspace_root, &suspect.file)
                 .ok()
                 .map(|text| text.lines().map(str::to_string).collect())
         });
@@ -277,6 +277,16 @@ pub fn merge(rankings: &[(f64, Vec<Suspect>)]) -> Vec<Ranked> {
             in_diff: false,
         })
         .collect()
+}
+
+/// Lowers a workspace file a site names (see [`crate::workspace::read_source`]).
+pub fn lower_file(
+    workspace_root: &Path,
+    file: &str,
+) -> Result<autodebug_symbolic::ir::Program, String> {
+    let text = crate::workspace::read_source(workspace_root, file)?;
+    autodebug_symbolic::ir::Program::from_source(&text, file)
+        .map_err(|e| format!("cannot lower {file}: {e}"))
 }
 
 #[cfg(test)]

@@ -340,10 +340,7 @@ fn one_line(code: &str) -> String {
 }
 
 fn lower(workspace_root: &Path, file: &str) -> Result<Program, String> {
-    let path = workspace_root.join(file);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Program::from_source(&text, file).map_err(|e| format!("cannot lower {file}: {e}"))
+    super::lower_file(workspace_root, file)
 }
 
 fn site_info(trace: &RawTrace, key: &SiteKey) -> Option<SiteInfo> {

@@ -149,7 +149,7 @@ impl SourceFacts {
         let mut files = BTreeMap::new();
         for site in sites {
             files.entry(site.file.clone()).or_insert_with(|| {
-                std::fs::read_to_string(workspace_root.join(&site.file))
+                crate::workspace::read_source(workspace_root, &site.file)
                     .ok()
                     .and_then(|text| FileFacts::parse(&text))
             });

@@ -760,10 +760,7 @@ impl Files {
     fn read(&mut self, root: &Path, path: &str) -> Result<&str, String> {
         self.texts
             .entry(path.to_string())
-            .or_insert_with(|| {
-                std::fs::read_to_string(root.join(path))
-                    .map_err(|e| format!("could not read {path}: {e}"))
-            })
+            .or_insert_with(|| crate::workspace::read_source(root, path))
             .as_deref()
             .map_err(String::clone)
     }

@@ -36,13 +36,9 @@ impl Programs {
     pub fn lower(workspace_root: &Path, targets: &[Target]) -> Programs {
         let mut programs = HashMap::new();
         for target in targets {
-            programs.entry(target.site.file.clone()).or_insert_with(|| {
-                let path = workspace_root.join(&target.site.file);
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                Program::from_source(&text, &target.site.file)
-                    .map_err(|e| format!("cannot lower {}: {e}", target.site.file))
-            });
+            programs
+                .entry(target.site.file.clone())
+                .or_insert_with(|| crate::localize::lower_file(workspace_root, &target.site.file));
         }
         Programs { programs }
     }

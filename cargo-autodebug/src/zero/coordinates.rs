@@ -67,8 +67,7 @@ impl Shifts {
             let offsets = copy_offsets(insertions);
             let user_before = cut(&change.before, &offsets)
                 .ok_or_else(|| format!("{}: the copy's attributes moved", change.path))?;
-            let on_disk = std::fs::read_to_string(user_root.join(&change.path))
-                .map_err(|e| format!("{}: {e}", change.path))?;
+            let on_disk = crate::workspace::read_source(user_root, &change.path)?;
             if on_disk != user_before {
                 return Err(format!("{} changed during the run", change.path));
             }
@@ -144,7 +143,7 @@ impl Shifts {
 
     /// The user's line `line` of `file`, trimmed (as suspects show it).
     pub fn user_line(user_root: &Path, file: &str, line: u32) -> Option<String> {
-        let text = std::fs::read_to_string(user_root.join(file)).ok()?;
+        let text = crate::workspace::read_source(user_root, file).ok()?;
         LineIndex::new(&text)
             .line(line)
             .map(|l| l.trim().to_string())
