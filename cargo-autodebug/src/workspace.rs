@@ -93,7 +93,13 @@ impl Workspace {
         }
         let metadata = command.exec().map_err(|e| match e {
             cargo_metadata::Error::CargoMetadata { stderr } => {
-                anyhow::anyhow!("`cargo metadata` failed:\n{}", stderr.trim_end())
+                let hint = if stderr.contains("invalid UTF-8") {
+                    "\nhint: cargo needs the workspace's path to be UTF-8: move the workspace \
+                     to a directory whose name is"
+                } else {
+                    ""
+                };
+                anyhow::anyhow!("`cargo metadata` failed:\n{}{hint}", stderr.trim_end())
             }
             other => anyhow::Error::new(other).context("could not run `cargo metadata`"),
         })?;

@@ -198,7 +198,7 @@ impl Planner<'_> {
         match item {
             Item::Fn(f) => {
                 let name = f.sig.ident.to_string();
-                match refusal(&f.attrs, &f.sig) {
+                match refusal(&f.attrs, &f.sig, Some(&f.block)) {
                     Some(why) => self.plan.skipped.push(format!("{name}: {why}")),
                     None => {
                         let mut head = f.clone();
@@ -216,8 +216,11 @@ impl Planner<'_> {
                 let mut blocking = false;
                 for member in &imp.items {
                     if let ImplItem::Fn(m) = member {
-                        let why = refusal(&m.attrs, &m.sig).or_else(|| {
-                            m.modifiers.defaultness.is_some().then_some("`default fn`")
+                        let why = refusal(&m.attrs, &m.sig, Some(&m.block)).or_else(|| {
+                            m.modifiers
+                                .defaultness
+                                .is_some()
+                                .then(|| "`default fn`".to_string())
                         });
                         match why {
                             None => eligible += 1,
@@ -259,7 +262,7 @@ impl Planner<'_> {
                         continue;
                     };
                     if let ImplItem::Fn(m) = member
-                        && refusal(&m.attrs, &m.sig).is_none()
+                        && refusal(&m.attrs, &m.sig, Some(&m.block)).is_none()
                         && m.modifiers.defaultness.is_none()
                     {
                         let mut head = m.clone();
@@ -290,7 +293,7 @@ impl Planner<'_> {
                         && m.default.is_some()
                     {
                         let name = format!("{}::{}", t.ident, m.sig.ident);
-                        match refusal(&m.attrs, &m.sig) {
+                        match refusal(&m.attrs, &m.sig, m.default.as_ref()) {
                             Some(why) => self.plan.skipped.push(format!("{name}: {why}")),
                             None => {
                                 let mut head = m.clone();
@@ -488,7 +491,40 @@ fn places_in(text: &str, gap: Gap, end: usize) -> Vec<usize> {
 }
 
 /// Why a function cannot be instrumented, or `None` when it can.
-fn refusal(attrs: &[Attribute], sig: &Signature) -> Option<&'static str> {
+fn refusal(attrs: &[Attribute], sig: &Signature, body: Option<&syn::Block>) -> Option<String> {
+    if let Some(why) = refusal_of_kind(attrs, sig) {
+        return Some(why.to_string());
+    }
+    let statements = body.map_or(0, statements);
+    (statements > MAX_STATEMENTS).then(|| {
+        format!(
+            "too large to instrument ({statements} statements; the limit is {MAX_STATEMENTS}: \
+             the instrumented build would take minutes); annotate it to include it"
+        )
+    })
+}
+
+/// Statements of a function body above which zero-annotation mode leaves the function alone:
+/// every statement gets hooks, and a generated function of thousands of statements makes an
+/// instrumented build take minutes.
+const MAX_STATEMENTS: usize = 400;
+
+/// Statements in a block, nested blocks and closures included.
+fn statements(block: &syn::Block) -> usize {
+    struct Count(usize);
+    impl<'ast> syn::visit::Visit<'ast> for Count {
+        fn visit_stmt(&mut self, stmt: &'ast syn::Stmt) {
+            self.0 += 1;
+            syn::visit::visit_stmt(self, stmt);
+        }
+    }
+    let mut count = Count(0);
+    syn::visit::Visit::visit_block(&mut count, block);
+    count.0
+}
+
+/// Why a function of this kind cannot be instrumented.
+fn refusal_of_kind(attrs: &[Attribute], sig: &Signature) -> Option<&'static str> {
     if sig.constness.is_some() {
         Some("`const fn`")
     } else if sig.asyncness.is_some() {
