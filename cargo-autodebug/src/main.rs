@@ -43,7 +43,12 @@ use crate::report::{FailingTest, Report};
 use crate::trace::{Recorder, Role};
 use crate::workspace::Workspace;
 
+/// What z3 may allocate, in MB: past it a query ends as `unknown` (out of memory) instead
+/// of the tool growing without bound (one synthesis query was seen reaching 3.4 GB).
+const SOLVER_MEMORY_MB: &str = "1024";
+
 fn main() {
+    z3::set_global_param("memory_max_size", SOLVER_MEMORY_MB);
     let options = Options::from_env();
     let console = Console::new(&options);
     let result = match &options.command {
@@ -448,6 +453,7 @@ fn finish(
 ) -> Result<ExitCode, Failure> {
     report.set_exit(code);
     report.timing.total_s = start.elapsed().as_secs_f64();
+    report.timing.peak_rss_mb = report::peak_rss_mb();
     report.write(output_dir).or_exit(ExitCode::Software)?;
     publish::write(&report, output_dir, &display_path(output_dir), changed)
         .or_exit(ExitCode::Software)?;

@@ -161,6 +161,18 @@ pub struct Timing {
     pub localize_s: f64,
     pub repair_s: f64,
     pub total_s: f64,
+    /// The tool's own peak resident memory in MB (`VmHWM`; not the tests' nor cargo's),
+    /// where the system says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_mb: Option<f64>,
+}
+
+/// The process's peak resident set size in MB, from `/proc/self/status` (Linux).
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some((kb / 1024.0 * 10.0).round() / 10.0)
 }
 
 impl Report {

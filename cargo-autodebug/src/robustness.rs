@@ -53,22 +53,10 @@ const ANNOTATION_STRIDE: usize = 8;
 /// tests do not fix them), skipped so that the suite stays green. Sites of the span rewrite:
 /// the corpus file (path suffix) and 1-based line. None found.
 const KNOWN_PATCH_CASES: &[(&str, u32)] = &[];
-/// Texts of the attribute insertion (names ending so).
-///
-/// A byte-order mark shifts zero-annotation's positions on line 1 by one character:
-/// `plan` parses with `syn::parse_file`, which drops the mark before tokenizing (so columns
-/// on line 1 do not count it), while `LineIndex::offset` counts the mark as the line's first
-/// character. An item starting on line 1 of such a file gets its attribute in front of the
-/// mark (`"\u{feff}fn f() {}\n"` becomes `"#[::autodebug_runtime::autodebug] \u{feff}fn f()
-/// {}\n"`, which does not parse: a mark is only allowed first); after an inner doc comment
-/// on line 1 the attribute goes inside the comment (`"\u{feff}//! d\nfn f() {}\n"` becomes
-/// `"\u{feff}//! d #[::autodebug_runtime::autodebug]\nfn f() {}\n"`: `f` is not
-/// instrumented and the crate's doc changes). In `src/zero/annotation.rs`; not fixed here.
-const KNOWN_ANNOTATION_FILES: &[&str] = &[
-    "edge case bom-first-line",
-    "edge case bom-two-items-first-line",
-    "edge case bom-inner-doc",
-];
+/// Texts of the attribute insertion known to fail (names ending so): none now. The
+/// byte-order-mark cases (`bom-*` edge cases) were: the mark shifted positions on line 1 by
+/// one character until `LineIndex` started line 1 past it.
+const KNOWN_ANNOTATION_FILES: &[&str] = &[];
 
 /// Hand-written texts with what real files rarely have (a byte-order mark before the first
 /// item, a shebang, no final newline, lone carriage returns, items sharing a line), tried

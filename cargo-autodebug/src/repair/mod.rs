@@ -586,8 +586,11 @@ pub fn repair_with(
         console.status(
             "Rebuilding",
             &format!(
-                "[{}/{total}] {}:{}: `{}` → `{}`",
-                details.rebuilds, fix.file, fix.line, fix.original, fix.replacement
+                "[{}/{total}] {}:{}: {}",
+                details.rebuilds,
+                fix.file,
+                fix.line,
+                crate::publish::describe(&fix)
             ),
         );
         let changes: Vec<(String, String)> = fix

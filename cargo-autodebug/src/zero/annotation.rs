@@ -616,9 +616,20 @@ impl<'a> LineIndex<'a> {
         LineIndex { text, starts }
     }
 
+    /// Where the characters of a 1-based line start: past a byte-order mark on line 1,
+    /// which the parser drops before counting columns (and so does the compiler).
+    fn line_start(&self, line: usize) -> Option<usize> {
+        let start = *self.starts.get(line.checked_sub(1)?)?;
+        Some(if line == 1 && self.text.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            start
+        })
+    }
+
     /// The byte offset of a `proc_macro2` position.
     fn offset(&self, at: LineColumn) -> Option<usize> {
-        let start = *self.starts.get(at.line.checked_sub(1)?)?;
+        let start = self.line_start(at.line)?;
         let line = &self.text[start..];
         Some(
             start
@@ -632,7 +643,7 @@ impl<'a> LineIndex<'a> {
     /// The 1-based line and 1-based character column of a byte offset.
     pub fn line_column(&self, offset: usize) -> (u32, u32) {
         let line = self.starts.partition_point(|&s| s <= offset);
-        let start = self.starts[line - 1];
+        let start = self.line_start(line).unwrap_or(0).min(offset);
         let column = self.text[start..offset].chars().count() + 1;
         (line as u32, column as u32)
     }
