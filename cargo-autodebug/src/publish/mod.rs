@@ -98,12 +98,12 @@ pub struct Replacement {
 /// file when each is found where it says (its original text at its span), else the one
 /// region between the texts' common prefix and suffix.
 pub fn replacements(change: &FileChange, edits: &[EditEntry]) -> Vec<Replacement> {
-    let index = LineStarts::new(&change.before);
+    let index = LineIndex::new(&change.before);
     let mut found: Vec<Replacement> = Vec::new();
     for edit in edits.iter().filter(|e| e.file == change.path) {
         let (Some(start), Some(end)) = (
-            index.offset(edit.line, edit.column),
-            index.offset(edit.end_line, edit.end_column),
+            index.offset_at(edit.line, edit.column),
+            index.offset_at(edit.end_line, edit.end_column),
         ) else {
             found.clear();
             break;
@@ -147,8 +147,8 @@ pub fn replacements(change: &FileChange, edits: &[EditEntry]) -> Vec<Replacement
         return Vec::new();
     }
     vec![Replacement {
-        start: index.position(bytes.start),
-        end: index.position(bytes.end),
+        start: index.line_column(bytes.start),
+        end: index.line_column(bytes.end),
         original: change.before[bytes.clone()].to_string(),
         text: change.after[prefix..after.len() - suffix].to_string(),
         bytes,
@@ -168,55 +168,7 @@ pub fn apply(text: &str, replacements: &[Replacement]) -> String {
     out
 }
 
-/// Byte offsets of line starts, to convert between offsets and 1-based line and character
-/// columns.
-pub struct LineStarts<'a> {
-    text: &'a str,
-    starts: Vec<usize>,
-}
-
-impl<'a> LineStarts<'a> {
-    pub fn new(text: &'a str) -> LineStarts<'a> {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineStarts { text, starts }
-    }
-
-    /// The byte offset of a 1-based line and character column (a column one past the
-    /// line's last character is the line's end).
-    pub fn offset(&self, line: u32, column: u32) -> Option<usize> {
-        let start = *self.starts.get((line as usize).checked_sub(1)?)?;
-        let end = self
-            .starts
-            .get(line as usize)
-            .map_or(self.text.len(), |next| next - 1);
-        let text = &self.text[start..end];
-        let column = (column as usize).checked_sub(1)?;
-        match text.char_indices().nth(column) {
-            Some((i, _)) => Some(start + i),
-            None if column == text.chars().count() => Some(end),
-            None => None,
-        }
-    }
-
-    /// The 1-based line and character column of a byte offset.
-    pub fn position(&self, offset: usize) -> (u32, u32) {
-        let line = self.starts.partition_point(|&s| s <= offset);
-        let start = self.starts[line - 1];
-        let column = self.text[start..offset].chars().count() + 1;
-        (line as u32, column as u32)
-    }
-
-    /// The text of a 1-based line, without its line ending.
-    pub fn line(&self, line: u32) -> Option<&'a str> {
-        let start = *self.starts.get((line as usize).checked_sub(1)?)?;
-        let end = self
-            .starts
-            .get(line as usize)
-            .map_or(self.text.len(), |next| next - 1);
-        Some(self.text[start..end].trim_end_matches('\r'))
-    }
-}
+pub use crate::zero::annotation::LineIndex;
 
 /// A suggestion on whole lines, as GitHub takes it: lines `start..=end` of the file before
 /// the fix are replaced by `lines`.
@@ -324,11 +276,11 @@ mod tests {
     #[test]
     fn line_starts_convert_both_ways() {
         let text = "ab\r\nçd\nlast";
-        let index = LineStarts::new(text);
-        assert_eq!(index.offset(2, 2), Some(6));
-        assert_eq!(index.position(6), (2, 2));
-        assert_eq!(index.offset(2, 3), Some(7));
-        assert_eq!(index.offset(2, 4), None);
+        let index = LineIndex::new(text);
+        assert_eq!(index.offset_at(2, 2), Some(6));
+        assert_eq!(index.line_column(6), (2, 2));
+        assert_eq!(index.offset_at(2, 3), Some(7));
+        assert_eq!(index.offset_at(2, 4), None);
         assert_eq!(index.line(1), Some("ab"));
         assert_eq!(index.line(3), Some("last"));
     }

@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use super::{LineStarts, Replacement, offered, replacements};
+use super::{LineIndex, Replacement, offered, replacements};
 use crate::report::Report;
 
 /// The applicability every suggestion carries.
@@ -23,7 +23,7 @@ pub fn diagnostics(report: &Report) -> String {
             if replaced.is_empty() {
                 continue;
             }
-            let index = LineStarts::new(&change.before);
+            let index = LineIndex::new(&change.before);
             let span = |r: &Replacement, suggestion: Option<&str>| {
                 let text: Vec<Value> = (r.start.0..=r.end.0)
                     .map(|line| {

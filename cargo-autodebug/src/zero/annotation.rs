@@ -640,6 +640,23 @@ impl<'a> LineIndex<'a> {
         )
     }
 
+    /// The byte offset of a 1-based line and 1-based character column (a column one past
+    /// the line's last character is the line's end); none past the line.
+    pub fn offset_at(&self, line: u32, column: u32) -> Option<usize> {
+        let start = self.line_start(line as usize)?;
+        let end = self
+            .starts
+            .get(line as usize)
+            .map_or(self.text.len(), |next| next - 1);
+        let text = self.text.get(start..end)?;
+        let column = (column as usize).checked_sub(1)?;
+        match text.char_indices().nth(column) {
+            Some((i, _)) => Some(start + i),
+            None if column == text.chars().count() => Some(end),
+            None => None,
+        }
+    }
+
     /// The 1-based line and 1-based character column of a byte offset.
     pub fn line_column(&self, offset: usize) -> (u32, u32) {
         let line = self.starts.partition_point(|&s| s <= offset);
