@@ -340,6 +340,9 @@ pub fn repair_with(
         fuel_by_test: fuel_by_test(context.traces),
         runs: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
+        // Reruns stop at the stage's time budget (a candidate left unjudged then is for a
+        // rebuild to decide, within what time is left).
+        deadline: Some(start + limits.time),
     };
     let by_key: BTreeMap<SiteKey, usize> = targets
         .iter()

@@ -49,6 +49,8 @@ pub struct Rerun<'a> {
     pub runs: AtomicUsize,
     /// Candidates checked so far.
     pub checked: AtomicUsize,
+    /// No test run starts after this: the candidates it would have judged stay unjudged.
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// The plan under which the runtime evaluates `candidate` in place of its sites' code, or
@@ -74,6 +76,9 @@ pub fn plan(candidate: &Candidate, fuel: u64) -> Option<Plan> {
         ..Plan::default()
     })
 }
+
+/// Candidates whose passing tests are rerun together (see [`Rerun::check`]).
+const REST_CHUNK: usize = 4;
 
 /// Which tests a round of [`Rerun::check`] runs.
 #[derive(Clone, Copy)]
@@ -112,7 +117,11 @@ impl Rerun<'_> {
                     .any(|r| matches!(r, TestResult::Failed))
             })
             .collect();
-        self.run_phase(candidates, &survivors, Phase::Rest, &mut outcomes)?;
+        // The rest a few candidates at a time, in the order given (simplest first): when the
+        // time runs out on a large suite, the first ones are judged rather than all half-way.
+        for chunk in survivors.chunks(REST_CHUNK) {
+            self.run_phase(candidates, chunk, Phase::Rest, &mut outcomes)?;
+        }
         self.checked.fetch_add(candidates.len(), Ordering::Relaxed);
         Ok(outcomes
             .into_iter()
@@ -149,6 +158,12 @@ impl Rerun<'_> {
             &jobs,
             self.recorder.jobs,
             |(t, cs)| {
+                if self
+                    .deadline
+                    .is_some_and(|d| std::time::Instant::now() >= d)
+                {
+                    return None;
+                }
                 let fuel = self
                     .fuel_by_test
                     .get(&self.baseline[*t].test.display())
@@ -164,12 +179,23 @@ impl Rerun<'_> {
                     })
                     .collect();
                 self.runs.fetch_add(plans.len(), Ordering::Relaxed);
-                self.recorder
-                    .run_batch(&self.baseline[*t].test, &plans, "coverage")
+                Some(
+                    self.recorder
+                        .run_batch(&self.baseline[*t].test, &plans, "coverage"),
+                )
             },
             |_, _| {},
         );
         for ((t, cs), runs) in jobs.iter().zip(results) {
+            let Some(runs) = runs else {
+                for &c in cs {
+                    outcomes[c].insert(
+                        *t,
+                        TestResult::Unjudged("the repair stage's time ran out".into()),
+                    );
+                }
+                continue;
+            };
             for (&c, (run, _)) in cs.iter().zip(runs?) {
                 outcomes[c].insert(*t, judge(&run.outcome, &candidates[c].2));
             }
