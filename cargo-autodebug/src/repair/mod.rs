@@ -224,6 +224,9 @@ pub struct Details {
     pub refuted_by_traces: usize,
     /// Runtime checks that could not judge (the rebuild decided).
     pub inconclusive: usize,
+    /// Candidates not rerun on the passing tests: enough simpler ones of their batch were
+    /// plausible first.
+    pub skipped: usize,
     /// Candidates the runtime cannot evaluate (the rebuild decided).
     pub not_evaluable: usize,
     /// Seconds the sources took to propose candidates (synthesis solves).
@@ -343,6 +346,14 @@ pub fn repair_with(
         // Reruns stop at the stage's time budget (a candidate left unjudged then is for a
         // rebuild to decide, within what time is left).
         deadline: Some(start + limits.time),
+        // On a large suite each candidate reruns hundreds of tests: past as many plausible
+        // candidates as fixes are wanted, the rest of a batch is skipped. A small suite
+        // checks them all (a simpler plausible candidate may overfit the tests).
+        enough: if suite.len() > LARGE_SUITE {
+            limits.fixes.max(1)
+        } else {
+            usize::MAX
+        },
     };
     let by_key: BTreeMap<SiteKey, usize> = targets
         .iter()
@@ -462,6 +473,7 @@ pub fn repair_with(
                             details.inconclusive += 1;
                             undecided.push((*candidate).clone());
                         }
+                        Verdict::Skipped => details.skipped += 1,
                     }
                 }
                 console.detail(&format!(
@@ -754,6 +766,9 @@ fn tokens(code: &str) -> usize {
     }
     code.parse().map_or(usize::MAX, count)
 }
+
+/// Tests above which a suite is large (see `Rerun::enough`).
+const LARGE_SUITE: usize = 500;
 
 /// The files of the workspace as this run read them (each once: every candidate patches
 /// the same text, the one `--apply` checks the file still has).

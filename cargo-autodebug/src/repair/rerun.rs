@@ -31,6 +31,9 @@ pub enum Verdict {
     /// written code panicked before the replacement could take its place. Only a rebuild
     /// can tell.
     Inconclusive { reason: String },
+    /// Not rerun on the passing tests: enough simpler candidates of the same batch were
+    /// plausible first (on a large suite every candidate costs the whole suite).
+    Skipped,
 }
 
 /// Reruns the suite under candidates.
@@ -51,6 +54,8 @@ pub struct Rerun<'a> {
     pub checked: AtomicUsize,
     /// No test run starts after this: the candidates it would have judged stay unjudged.
     pub deadline: Option<std::time::Instant>,
+    /// Plausible candidates of one batch after which the others are skipped.
+    pub enough: usize,
 }
 
 /// The plan under which the runtime evaluates `candidate` in place of its sites' code, or
@@ -119,13 +124,35 @@ impl Rerun<'_> {
             .collect();
         // The rest a few candidates at a time, in the order given (simplest first): when the
         // time runs out on a large suite, the first ones are judged rather than all half-way.
-        for chunk in survivors.chunks(REST_CHUNK) {
+        let mut skipped = vec![false; candidates.len()];
+        let mut chunks = survivors.chunks(REST_CHUNK);
+        let mut plausible = 0;
+        for chunk in chunks.by_ref() {
             self.run_phase(candidates, chunk, Phase::Rest, &mut outcomes)?;
+            plausible += chunk
+                .iter()
+                .filter(|&&c| matches!(self.verdict(&outcomes[c]), Verdict::Plausible { .. }))
+                .count();
+            if plausible >= self.enough {
+                break;
+            }
+        }
+        for chunk in chunks {
+            for &c in chunk {
+                skipped[c] = true;
+            }
         }
         self.checked.fetch_add(candidates.len(), Ordering::Relaxed);
         Ok(outcomes
             .into_iter()
-            .map(|by_test| self.verdict(&by_test))
+            .zip(skipped)
+            .map(|(by_test, skipped)| {
+                if skipped {
+                    Verdict::Skipped
+                } else {
+                    self.verdict(&by_test)
+                }
+            })
             .collect())
     }
 
