@@ -43,12 +43,7 @@ use crate::report::{FailingTest, Report};
 use crate::trace::{Recorder, Role};
 use crate::workspace::Workspace;
 
-/// What z3 may allocate, in MB: past it a query ends as `unknown` (out of memory) instead
-/// of the tool growing without bound (one synthesis query was seen reaching 3.4 GB).
-const SOLVER_MEMORY_MB: &str = "1024";
-
 fn main() {
-    z3::set_global_param("memory_max_size", SOLVER_MEMORY_MB);
     let options = Options::from_env();
     let console = Console::new(&options);
     let result = match &options.command {
