@@ -90,12 +90,24 @@ impl Verdict {
     pub fn read(log: &str, test: &str) -> Verdict {
         for line in log.lines() {
             let line = line.trim_end();
-            let verdict = if let Some(name) = line.strip_prefix("ok ") {
-                (name == test).then_some(Verdict::Passed)
-            } else if let Some(name) = line.strip_prefix("failed ") {
-                (name == test).then_some(Verdict::Failed)
-            } else if let Some(name) = line.strip_prefix("ignored ") {
-                (name == test).then_some(Verdict::Ignored)
+            // libtest: `RESULT[: MESSAGE] NAME` (`failed: test did not panic as expected at
+            // src/lib.rs:6:28 tests::t`); a test's name has no space.
+            let named = line
+                .rsplit_once(' ')
+                .filter(|(_, name)| *name == test)
+                .map(|(result, _)| result);
+            let verdict = if let Some(result) = named
+                && !line.starts_with("test ")
+            {
+                if result == "ok" {
+                    Some(Verdict::Passed)
+                } else if result == "failed" || result.starts_with("failed:") {
+                    Some(Verdict::Failed)
+                } else if result.starts_with("ignored") {
+                    Some(Verdict::Ignored)
+                } else {
+                    None
+                }
             } else if let Some(rest) = line.strip_prefix("test ") {
                 let (name, result) = rest.rsplit_once(" ... ").unwrap_or(("", ""));
                 (name.trim_end() == test)
@@ -411,6 +423,18 @@ mod tests {
         assert_eq!(
             Verdict::read("test tests::sum_of_three ... FAILED\n", TEST),
             Verdict::Failed
+        );
+        // A `should_panic` test that did not panic: libtest adds the message.
+        assert_eq!(
+            Verdict::read(
+                "failed: test did not panic as expected at src/lib.rs:6:28 tests::sum_of_three",
+                TEST
+            ),
+            Verdict::Failed
+        );
+        assert_eq!(
+            Verdict::read("ignored, slow tests::sum_of_three\n", TEST),
+            Verdict::Ignored
         );
     }
 
