@@ -6,23 +6,13 @@ mod common;
 
 use std::path::Path;
 
-/// A copy of the `repair-format` fixture with CRLF line endings, committed.
-fn crlf_fixture() -> (tempfile::TempDir, String) {
-    let dir = common::copy_crate(&common::repo_root().join("tests/fixtures/repair-format"));
-    let lib = dir.path().join("src/lib.rs");
-    let text = std::fs::read_to_string(&lib).unwrap().replace('\n', "\r\n");
-    std::fs::write(&lib, &text).unwrap();
-    common::git_commit_all(dir.path());
-    (dir, text)
-}
-
 fn lib(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("src/lib.rs")).unwrap()
 }
 
 #[test]
 fn apply_changes_only_the_faulty_expression() {
-    let (dir, before) = crlf_fixture();
+    let (dir, before) = common::crlf_fixture();
     common::autodebug_expecting(dir.path(), &["--apply"], 5);
     let report = common::report(dir.path());
     assert_eq!(report["fixes"][0]["replacement"], "y", "{report:#}");
@@ -45,7 +35,7 @@ fn apply_changes_only_the_faulty_expression() {
 
 #[test]
 fn apply_refuses_a_dirty_tree_without_allow_dirty() {
-    let (dir, before) = crlf_fixture();
+    let (dir, before) = common::crlf_fixture();
     std::fs::write(dir.path().join("NOTES.md"), "work in progress\n").unwrap();
     let output = common::autodebug_expecting(dir.path(), &["--apply"], 5);
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -13,16 +13,6 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-/// A committed copy of `repair-format` with CRLF line endings, and its source.
-fn crlf_fixture() -> (tempfile::TempDir, String) {
-    let dir = common::copy_crate(&common::repo_root().join("tests/fixtures/repair-format"));
-    let lib = dir.path().join("src/lib.rs");
-    let text = std::fs::read_to_string(&lib).unwrap().replace('\n', "\r\n");
-    std::fs::write(&lib, &text).unwrap();
-    common::git_commit_all(dir.path());
-    (dir, text)
-}
-
 fn out_file(dir: &Path, name: &str) -> String {
     let path = dir.join("autodebug.out").join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -138,7 +128,7 @@ fn git_apply(path: &str, source: &str, diff: &str) -> String {
 
 #[test]
 fn suggestions_rustfix_and_sarif_fixes_give_the_validated_fixes() {
-    let (dir, source) = crlf_fixture();
+    let (dir, source) = common::crlf_fixture();
     let output = run(dir.path(), &[], None);
     assert_eq!(
         output.status.code(),
@@ -266,7 +256,7 @@ fn suggestions_rustfix_and_sarif_fixes_give_the_validated_fixes() {
 
 #[test]
 fn annotations_only_under_github_actions_and_in_diff_ranks_the_changed_lines_first() {
-    let (dir, _source) = crlf_fixture();
+    let (dir, _source) = common::crlf_fixture();
     // A pull request that changed line 8 (`let mut r = x;`), not the faulty line 10.
     let diff = "diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n\
                 @@ -8,1 +8,1 @@\n-    let mut r = y;\n+    let mut r = x;   /* keep   this */\n";

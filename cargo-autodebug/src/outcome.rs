@@ -166,9 +166,8 @@ pub fn classify(run: &Finished) -> Outcome {
             Verdict::Nothing
         }
     });
-    let early = |code: i32| {
-        let mut description =
-            format!("exited with status {code} before the test harness reported a result");
+    // An exit the harness did not report on, with the panic it followed, if any.
+    let crashed = |mut description: String| {
         if let Some((message, _)) = panic_message(run.stderr, run.test) {
             description.push_str(" after panicking: ");
             description.push_str(message.lines().next().unwrap_or_default());
@@ -200,15 +199,10 @@ pub fn classify(run: &Finished) -> Outcome {
                 ),
             }
         }
-        (Some(code), Verdict::Nothing) => early(code),
-        (Some(code), _) => {
-            let mut description = format!("exited with status {code}");
-            if let Some((message, _)) = panic_message(run.stderr, run.test) {
-                description.push_str(" after panicking: ");
-                description.push_str(message.lines().next().unwrap_or_default());
-            }
-            Outcome::Crashed { description }
-        }
+        (Some(code), Verdict::Nothing) => crashed(format!(
+            "exited with status {code} before the test harness reported a result"
+        )),
+        (Some(code), _) => crashed(format!("exited with status {code}")),
         (None, _) => Outcome::Crashed {
             description: "ended without an exit status".to_string(),
         },

@@ -159,3 +159,14 @@ pub fn cargo_test(dir: &Path) -> Output {
         .output()
         .expect("cargo runs")
 }
+
+/// A copy of the `repair-format` fixture with CRLF line endings, committed, and its
+/// `src/lib.rs` text.
+pub fn crlf_fixture() -> (tempfile::TempDir, String) {
+    let dir = copy_crate(&repo_root().join("tests/fixtures/repair-format"));
+    let lib = dir.path().join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap().replace('\n', "\r\n");
+    std::fs::write(&lib, &text).unwrap();
+    git_commit_all(dir.path());
+    (dir, text)
+}
