@@ -84,6 +84,35 @@ fn off_by_one_loop_bound_is_repaired() {
     assert!(text.contains("    for i in 0..src.len() {\n"), "{text}");
 }
 
+/// Reruns in batches (the copy's tests carry the test attribute: one process runs a test
+/// under many candidates) come to the fix that one process per candidate comes to
+/// (`--annotate never`: the tree builds as it is, no batches).
+#[test]
+fn batched_reruns_find_what_one_process_per_candidate_finds() {
+    let dir = common::copy_crate(&fixture("repair-search"));
+    common::autodebug_expecting(dir.path(), &[], 5);
+    let batched = common::report(dir.path());
+    common::autodebug_expecting(dir.path(), &["--annotate", "never"], 5);
+    let apart = common::report(dir.path());
+    let (b, a) = (&batched["repair"], &apart["repair"]);
+    let count = |r: &Value, key: &str| r[key].as_u64().unwrap_or_else(|| panic!("{key}: {r:#}"));
+    assert!(
+        count(b, "runtime_processes") < count(b, "runtime_runs"),
+        "no batch: {b:#}"
+    );
+    assert_eq!(
+        count(a, "runtime_processes"),
+        count(a, "runtime_runs"),
+        "{a:#}"
+    );
+    for report in [&batched, &apart] {
+        let top = &report["fixes"][0];
+        assert_eq!(top["validated"], true, "{report:#}");
+        assert_eq!(top["original"], "lo < hi", "{top:#}");
+        assert_eq!(top["replacement"], "lo <= hi", "{top:#}");
+    }
+}
+
 /// Candidate validations per second on the same candidates of one fixture: by rerunning the
 /// suite with the runtime evaluating each candidate (no rebuild), and by patching,
 /// rebuilding and rerunning it (`--rebuild-all` rebuilds the refuted ones too). Run with

@@ -96,9 +96,23 @@ fn line_of(dir: &Path, file: &str, text: &str) -> usize {
     lines[0]
 }
 
-/// The scratch copy zero-annotation runs make in the shared target dir.
-fn scratch_copy() -> PathBuf {
-    common::shared_target_dir().join("zero/workspace")
+/// The scratch copies of the workspace at `root` the runs made in the shared target dir
+/// (`zero/NAME-HASH/workspace`, NAME the root's last component), which are still there.
+fn scratch_copies(root: &Path) -> Vec<PathBuf> {
+    let name = root.file_name().unwrap().to_string_lossy().into_owned();
+    let Ok(entries) = std::fs::read_dir(common::shared_target_dir().join("zero")) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{name}-"))
+        })
+        .map(|e| e.path().join("workspace"))
+        .filter(|p| p.exists())
+        .collect()
 }
 
 #[test]
@@ -185,7 +199,8 @@ fn each_plain_crate_is_localized_and_fixed_and_left_byte_identical() {
             report["workspace_root"],
             dir.path().canonicalize().unwrap().display().to_string()
         );
-        assert!(!scratch_copy().exists(), "the scratch copy is still there");
+        let left = scratch_copies(dir.path());
+        assert!(left.is_empty(), "the scratch copy is still there: {left:?}");
     }
 }
 
@@ -423,7 +438,10 @@ fn items_the_instrumented_build_rejects_are_built_uninstrumented() {
     let report = common::report(dir.path());
     assert_eq!(report["failing_tests"][0]["name"], "larger", "{report:#}");
     assert!(snapshot(dir.path()) == before, "the user's tree changed");
-    assert!(!scratch_copy().exists(), "the scratch copy is still there");
+    assert!(
+        scratch_copies(dir.path()).is_empty(),
+        "the scratch copy is still there"
+    );
 }
 
 #[test]
@@ -443,7 +461,10 @@ fn a_crate_that_does_not_compile_is_said_to_be_the_users() {
     assert!(stderr.contains("expected `u64`, found `&str`"), "{stderr}");
     assert!(!stderr.contains("rejected"), "{stderr}");
     assert!(snapshot(dir.path()) == before, "the user's tree changed");
-    assert!(!scratch_copy().exists(), "the scratch copy is still there");
+    assert!(
+        scratch_copies(dir.path()).is_empty(),
+        "the scratch copy is still there"
+    );
 }
 
 #[test]
@@ -473,9 +494,11 @@ fn an_interrupted_run_removes_its_scratch_copy() {
         .spawn()
         .unwrap();
     // Wait for the build in the copy to start.
-    let marker = scratch_copy().join("Cargo.lock");
     let start = Instant::now();
-    while !marker.exists() {
+    while !scratch_copies(dir.path())
+        .iter()
+        .any(|copy| copy.join("Cargo.lock").exists())
+    {
         assert!(
             start.elapsed() < Duration::from_secs(300),
             "no scratch copy"
@@ -501,6 +524,9 @@ fn an_interrupted_run_removes_its_scratch_copy() {
         std::thread::sleep(Duration::from_millis(100));
     };
     assert_eq!(status.code(), Some(130));
-    assert!(!scratch_copy().exists(), "the scratch copy is still there");
+    assert!(
+        scratch_copies(dir.path()).is_empty(),
+        "the scratch copy is still there"
+    );
     assert!(snapshot(dir.path()) == before, "the user's tree changed");
 }

@@ -25,6 +25,7 @@ mod invariant;
 mod parse;
 mod requires;
 mod site;
+mod test_entry;
 
 use parse::{Gate, Ours};
 
@@ -40,6 +41,23 @@ pub fn autodebug(attr: TokenStream, item: TokenStream) -> TokenStream {
         site::instrumentation_on(),
     )
     .into()
+}
+
+/// Put by `cargo autodebug` on the `#[test]` functions of its instrumented copy, before
+/// `#[test]`: the test can then run many plans in one process (see the runtime's batch
+/// protocol). Transparent in a normal run; not meant to be written by hand.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn autodebug_test(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if !attr.is_empty() {
+        return syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "`#[autodebug_test]` takes no arguments",
+        )
+        .to_compile_error()
+        .into();
+    }
+    test_entry::expand(item.into()).into()
 }
 
 /// Precondition: `#[requires(cond, …, "message")]`, checked on entry.

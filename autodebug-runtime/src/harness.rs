@@ -15,84 +15,12 @@
 //! autodebug_runtime::harness!(search::finds_the_last, #[ignore] slow);
 //! ```
 
-mod batch;
-
+pub use crate::batch::Test;
+use crate::batch::{self, payload_text};
 use crate::protocol::{BATCH_VERSION, ENV_BATCH, ENV_HARNESS_PROBE, HARNESS_MARKER};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
-
-/// One test: a name (as `--list` prints it and `--exact` selects it) and a function that
-/// panics on failure.
-#[derive(Clone, Debug)]
-pub struct Test {
-    name: String,
-    run: fn(),
-    ignored: bool,
-    /// `Some(expected)`: the test passes only if it panics with a message containing
-    /// `expected` (`""`: any panic), as `#[should_panic(expected = …)]`.
-    should_panic: Option<&'static str>,
-}
-
-impl Test {
-    /// A test named `name` that runs `run`.
-    pub fn new(name: impl Into<String>, run: fn()) -> Test {
-        Test {
-            name: name.into(),
-            run,
-            ignored: false,
-            should_panic: None,
-        }
-    }
-
-    /// Marks the test ignored, as `#[ignore]`: run only with `--ignored` or
-    /// `--include-ignored` (a batch runs it regardless).
-    pub fn ignore(mut self) -> Test {
-        self.ignored = true;
-        self
-    }
-
-    /// The test passes only if it panics with a message containing `expected` (`""` for
-    /// any panic), as `#[should_panic(expected = "…")]`.
-    pub fn should_panic(mut self, expected: &'static str) -> Test {
-        self.should_panic = Some(expected);
-        self
-    }
-
-    /// The test's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// Runs the test once, catching its panic: `Err(message)` if it failed. `panic` is the
-    /// message of the panic, if it panicked (`None` when it returned).
-    fn verdict(&self, panic: Option<&str>) -> Result<(), String> {
-        match (self.should_panic, panic) {
-            (None, None) => Ok(()),
-            (None, Some(message)) => Err(message.to_string()),
-            (Some(_), None) => Err("test did not panic as expected".to_string()),
-            (Some(expected), Some(message)) if message.contains(expected) => Ok(()),
-            (Some(expected), Some(message)) => Err(format!(
-                "panic did not contain expected string\n      panic message: {message:?}\n \
-                 expected substring: {expected:?}"
-            )),
-        }
-    }
-}
-
-impl From<(&'static str, fn())> for Test {
-    fn from((name, run): (&'static str, fn())) -> Test {
-        Test::new(name, run)
-    }
-}
-
-/// The text of a panic payload (`&str` and `String` payloads; others have none).
-fn payload_text(payload: &(dyn std::any::Any + Send)) -> Option<&str> {
-    payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-}
 
 /// Runs `tests` as libtest would for the command line of this process, or, when
 /// `AUTODEBUG_BATCH` names a batch request, runs the batch. Returns the exit code for `main`:
@@ -161,35 +89,11 @@ mod tests {
     fn noop() {}
 
     #[test]
-    fn should_panic_verdicts() {
-        let plain = Test::new("t", noop);
-        assert_eq!(plain.verdict(None), Ok(()));
-        assert_eq!(plain.verdict(Some("boom")), Err("boom".to_string()));
-        let any = Test::new("t", noop).should_panic("");
-        assert_eq!(any.verdict(Some("boom")), Ok(()));
-        assert!(any.verdict(None).unwrap_err().contains("did not panic"));
-        let expected = Test::new("t", noop).should_panic("out of range");
-        assert_eq!(expected.verdict(Some("index out of range: 3")), Ok(()));
-        let err = expected.verdict(Some("boom")).unwrap_err();
-        assert!(err.contains("expected substring"), "{err}");
-    }
-
-    #[test]
     fn names_from_paths() {
         assert_eq!(__test_name("tests :: sums"), "tests::sums");
         assert_eq!(__test_name("sums"), "sums");
         let test: Test = ("a::b", noop as fn()).into();
         assert_eq!(test.name(), "a::b");
         assert!(!test.ignored && test.clone().ignore().ignored);
-    }
-
-    #[test]
-    fn payload_texts() {
-        let s: Box<dyn std::any::Any + Send> = Box::new("static");
-        assert_eq!(payload_text(s.as_ref()), Some("static"));
-        let s: Box<dyn std::any::Any + Send> = Box::new(String::from("owned"));
-        assert_eq!(payload_text(s.as_ref()), Some("owned"));
-        let s: Box<dyn std::any::Any + Send> = Box::new(3u8);
-        assert_eq!(payload_text(s.as_ref()), None);
     }
 }

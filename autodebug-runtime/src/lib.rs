@@ -8,6 +8,8 @@ pub use autodebug_macros::*;
 pub mod harness;
 pub mod protocol;
 
+mod batch;
+
 mod expr;
 mod plan;
 mod recorder;

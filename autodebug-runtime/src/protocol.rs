@@ -408,8 +408,9 @@ pub struct Plan {
 
 /// Version of the batch protocol ([`BatchRequest`], [`BatchResult`]).
 pub const BATCH_VERSION: u32 = 2;
-/// Path of a [`BatchRequest`] (JSON). A test binary built on `autodebug_runtime::harness`
-/// that sees it runs the request's test once per plan inside its own process, writes one
+/// Path of a [`BatchRequest`] (JSON). A test binary built on `autodebug_runtime::harness`,
+/// or a libtest test wrapped by `#[autodebug_test]` (as the tool's instrumented copy
+/// wraps them) run with `--exact NAME`, that sees it runs the request's test once per plan inside its own process, writes one
 /// [`BatchResult`] line per run to the request's `results` file, and exits with status 0
 /// (or [`CONFIG_EXIT_CODE`] if the request is unusable). Other test binaries ignore it.
 pub const ENV_BATCH: &str = "AUTODEBUG_BATCH";

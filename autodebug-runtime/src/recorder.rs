@@ -403,10 +403,8 @@ struct Fuel {
 
 struct SiteState {
     /// The site's identity, to look up its part of a new plan between batch runs.
-    #[cfg_attr(not(feature = "harness"), allow(dead_code))]
     key: SiteKey,
     /// The site itself, to declare it in a batch run's inline coverage.
-    #[cfg_attr(not(feature = "harness"), allow(dead_code))]
     site: &'static Site,
     instances: u32,
     /// Calls counted by the argument hook (of a function entry whose arguments the plan
@@ -416,7 +414,6 @@ struct SiteState {
     /// Whether the current run reached the site (and its trace, if any, declares it).
     declared: bool,
     /// Whether an inline coverage of this batch process declared the site already.
-    #[cfg_attr(not(feature = "harness"), allow(dead_code))]
     announced: bool,
 }
 
@@ -658,7 +655,6 @@ fn site_info(site: &'static Site) -> SiteInfo {
     }
 }
 
-#[cfg(feature = "harness")]
 /// The trace one batch run writes.
 pub(crate) struct TraceSetup {
     /// Where the trace goes (created or truncated).
@@ -669,7 +665,6 @@ pub(crate) struct TraceSetup {
     pub(crate) max_events: u64,
 }
 
-#[cfg(feature = "harness")]
 /// Starts one in-process run: from now on the hooks obey `plan` and write to `trace`, with
 /// every site's instance counter back at 0 and the plan's full fuel, as in a new process.
 /// The environment (`AUTODEBUG_TRACE`, `AUTODEBUG_PLAN`) is not read after this. Errors
@@ -717,7 +712,6 @@ pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<()
     Ok(())
 }
 
-#[cfg(feature = "harness")]
 /// How a run [`begin_run`] started ended, besides the test's own verdict.
 pub(crate) struct RunEnd {
     /// The plan's fuel ran out.
@@ -726,7 +720,6 @@ pub(crate) struct RunEnd {
     pub(crate) plan_failure: Option<String>,
 }
 
-#[cfg(feature = "harness")]
 /// Ends the run [`begin_run`] started: the hooks go idle, the trace gets its `End` record
 /// (unless the fuel ran out or a replacement failed: the trace is closed already) and is
 /// closed.
@@ -755,7 +748,6 @@ pub(crate) fn end_run() -> RunEnd {
     }
 }
 
-#[cfg(feature = "harness")]
 /// The coverage of the run [`end_run`] ended: every site it reached with its instance
 /// count, and the declarations of the sites no earlier call of this function declared.
 pub(crate) fn take_coverage() -> crate::protocol::InlineCoverage {

@@ -34,6 +34,8 @@ pub struct RepairAccount {
     /// Candidates checked by rerunning tests under a runtime replacement.
     pub runtime_checked: usize,
     pub runtime_runs: usize,
+    /// Test processes those runs took (a batch runs many in one).
+    pub runtime_processes: usize,
     pub runtime_s: f64,
     /// Candidates rebuilt with the patch (and the whole suite run).
     pub rebuilds: usize,

@@ -390,6 +390,17 @@ pub fn render_repair(results: &[VersionResult]) -> String {
             show(rebuild),
         ));
     }
+    let accounts: Vec<&crate::report::RepairAccount> =
+        results.iter().filter_map(|r| r.repair.as_ref()).collect();
+    let runs: usize = accounts.iter().map(|a| a.runtime_runs).sum();
+    let processes: usize = accounts.iter().map(|a| a.runtime_processes).sum();
+    if runs > 0 && processes > 0 {
+        out.push_str(&format!(
+            "\nThe reruns ran tests {runs} times in {processes} test processes ({:.1} runs per \
+             process: a process runs a test under a batch of candidates).\n",
+            runs as f64 / processes as f64
+        ));
+    }
     out
 }
 
@@ -693,6 +704,19 @@ mod tests {
         let table = render_repair(&[d]);
         let line = table.lines().find(|l| l.starts_with("| variable")).unwrap();
         assert!(line.ends_with("| 10.0 | — | — |"), "{line}");
+        assert!(!table.contains("runs per process"), "{table}");
+        // Runs pooled over processes, when the reports count them.
+        let mut e = v("e", &[FaultClass::Variable], Some(1.0), 1.0);
+        e.repair = Some(crate::report::RepairAccount {
+            runtime_runs: 30,
+            runtime_processes: 4,
+            ..account(5, 0.5, 0, 0.0)
+        });
+        let table = render_repair(&[e]);
+        assert!(
+            table.contains("tests 30 times in 4 test processes (7.5 runs per process"),
+            "{table}"
+        );
     }
 
     #[test]

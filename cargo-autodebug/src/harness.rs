@@ -4,7 +4,7 @@
 //! a run in a process of its own gives. Anything that goes wrong falls back to one process
 //! per plan, so a batch is only ever faster, never a different answer.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -28,9 +28,37 @@ const MIN_PLANS_PER_PROCESS: usize = 16;
 /// go to one process each.
 const MAX_BARREN_BATCHES: usize = 2;
 
+/// Set once the instrumented build wraps libtest tests in the test attribute (see
+/// `zero::annotation::TEST_ATTRIBUTE`): their binaries are sent batches without a probe.
+static WRAPPED_TESTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Tests (binary, name) found not to run batches: unwrapped in the end (the build left the
+/// attribute out), or refusing the request. They get one process per plan from then on.
+static NO_BATCH: Mutex<BTreeSet<(PathBuf, String)>> = Mutex::new(BTreeSet::new());
+
+/// Says that the instrumented build's libtest tests carry the test attribute.
+pub fn expect_wrapped_tests() {
+    WRAPPED_TESTS.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether `test` is sent batches: its binary is built on the harness (and speaks this
+/// batch version), or its tests carry the test attribute and this test did not turn out
+/// unwrapped.
+pub fn supports_batch(test: &TestId) -> bool {
+    if WRAPPED_TESTS.load(std::sync::atomic::Ordering::Relaxed)
+        && !NO_BATCH
+            .lock()
+            .unwrap()
+            .contains(&(test.binary.clone(), test.name.clone()))
+    {
+        return true;
+    }
+    harness_binary(test)
+}
+
 /// Whether the test binary of `test` is built on the harness and speaks this batch
 /// version. Asked once per binary (and modification time) per process.
-pub fn supports_batch(test: &TestId) -> bool {
+fn harness_binary(test: &TestId) -> bool {
     /// A binary, by path and modification time.
     type Binary = (PathBuf, Option<std::time::SystemTime>);
     static PROBED: OnceLock<Mutex<HashMap<Binary, bool>>> = OnceLock::new();
@@ -125,6 +153,9 @@ enum Stop {
     TimedOut,
     /// The process ended before finishing every run (a crash, an abort, a refusal).
     Died(String),
+    /// The process never took the batch (no results file): the test is not wrapped, or
+    /// refused the request before any run.
+    Unsupported,
 }
 
 /// Runs `plans` in batches, one process at a time, recovering from dead batches: the run
@@ -167,6 +198,14 @@ fn run_chunk(
                 out.push((result, hung.unwrap_or_default()));
                 rest = &rest[1..];
                 barren = 0;
+            }
+            Stop::Unsupported => {
+                NO_BATCH
+                    .lock()
+                    .unwrap()
+                    .insert((test.binary.clone(), test.name.clone()));
+                out.extend(per_process(recorder, test, rest, mode)?);
+                break;
             }
             Stop::Died(_) => {
                 if let Some((plan, remaining)) = rest.split_first() {
@@ -221,9 +260,10 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
     let log = std::fs::File::create(&log_path)
         .with_context(|| format!("could not create {}", log_path.display()))?;
     let mut command = crate::run::test_command(test);
-    command
-        .stdout(log.try_clone().context("could not share the batch log")?)
-        .stderr(log);
+    // What the runs print is nobody's evidence (results come in the results file), and a
+    // test printing megabytes would print them once per plan: only stderr, for the words
+    // of a process that dies, is kept.
+    command.stdout(Stdio::null()).stderr(log);
     for (key, value) in recorder.base_env {
         command.env(key, value);
     }
@@ -245,6 +285,7 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
     let results = read_results(&results_path);
     let finished = results.len().min(plans.len());
     let stop = match status {
+        _ if !results_path.exists() => Stop::Unsupported,
         // Killed after its last run finished (something kept it from exiting): done.
         None if finished == plans.len() => Stop::Completed,
         None => Stop::TimedOut,

@@ -111,9 +111,9 @@ pub struct Options {
     #[arg(long, value_name = "DIR")]
     pub target_dir: Option<PathBuf>,
 
-    /// Instrument code nobody annotated: `auto` runs packages that do not use the runtime in a
-    /// scratch copy where every function carries `#[autodebug]`; `never` builds the tree as
-    /// it is.
+    /// Instrument code nobody annotated: `auto` runs in a scratch copy where every function
+    /// of packages that do not use the runtime carries `#[autodebug]` and every plain test
+    /// can run many plans in one process; `never` builds the tree as it is.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = Annotate::Auto)]
     pub annotate: Annotate,
 

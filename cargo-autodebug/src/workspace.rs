@@ -30,6 +30,9 @@ pub struct SelectedPackage {
     /// Root files of its library and binary targets (where its own code starts; test,
     /// bench, example and build-script targets are not among them).
     pub code_roots: Vec<PathBuf>,
+    /// Root files of the targets `cargo test` runs the tests of by default: its library,
+    /// binaries and integration tests.
+    pub test_roots: Vec<PathBuf>,
     /// It depends on `autodebug-runtime` (or the macros) in some way: its author opted in.
     pub uses_runtime: bool,
     /// It is a procedural-macro crate (its code runs inside the compiler).
@@ -62,10 +65,25 @@ impl SelectedPackage {
             })
             .map(|t| t.src_path.clone().into_std_path_buf())
             .collect();
+        let test_roots = package
+            .targets
+            .iter()
+            .filter(|t| {
+                t.test
+                    && t.kind.iter().any(|k| {
+                        matches!(
+                            k,
+                            TargetKind::Lib | TargetKind::RLib | TargetKind::Bin | TargetKind::Test
+                        )
+                    })
+            })
+            .map(|t| t.src_path.clone().into_std_path_buf())
+            .collect();
         SelectedPackage {
             name: package.name.to_string(),
             manifest_path: package.manifest_path.clone().into_std_path_buf(),
             code_roots,
+            test_roots,
             uses_runtime: package
                 .dependencies
                 .iter()

@@ -95,6 +95,13 @@ impl ScratchCopy {
     }
 }
 
+impl ScratchCopy {
+    /// Whether this is a copy of its own (another run held the shared place).
+    pub fn is_own(&self) -> bool {
+        self.own.is_some()
+    }
+}
+
 /// Takes an exclusive `flock(2)` on `file`, waiting up to `wait`; whether it got it.
 fn lock_within(file: &std::fs::File, wait: Duration) -> bool {
     use std::os::fd::AsRawFd;

@@ -233,6 +233,9 @@ pub struct Details {
     pub propose_s: f64,
     /// Test runs under replacements.
     pub runtime_runs: usize,
+    /// Test processes those runs took (fewer than the runs where a test process runs many
+    /// plans: a batch).
+    pub runtime_processes: usize,
     /// Seconds spent rerunning tests under candidates.
     pub runtime_s: f64,
     pub rebuilds: usize,
@@ -335,6 +338,7 @@ pub fn repair_with(
         plural(targets.len())
     ));
     let suite = validate::suite(context.workspace_root, context.baseline, context.timeout);
+    let processes_before = context.rerun.runs.load(Ordering::Relaxed);
     let rerun = Rerun {
         recorder: context.rerun,
         baseline: context.baseline,
@@ -489,15 +493,18 @@ pub fn repair_with(
     }
     details.runtime_checked = rerun.checked.load(Ordering::Relaxed);
     details.runtime_runs = rerun.runs.load(Ordering::Relaxed);
+    details.runtime_processes = context.rerun.runs.load(Ordering::Relaxed) - processes_before;
     details.plausible = plausible.len();
     if details.runtime_checked > 0 {
         console.status(
             "Checked",
             &format!(
-                "{} candidate{} by rerun ({} test runs, {:.1}s): {} plausible, {} refuted, {} undecided",
+                "{} candidate{} by rerun ({} test runs in {} process{}, {:.1}s): {} plausible, {} refuted, {} undecided",
                 details.runtime_checked,
                 plural(details.runtime_checked),
                 details.runtime_runs,
+                details.runtime_processes,
+                if details.runtime_processes == 1 { "" } else { "es" },
                 details.runtime_s,
                 details.plausible,
                 details.refuted,
@@ -916,25 +923,30 @@ fn without_outer_parens(rust: &str) -> String {
     }
 }
 
-/// Hook calls a rerun of a recorded test may make: this many times the written code's.
+/// Hook calls a rerun of a recorded test may make: this many times the written code's
+/// longest recorded run (a fix may let a test that failed early run on, as long as the
+/// tests that pass run).
 const FUEL_FACTOR: u64 = 50;
-/// And at least this many (a fix may let a test that failed early run on).
-const FUEL_FLOOR: u64 = 200_000;
+/// And at least this many. A runaway candidate (a loop bound that no longer ends the loop)
+/// costs every failing test it runs this many hook calls, about 6 ms in a debug build:
+/// candidates like that are a good part of every batch.
+const FUEL_FLOOR: u64 = 20_000;
 
 /// The fuel of each recorded test's reruns. A candidate that needs more is refuted like one
 /// that loops: the cost of a slow correct candidate, against tens of seconds of every
 /// runaway one at the general bound.
 fn fuel_by_test(traces: &[RecordedTrace]) -> BTreeMap<String, u64> {
-    let mut out = BTreeMap::new();
-    for t in traces
-        .iter()
-        .filter(|t| !t.trace.truncated && !t.trace.coverage)
-    {
-        let fuel = (FUEL_FACTOR * t.trace.events.len() as u64).max(FUEL_FLOOR);
-        let entry = out.entry(t.test.display()).or_insert(fuel);
-        *entry = (*entry).max(fuel);
-    }
-    out
+    let complete = || {
+        traces
+            .iter()
+            .filter(|t| !t.trace.truncated && !t.trace.coverage)
+    };
+    let longest = complete()
+        .map(|t| t.trace.events.len() as u64)
+        .max()
+        .unwrap_or(0);
+    let fuel = (FUEL_FACTOR * longest).max(FUEL_FLOOR);
+    complete().map(|t| (t.test.display(), fuel)).collect()
 }
 
 /// The sites to repair: the top suspects (sites a fix can change), and every critical

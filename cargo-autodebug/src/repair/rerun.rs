@@ -88,8 +88,10 @@ const REST_CHUNK: usize = 4;
 /// Which tests a round of [`Rerun::check`] runs.
 #[derive(Clone, Copy)]
 enum Phase {
-    /// The tests that failed in the baseline.
-    Failing,
+    /// One test that failed in the baseline (the quickest).
+    FirstFailing(usize),
+    /// The other tests that failed in the baseline.
+    OtherFailing(usize),
     /// The passing tests that reach a replaced site.
     Rest,
 }
@@ -104,24 +106,48 @@ enum TestResult {
 impl Rerun<'_> {
     /// Checks candidates (each with its plan and the sites it replaces) against the suite.
     ///
-    /// Failing tests first: a candidate is run on the tests that failed in the baseline, and
-    /// only a candidate that passes them all is run on the rest. Most candidates are refuted
-    /// by the test that was failing, so most cost one test run instead of one per test that
-    /// reaches the site (the order of test-suite-based repair tools). A refuted candidate's
-    /// other tests keep their baseline outcome in `passed`: they were not run.
+    /// Failing tests first: a candidate is run on one test that failed in the baseline,
+    /// then on the others, and only a candidate that passes them all is run on the rest.
+    /// Most candidates are refuted by the first failing test, so most cost one test run
+    /// instead of one per test that reaches the site (the order of test-suite-based repair
+    /// tools). A refuted candidate's other tests keep their baseline outcome in `passed`:
+    /// they were not run.
     pub fn check(&self, candidates: &[(&Candidate, Plan, Vec<SiteInfo>)]) -> Result<Vec<Verdict>> {
         let all: Vec<usize> = (0..candidates.len()).collect();
         let mut outcomes: Vec<BTreeMap<usize, TestResult>> =
             (0..candidates.len()).map(|_| BTreeMap::new()).collect();
-        self.run_phase(candidates, &all, Phase::Failing, &mut outcomes)?;
-        let survivors: Vec<usize> = all
-            .into_iter()
-            .filter(|&c| {
-                !outcomes[c]
-                    .values()
-                    .any(|r| matches!(r, TestResult::Failed))
-            })
-            .collect();
+        let standing = |outcomes: &[BTreeMap<usize, TestResult>], among: &[usize]| -> Vec<usize> {
+            among
+                .iter()
+                .copied()
+                .filter(|&c| {
+                    !outcomes[c]
+                        .values()
+                        .any(|r| matches!(r, TestResult::Failed))
+                })
+                .collect()
+        };
+        let quickest = (self.baseline.iter().enumerate())
+            .filter(|(t, r)| !r.first.outcome.passed() && !self.suite[*t].out_of_reach)
+            .min_by_key(|(_, r)| r.first.duration)
+            .map(|(t, _)| t);
+        let mut survivors = all;
+        if let Some(first) = quickest {
+            self.run_phase(
+                candidates,
+                &survivors,
+                Phase::FirstFailing(first),
+                &mut outcomes,
+            )?;
+            survivors = standing(&outcomes, &survivors);
+            self.run_phase(
+                candidates,
+                &survivors,
+                Phase::OtherFailing(first),
+                &mut outcomes,
+            )?;
+            survivors = standing(&outcomes, &survivors);
+        }
         // The rest a few candidates at a time, in the order given (simplest first): when the
         // time runs out on a large suite, the first ones are judged rather than all half-way.
         let mut skipped = vec![false; candidates.len()];
@@ -172,7 +198,10 @@ impl Rerun<'_> {
             for (t, result) in self.baseline.iter().enumerate() {
                 let failed = !result.first.outcome.passed();
                 let wanted = match phase {
-                    Phase::Failing => failed && !self.suite[t].out_of_reach,
+                    Phase::FirstFailing(first) => t == first,
+                    Phase::OtherFailing(first) => {
+                        failed && !self.suite[t].out_of_reach && t != first
+                    }
                     Phase::Rest => !failed && keys.iter().any(|k| result.coverage.contains_key(k)),
                 };
                 if wanted {

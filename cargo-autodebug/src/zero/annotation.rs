@@ -13,6 +13,11 @@ use syn::{Attribute, ImplItem, Item, Signature, TraitItem};
 /// dependency even where a module of the same name is in scope).
 pub const ATTRIBUTE: &str = "#[::autodebug_runtime::autodebug]";
 
+/// The attribute put on the `#[test]` functions of the copy (before their other
+/// attributes): through it one test process can run the test under many plans (a batch),
+/// instead of one process per plan.
+pub const TEST_ATTRIBUTE: &str = "#[::autodebug_runtime::autodebug_test]";
+
 /// Names of the tool's own attributes: an item carrying one (from this tool, or an
 /// attribute of another crate with the same name, which the macro would take for its own)
 /// is left alone.
@@ -86,16 +91,40 @@ pub struct FilePlan {
     pub modules: Vec<ModuleDecl>,
     /// Functions not annotated, and why (`name: unsafe`), for `-v`.
     pub skipped: Vec<String>,
+    /// [`Mode::Tests`]: the first item of the file that keeps state in the process from
+    /// one run of a test to the next (a `static` with interior mutability, a `static mut`,
+    /// `thread_local!`, `lazy_static!`), as `` `NAME` at line N ``.
+    pub keeps_state: Option<String>,
 }
 
-/// Plans the attributes of a file's text (an error when it does not parse: the compiler
-/// will say more).
+/// What a plan puts attributes on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Functions and methods outside the tests: [`ATTRIBUTE`].
+    Functions,
+    /// Plain libtest `#[test]` functions, in test modules too: [`TEST_ATTRIBUTE`].
+    Tests,
+}
+
+/// Plans the instrumentation attributes of a file's text (an error when it does not parse:
+/// the compiler will say more).
 pub fn plan(text: &str) -> syn::Result<FilePlan> {
+    plan_for(text, Mode::Functions)
+}
+
+/// Plans the test attributes of a file's text; its modules are all of them, those gated
+/// on `cfg(test)` included.
+pub fn plan_tests(text: &str) -> syn::Result<FilePlan> {
+    plan_for(text, Mode::Tests)
+}
+
+fn plan_for(text: &str, mode: Mode) -> syn::Result<FilePlan> {
     let file = syn::parse_file(text)?;
     let mut planner = Planner {
         text,
         lines: LineIndex::new(text),
         plan: FilePlan::default(),
+        mode,
     };
     // The first item follows the inner attributes (`#![…]`, `//!`), or a `#!` line.
     let mut start = Gap {
@@ -109,7 +138,65 @@ pub fn plan(text: &str) -> syn::Result<FilePlan> {
         }
     }
     planner.items(&file.items, start, &[]);
+    if mode == Mode::Tests {
+        let mut finder = StateFinder(None);
+        syn::visit::Visit::visit_file(&mut finder, &file);
+        planner.plan.keeps_state = finder.0;
+    }
     Ok(planner.plan)
+}
+
+/// Finds the first item that keeps state across runs in one process (see
+/// [`FilePlan::keeps_state`]).
+struct StateFinder(Option<String>);
+
+/// Types whose statics change while the process runs.
+const STATEFUL_TYPES: [&str; 11] = [
+    "Mutex",
+    "RwLock",
+    "Cell",
+    "RefCell",
+    "UnsafeCell",
+    "OnceCell",
+    "OnceLock",
+    "Once",
+    "Lazy",
+    "LazyLock",
+    "LazyCell",
+];
+
+impl<'ast> syn::visit::Visit<'ast> for StateFinder {
+    fn visit_item_static(&mut self, item: &'ast syn::ItemStatic) {
+        let stateful = matches!(item.mutability, syn::StaticMutability::Mut(_))
+            || mentions_type(item.ty.to_token_stream());
+        if stateful && self.0.is_none() {
+            let line = item.ident.span().start().line;
+            self.0 = Some(format!("`static {}` at line {line}", item.ident));
+        }
+        syn::visit::visit_item_static(self, item);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let name = mac.path.segments.last().map(|s| s.ident.to_string());
+        if let Some(name) = name.filter(|n| n == "thread_local" || n == "lazy_static")
+            && self.0.is_none()
+        {
+            let line = mac.path.segments[0].ident.span().start().line;
+            self.0 = Some(format!("`{name}!` at line {line}"));
+        }
+    }
+}
+
+/// Whether a type names one of [`STATEFUL_TYPES`] or an atomic.
+fn mentions_type(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|tt| match tt {
+        proc_macro2::TokenTree::Ident(i) => {
+            let i = i.to_string();
+            STATEFUL_TYPES.contains(&i.as_str()) || i.starts_with("Atomic")
+        }
+        proc_macro2::TokenTree::Group(g) => mentions_type(g.stream()),
+        _ => false,
+    })
 }
 
 /// `text` with the insertions made (they are in text order).
@@ -139,6 +226,7 @@ struct Planner<'a> {
     text: &'a str,
     lines: LineIndex<'a>,
     plan: FilePlan,
+    mode: Mode,
 }
 
 impl Planner<'_> {
@@ -195,6 +283,9 @@ impl Planner<'_> {
     }
 
     fn item(&mut self, item: &Item, gap: Gap, parents: &[String]) {
+        if self.mode == Mode::Tests {
+            return self.test_item(item, gap, parents);
+        }
         match item {
             Item::Fn(f) => {
                 let name = f.sig.ident.to_string();
@@ -336,6 +427,37 @@ impl Planner<'_> {
         }
     }
 
+    /// [`Mode::Tests`]: a plain test gets the attribute before all of its own (so that the
+    /// macro sees `#[test]` and `#[should_panic]`); modules are entered, test modules too.
+    fn test_item(&mut self, item: &Item, gap: Gap, parents: &[String]) {
+        match item {
+            Item::Fn(f) if plain_test(f) => {
+                self.insert(gap, &[], item, item, f.sig.ident.to_string(), 0);
+            }
+            Item::Mod(m) => {
+                let name = m.ident.to_string();
+                let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+                match &m.content {
+                    None => self.plan.modules.push(ModuleDecl {
+                        parents: parents.to_vec(),
+                        name,
+                        path: path_attribute(&m.attrs),
+                    }),
+                    Some((brace, items)) => {
+                        let Some(open) = self.brace_open_end(brace.span.open()) else {
+                            return;
+                        };
+                        let gap = self.body_start(open, &m.attrs);
+                        let mut inner = parents.to_vec();
+                        inner.push(name);
+                        self.items(items, gap, &inner);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The offset just past an opening brace.
     fn brace_open_end(&self, open: proc_macro2::Span) -> Option<usize> {
         self.lines.offset(open.end())
@@ -404,7 +526,10 @@ impl Planner<'_> {
         if before.is_some_and(|c| !c.is_whitespace()) {
             text.push(' ');
         }
-        text.push_str(ATTRIBUTE);
+        text.push_str(match self.mode {
+            Mode::Functions => ATTRIBUTE,
+            Mode::Tests => TEST_ATTRIBUTE,
+        });
         if after.is_some_and(|c| !c.is_whitespace()) {
             text.push(' ');
         }
@@ -563,6 +688,27 @@ fn is_test(attr: &Attribute) -> bool {
     last_segment(attr).is_some_and(|s| TEST_ATTRIBUTES.contains(&s.as_str()))
 }
 
+/// A libtest `#[test]` function the test attribute can wrap: no parameters, generics or
+/// `async`, returning nothing, and no attribute of the tool's or of a test framework
+/// besides `#[test]` itself (the macro re-checks; this keeps the copy's text plain).
+fn plain_test(f: &syn::ItemFn) -> bool {
+    let sig = &f.sig;
+    let unit = match &sig.output {
+        syn::ReturnType::Default => true,
+        syn::ReturnType::Type(_, ty) => matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty()),
+    };
+    f.attrs.iter().any(|a| a.path().is_ident("test"))
+        && !f
+            .attrs
+            .iter()
+            .any(|a| is_ours(a) || (is_test(a) && !a.path().is_ident("test")))
+        && unit
+        && sig.inputs.is_empty()
+        && sig.generics.params.is_empty()
+        && sig.asyncness.is_none()
+        && sig.constness.is_none()
+}
+
 /// Whether the attributes gate the item on `test` (`#[cfg(test)]`, `#[cfg(any(test, …))]`).
 fn test_only(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|attr| {
@@ -711,7 +857,12 @@ mod tests {
     /// holds every token of the user's at the same line and (mapped back) column; returns
     /// the copy and the plan.
     fn annotate(text: &str) -> (String, FilePlan) {
-        let plan = plan(text).unwrap();
+        annotate_with(text, plan)
+    }
+
+    /// [`annotate`] with another planner.
+    fn annotate_with(text: &str, planner: fn(&str) -> syn::Result<FilePlan>) -> (String, FilePlan) {
+        let plan = planner(text).unwrap();
         let copy = annotated(text, &plan.insertions);
         syn::parse_file(&copy).unwrap_or_else(|e| panic!("copy does not parse: {e}\n{copy}"));
         assert_eq!(copy.matches('\n').count(), text.matches('\n').count());
@@ -885,5 +1036,86 @@ make!();
                 decl(&[], "type", None),
             ]
         );
+    }
+
+    #[test]
+    fn plain_tests_get_the_test_attribute_before_their_own() {
+        let text = "use super::*;\n\
+                    #[cfg(test)]\n\
+                    mod tests {\n    \
+                        use super::*;\n\n    \
+                        /// Doc.\n    \
+                        #[test]\n    \
+                        #[should_panic(expected = \"empty\")]\n    \
+                        fn rejects() { f(&[]); }\n    \
+                        #[test] fn same_line() {}\n    \
+                        #[test]\n    \
+                        fn returns() -> Result<(), String> { Ok(()) }\n    \
+                        #[tokio::test]\n    \
+                        async fn later() {}\n    \
+                        #[test]\n    \
+                        #[autodebug]\n    \
+                        fn ours() {}\n    \
+                        fn helper() {}\n    \
+                        mod deeper { #[test] fn inner() {} }\n    \
+                        mod elsewhere;\n\
+                    }\n";
+        let (copy, plan) = annotate_with(text, plan_tests);
+        let items: Vec<&str> = plan.insertions.iter().map(|i| i.item.as_str()).collect();
+        assert_eq!(items, ["rejects", "same_line", "inner"]);
+        assert!(plan.insertions.iter().all(|i| i.functions == 0));
+        let lines: Vec<&str> = copy.lines().collect();
+        // On the blank line before the doc comment; at the end of the previous item's
+        // line; before the test inside its module's braces.
+        assert_eq!(lines[4].trim(), TEST_ATTRIBUTE);
+        assert_eq!(
+            lines[8],
+            format!("    fn rejects() {{ f(&[]); }} {TEST_ATTRIBUTE}")
+        );
+        assert!(
+            lines[18].contains(&format!("{{ {TEST_ATTRIBUTE} #[test] fn inner")),
+            "{copy}"
+        );
+        assert_eq!(
+            plan.modules,
+            [ModuleDecl {
+                parents: vec!["tests".into()],
+                name: "elsewhere".into(),
+                path: None,
+            }]
+        );
+        assert_eq!(plan.keeps_state, None);
+    }
+
+    #[test]
+    fn state_kept_by_the_process_is_found() {
+        for (text, found) in [
+            (
+                "static NAMES: [&str; 2] = [\"a\", \"b\"];\nconst N: usize = 2;\n",
+                None,
+            ),
+            (
+                "fn f() {}\nstatic CALLS: AtomicUsize = AtomicUsize::new(0);\n",
+                Some("`static CALLS` at line 2"),
+            ),
+            (
+                "static CACHE: Mutex<Vec<u8>> = Mutex::new(Vec::new());\n",
+                Some("`static CACHE` at line 1"),
+            ),
+            ("static mut N: u32 = 0;\n", Some("`static N` at line 1")),
+            (
+                "fn f() {\n    static SEEN: OnceLock<u8> = OnceLock::new();\n}\n",
+                Some("`static SEEN` at line 2"),
+            ),
+            (
+                "thread_local! { static C: Cell<u8> = Cell::new(0); }\n",
+                Some("`thread_local!` at line 1"),
+            ),
+        ] {
+            let plan = plan_tests(text).unwrap();
+            assert_eq!(plan.keeps_state.as_deref(), found, "{text}");
+            // The instrumentation's plan does not look.
+            assert_eq!(plan_for(text, Mode::Functions).unwrap().keeps_state, None);
+        }
     }
 }

@@ -170,7 +170,9 @@ fn cut(text: &str, ranges: &[(usize, usize)]) -> Option<String> {
     let mut at = 0;
     for &(start, length) in ranges {
         let removed = text.get(start..start + length)?;
-        if !removed.contains(super::annotation::ATTRIBUTE) || start < at {
+        let attribute = removed.contains(super::annotation::ATTRIBUTE)
+            || removed.contains(super::annotation::TEST_ATTRIBUTE);
+        if !attribute || start < at {
             return None;
         }
         out.push_str(&text[at..start]);

@@ -23,7 +23,7 @@ use crate::console::Console;
 use crate::options::{Annotate, Options};
 use crate::repair::copy_tree::ScratchCopy;
 use crate::report::Report;
-use crate::workspace::Workspace;
+use crate::workspace::{SelectedPackage, Workspace};
 use annotation::Insertion;
 use coordinates::Shifts;
 use manifest::RuntimeSource;
@@ -57,9 +57,11 @@ pub struct Zero {
 
 impl Zero {
     /// Zero-annotation mode for this run, with the copy's workspace (where the build, the
-    /// runs, localization and repair happen), or `None` when every selected package uses
-    /// the runtime already (its author annotated it), `--annotate never`, or nothing can be
-    /// annotated. `skip` are the tool's own directories inside the workspace (not copied).
+    /// runs, localization and repair happen), or `None` with `--annotate never` or when
+    /// nothing is instrumented. Packages whose author annotated them (they use the runtime)
+    /// are copied too, for their tests: every plain `#[test]` of the selected packages gets
+    /// the test attribute, so that one process runs a test under many plans. `skip` are the
+    /// tool's own directories inside the workspace (not copied).
     pub fn prepare(
         workspace: &Workspace,
         options: &Options,
@@ -67,9 +69,6 @@ impl Zero {
         console: &Console,
     ) -> Result<Option<(Zero, Workspace)>> {
         if options.annotate == Annotate::Never {
-            return Ok(None);
-        }
-        if workspace.packages.iter().all(|p| p.uses_runtime) {
             return Ok(None);
         }
         // The selected packages, and the workspace members their code calls into.
@@ -97,69 +96,126 @@ impl Zero {
                 annotated_packages.push(package);
             }
         }
-        if annotated_packages.is_empty() {
-            return Ok(None);
-        }
-        let mut tree = ModuleTree::walk(&roots, &workspace.root);
-        // What the configuration excludes is not instrumented.
-        for file in &mut tree.files {
-            let path = relative_path(&file.path, &workspace.root).unwrap_or_default();
-            let exclude = &options.exclude;
-            (file.plan.insertions)
-                .retain(|i| !exclude.excludes_path(&path) && !exclude.excludes_function(&i.item));
-        }
-        for unreadable in &tree.unreadable {
-            console.warn(&format!("not instrumented: {unreadable}"));
-        }
-        for file in &tree.files {
-            for skipped in &file.plan.skipped {
-                console.detail(&format!("not instrumented: {skipped}"));
+        let exclude = &options.exclude;
+        // Annotated files by path relative to the workspace root: the user's text and the
+        // attributes the copy gets.
+        let mut planned: BTreeMap<String, Annotated> = BTreeMap::new();
+        let mut functions = 0;
+        if !annotated_packages.is_empty() {
+            let mut tree = ModuleTree::walk(&roots, &workspace.root);
+            // What the configuration excludes is not instrumented.
+            for file in &mut tree.files {
+                let path = relative_path(&file.path, &workspace.root).unwrap_or_default();
+                (file.plan.insertions).retain(|i| {
+                    !exclude.excludes_path(&path) && !exclude.excludes_function(&i.item)
+                });
+            }
+            for unreadable in &tree.unreadable {
+                console.warn(&format!("not instrumented: {unreadable}"));
+            }
+            for file in &tree.files {
+                for skipped in &file.plan.skipped {
+                    console.detail(&format!("not instrumented: {skipped}"));
+                }
+            }
+            functions = tree
+                .files
+                .iter()
+                .flat_map(|f| &f.plan.insertions)
+                .map(|i| i.functions)
+                .sum();
+            if functions == 0 {
+                let names: Vec<&str> = annotated_packages.iter().map(|p| p.name.as_str()).collect();
+                console.warn(&format!(
+                    "{}: no function to instrument; building the tree as it is",
+                    names.join(", ")
+                ));
+                annotated_packages.clear();
+            } else {
+                add_insertions(&mut planned, tree, &workspace.root)?;
             }
         }
-        let functions: usize = tree
-            .files
+        // Nothing instrumented, nothing to run under plans: the tree builds as it is.
+        if functions == 0 && !workspace.packages.iter().any(|p| p.uses_runtime) {
+            return Ok(None);
+        }
+        // The selected packages' plain tests get the test attribute: one process can then
+        // run a test under many plans (switching, repair) instead of one process per plan.
+        let eligible = |p: &&SelectedPackage| !p.proc_macro && !p.edition_2015;
+        let mut trees: Vec<(&SelectedPackage, ModuleTree)> = Vec::new();
+        for package in workspace.packages.iter().filter(eligible) {
+            let mut tree =
+                ModuleTree::walk_with(&package.test_roots, &workspace.root, annotation::plan_tests);
+            for file in &mut tree.files {
+                let path = relative_path(&file.path, &workspace.root).unwrap_or_default();
+                if exclude.excludes_path(&path) {
+                    file.plan.insertions.clear();
+                }
+            }
+            trees.push((package, tree));
+        }
+        // A run of a batch would see what the earlier runs of its process left in statics:
+        // code that keeps such state (the tests' packages, and the members they call into)
+        // keeps one process per plan.
+        let reached_trees: Vec<ModuleTree> = reached
             .iter()
-            .flat_map(|f| &f.plan.insertions)
-            .map(|i| i.functions)
-            .sum();
-        let names: Vec<&str> = annotated_packages.iter().map(|p| p.name.as_str()).collect();
-        if functions == 0 {
-            console.warn(&format!(
-                "{}: no function to instrument; building the tree as it is",
-                names.join(", ")
-            ));
+            .map(|p| ModuleTree::walk_with(&p.code_roots, &workspace.root, annotation::plan_tests))
+            .collect();
+        let state = trees
+            .iter()
+            .map(|(_, tree)| tree)
+            .chain(&reached_trees)
+            .flat_map(|tree| &tree.files)
+            .find_map(|f| Some((&f.path, f.plan.keeps_state.as_ref()?)));
+        let mut tested_packages = Vec::new();
+        let mut tests = 0;
+        match state {
+            Some((file, what)) => console.detail(&format!(
+                "tests run one process per plan: {what} of {} keeps state from one run to the next",
+                relative_path(file, &workspace.root).unwrap_or_default()
+            )),
+            None => {
+                for (package, tree) in trees {
+                    let found: usize = tree.files.iter().map(|f| f.plan.insertions.len()).sum();
+                    if found > 0 {
+                        tests += found;
+                        tested_packages.push(package);
+                        add_insertions(&mut planned, tree, &workspace.root)?;
+                    }
+                }
+            }
+        }
+        if planned.is_empty() {
             return Ok(None);
         }
         let runtime = RuntimeSource::find()?;
 
         let start = Instant::now();
-        let dir = build::target_dir(workspace, options).join("zero");
+        // A place of this workspace's own (target dirs are shared between workspaces), the
+        // same from run to run so that the copy's builds are incremental.
+        let dir = build::target_dir(workspace, options)
+            .join("zero")
+            .join(place_name(&workspace.root));
         let copy = ScratchCopy::create(&workspace.root, &dir, skip, COPY_WAIT)
             .context("could not copy the workspace to a scratch directory")?;
         let cleanup = interrupt::Cleanup::register(copy.root.clone());
-        let mut files = BTreeMap::new();
-        for file in tree.files {
-            if file.plan.insertions.is_empty() {
-                continue;
-            }
-            let relative = relative_path(&file.path, &workspace.root)
-                .context("a crate file outside the workspace")?;
-            let target = copy.root.join(&relative);
+        for (relative, file) in &planned {
+            let target = copy.root.join(relative);
             std::fs::write(
                 &target,
-                annotation::annotated(&file.text, &file.plan.insertions),
+                annotation::annotated(&file.user_text, &file.insertions),
             )
             .with_context(|| format!("could not write {}", target.display()))?;
-            files.insert(
-                relative,
-                Annotated {
-                    user_text: file.text,
-                    insertions: file.plan.insertions,
-                },
-            );
         }
+        let files = planned;
         let dependency = runtime.dependency();
-        for package in &annotated_packages {
+        let mut needing: Vec<&SelectedPackage> = annotated_packages.clone();
+        for package in tested_packages {
+            if !package.uses_runtime && !needing.iter().any(|p| p.name == package.name) {
+                needing.push(package);
+            }
+        }
+        for package in &needing {
             let relative = relative_path(&package.manifest_path, &workspace.root)
                 .context("a package manifest outside the workspace")?;
             let manifest = copy.root.join(relative);
@@ -176,17 +232,30 @@ impl Zero {
                 copy.root.display()
             ),
         );
-        console.status(
-            "Annotating",
-            &format!(
-                "{functions} function{} in {} file{} of {} (zero-annotation mode; runtime from {})",
-                plural(functions),
-                files.len(),
-                plural(files.len()),
-                names.join(", "),
-                runtime.describe()
-            ),
-        );
+        if functions > 0 {
+            let names: Vec<&str> = annotated_packages.iter().map(|p| p.name.as_str()).collect();
+            let annotated_files = files
+                .values()
+                .filter(|f| f.insertions.iter().any(|i| i.functions > 0))
+                .count();
+            console.status(
+                "Annotating",
+                &format!(
+                    "{functions} function{} in {annotated_files} file{} of {} (zero-annotation mode; runtime from {})",
+                    plural(functions),
+                    plural(annotated_files),
+                    names.join(", "),
+                    runtime.describe()
+                ),
+            );
+        }
+        if tests > 0 {
+            crate::harness::expect_wrapped_tests();
+            console.detail(&format!(
+                "{tests} test{} wrapped so that one process runs a test under many plans",
+                plural(tests)
+            ));
+        }
 
         let mut run = options.clone();
         let manifest = match &options.manifest_path {
@@ -201,7 +270,15 @@ impl Zero {
         };
         run.manifest_path = Some(manifest);
         run.packages = workspace.packages.iter().map(|p| p.name.clone()).collect();
-        run.target_dir = Some(copy.target_dir.clone());
+        // The copy builds where the instrumented build of the workspace itself would (its
+        // crates' artifacts are named by their paths relative to the workspace root, which
+        // the copy keeps; dependencies are shared); a copy of its own, made while another
+        // run of the workspace held the place, builds apart.
+        run.target_dir = Some(if copy.is_own() {
+            copy.target_dir.clone()
+        } else {
+            build::target_dir(workspace, options)
+        });
         let copy_workspace =
             Workspace::discover(&run).context("cargo does not read the scratch copy")?;
         let zero = Zero {
@@ -368,6 +445,56 @@ impl Zero {
             }
         }
     }
+}
+
+/// The name of a workspace's scratch place: the root's last component and a hash of the
+/// whole path (FNV-1a: stable from run to run and release to release).
+fn place_name(root: &Path) -> String {
+    let hash = root
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    let name: String = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    format!("{name}-{:08x}", hash as u32)
+}
+
+/// Adds the planned insertions of `tree`'s files to `planned` (a file planned twice, for
+/// its functions and for its tests, gets both, in text order).
+fn add_insertions(
+    planned: &mut BTreeMap<String, Annotated>,
+    tree: ModuleTree,
+    root: &Path,
+) -> Result<()> {
+    for file in tree.files {
+        if file.plan.insertions.is_empty() {
+            continue;
+        }
+        let relative =
+            relative_path(&file.path, root).context("a crate file outside the workspace")?;
+        let entry = planned.entry(relative).or_insert_with(|| Annotated {
+            user_text: file.text,
+            insertions: Vec::new(),
+        });
+        entry.insertions.extend(file.plan.insertions);
+        entry.insertions.sort_by_key(|i| i.offset);
+    }
+    Ok(())
 }
 
 /// Maps the positions of a JSON file written from the copy, in place (a file that cannot

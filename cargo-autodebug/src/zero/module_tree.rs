@@ -31,6 +31,16 @@ impl ModuleTree {
     /// workspace: nothing else is copied). A file reached twice (a library and a binary
     /// sharing a module) is planned once.
     pub fn walk(roots: &[PathBuf], within: &Path) -> ModuleTree {
+        ModuleTree::walk_with(roots, within, annotation::plan)
+    }
+
+    /// [`ModuleTree::walk`] with another planner: the modules followed are those the
+    /// planner's plans declare.
+    pub fn walk_with(
+        roots: &[PathBuf],
+        within: &Path,
+        planner: fn(&str) -> syn::Result<FilePlan>,
+    ) -> ModuleTree {
         let mut tree = ModuleTree::default();
         let mut seen = BTreeSet::new();
         let mut queue: Vec<(PathBuf, bool)> = roots.iter().map(|r| (r.clone(), true)).collect();
@@ -46,7 +56,7 @@ impl ModuleTree {
                     continue;
                 }
             };
-            let plan = match annotation::plan(&text) {
+            let plan = match planner(&text) {
                 Ok(plan) => plan,
                 Err(error) => {
                     let at = error.span().start();

@@ -5,11 +5,10 @@
 //! run whose plan turns out unusable while it runs (a replacement that cannot be evaluated)
 //! is refused, as a process of its own would exit with [`CONFIG_EXIT_CODE`].
 
-use super::{Test, payload_text};
 use crate::plan::PlanIndex;
 use crate::protocol::{
     BATCH_VERSION, BatchOutcome, BatchRequest, BatchResult, BatchRun, CONFIG_EXIT_CODE,
-    DEFAULT_MAX_EVENTS, PanicLocation,
+    DEFAULT_MAX_EVENTS, ENV_BATCH, PanicLocation,
 };
 use crate::recorder::{self, FuelOut, PlanFailed, TraceSetup};
 use std::io::Write;
@@ -19,13 +18,124 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
 
+/// One test: a name (as `--list` prints it and `--exact` selects it) and a function that
+/// panics on failure.
+#[derive(Clone, Debug)]
+pub struct Test {
+    pub(crate) name: String,
+    pub(crate) run: fn(),
+    /// Read by the harness (a batch runs an ignored test all the same).
+    #[cfg_attr(not(feature = "harness"), allow(dead_code))]
+    pub(crate) ignored: bool,
+    /// `Some(expected)`: the test passes only if it panics with a message containing
+    /// `expected` (`""`: any panic), as `#[should_panic(expected = …)]`.
+    should_panic: Option<&'static str>,
+}
+
+// The builder methods serve the harness (`harness = false` targets) alone.
+#[cfg_attr(not(feature = "harness"), allow(dead_code))]
+impl Test {
+    /// A test named `name` that runs `run`.
+    pub fn new(name: impl Into<String>, run: fn()) -> Test {
+        Test {
+            name: name.into(),
+            run,
+            ignored: false,
+            should_panic: None,
+        }
+    }
+
+    /// Marks the test ignored, as `#[ignore]`: run only with `--ignored` or
+    /// `--include-ignored` (a batch runs it regardless).
+    pub fn ignore(mut self) -> Test {
+        self.ignored = true;
+        self
+    }
+
+    /// The test passes only if it panics with a message containing `expected` (`""` for
+    /// any panic), as `#[should_panic(expected = "…")]`.
+    pub fn should_panic(mut self, expected: &'static str) -> Test {
+        self.should_panic = Some(expected);
+        self
+    }
+
+    /// The test's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Runs the test once, catching its panic: `Err(message)` if it failed. `panic` is the
+    /// message of the panic, if it panicked (`None` when it returned).
+    pub(crate) fn verdict(&self, panic: Option<&str>) -> Result<(), String> {
+        match (self.should_panic, panic) {
+            (None, None) => Ok(()),
+            (None, Some(message)) => Err(message.to_string()),
+            (Some(_), None) => Err("test did not panic as expected".to_string()),
+            (Some(expected), Some(message)) if message.contains(expected) => Ok(()),
+            (Some(expected), Some(message)) => Err(format!(
+                "panic did not contain expected string\n      panic message: {message:?}\n \
+                 expected substring: {expected:?}"
+            )),
+        }
+    }
+}
+
+impl From<(&'static str, fn())> for Test {
+    fn from((name, run): (&'static str, fn())) -> Test {
+        Test::new(name, run)
+    }
+}
+
+/// The text of a panic payload (`&str` and `String` payloads; others have none).
+pub(crate) fn payload_text(payload: &(dyn std::any::Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+}
+
+/// The body of a libtest `#[test]` function that `#[autodebug_test]` wraps (the tool puts
+/// the attribute on the tests of its instrumented copy): without [`ENV_BATCH`] it runs the
+/// body once, as the test always did; with it, and when the request names this test, the
+/// process runs the request's batch instead (every plan against the body, one process) and
+/// exits, so libtest's own verdict for this process means nothing and nobody reads it.
+/// `module` is `module_path!()` at the test, `name` its function's name: libtest names the
+/// test by the module path without the crate's name.
+#[doc(hidden)]
+pub fn test_entry(module: &str, name: &str, should_panic: Option<&'static str>, body: fn()) {
+    let Some(request) = std::env::var_os(ENV_BATCH).filter(|v| !v.is_empty()) else {
+        return body();
+    };
+    let test = Test {
+        name: libtest_name(module, name),
+        run: body,
+        ignored: false,
+        should_panic,
+    };
+    let code = run(Path::new(&request), std::slice::from_ref(&test));
+    std::process::exit(if code == ExitCode::SUCCESS {
+        0
+    } else {
+        CONFIG_EXIT_CODE
+    });
+}
+
+/// The name libtest gives the test function `name` in the module `module` (a
+/// `module_path!()`, whose first segment is the crate's name).
+fn libtest_name(module: &str, name: &str) -> String {
+    match module.split_once("::") {
+        Some((_, within)) => format!("{within}::{name}"),
+        None => name.to_string(),
+    }
+}
+
 /// The first panic of the current run (any thread), as the panic hook saw it.
 static FIRST_PANIC: Mutex<Option<(String, Option<PanicLocation>)>> = Mutex::new(None);
 
 /// Runs the batch request at `path` against `tests`. An unusable request (unreadable,
 /// another version, an unknown test, no results file) ends the process with
 /// [`CONFIG_EXIT_CODE`] and a message on stderr, before any run.
-pub(super) fn run(path: &Path, tests: &[Test]) -> ExitCode {
+pub(crate) fn run(path: &Path, tests: &[Test]) -> ExitCode {
     match prepare(path, tests) {
         Ok((request, test, mut results)) => {
             let previous = std::panic::take_hook();
@@ -204,4 +314,45 @@ fn run_one(index: usize, run: &BatchRun, test: &Test, traces: &Traces) -> BatchR
         }
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noop() {}
+
+    #[test]
+    fn libtest_names_leave_the_crate_out() {
+        assert_eq!(
+            libtest_name("max_array::tests", "max_of_one"),
+            "tests::max_of_one"
+        );
+        assert_eq!(libtest_name("integration", "sums"), "sums");
+        assert_eq!(libtest_name("c::a::b", "t"), "a::b::t");
+    }
+
+    #[test]
+    fn should_panic_verdicts() {
+        let plain = Test::new("t", noop);
+        assert_eq!(plain.verdict(None), Ok(()));
+        assert_eq!(plain.verdict(Some("boom")), Err("boom".to_string()));
+        let any = Test::new("t", noop).should_panic("");
+        assert_eq!(any.verdict(Some("boom")), Ok(()));
+        assert!(any.verdict(None).unwrap_err().contains("did not panic"));
+        let expected = Test::new("t", noop).should_panic("out of range");
+        assert_eq!(expected.verdict(Some("index out of range: 3")), Ok(()));
+        let err = expected.verdict(Some("boom")).unwrap_err();
+        assert!(err.contains("expected substring"), "{err}");
+    }
+
+    #[test]
+    fn payload_texts() {
+        let s: Box<dyn std::any::Any + Send> = Box::new("static");
+        assert_eq!(payload_text(s.as_ref()), Some("static"));
+        let s: Box<dyn std::any::Any + Send> = Box::new(String::from("owned"));
+        assert_eq!(payload_text(s.as_ref()), Some("owned"));
+        let s: Box<dyn std::any::Any + Send> = Box::new(3u8);
+        assert_eq!(payload_text(s.as_ref()), None);
+    }
 }

@@ -1,0 +1,125 @@
+//! `#[autodebug_test]`: put by `cargo autodebug` on the `#[test]` functions of its
+//! instrumented copy (never written by people). The test's body moves into a function of
+//! its own that the runtime's test entry calls: once, as always, in a normal run; once per
+//! plan inside one process when the tool sends a batch. Tests the entry cannot call that
+//! way (parameters, generics, `async`, a return value) are left as they are.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Attribute, Expr, ItemFn, Lit, Meta, ReturnType, Type};
+
+pub(crate) fn expand(item: TokenStream) -> TokenStream {
+    let Ok(function) = syn::parse2::<ItemFn>(item.clone()) else {
+        return item;
+    };
+    if !wrappable(&function) {
+        return item;
+    }
+    let should_panic = match should_panic(&function.attrs) {
+        Some(Some(expected)) => quote!(::core::option::Option::Some(#expected)),
+        Some(None) => quote!(::core::option::Option::Some("")),
+        None => quote!(::core::option::Option::None),
+    };
+    let mut function = function;
+    let name = function.sig.ident.to_string();
+    let body = &function.block;
+    let wrapped: syn::Block = syn::parse_quote!({
+        fn __autodebug_test_body() #body
+        ::autodebug_runtime::__rt::test_entry(
+            ::core::module_path!(),
+            #name,
+            #should_panic,
+            __autodebug_test_body,
+        )
+    });
+    *function.block = wrapped;
+    quote!(#function)
+}
+
+/// A plain `#[test] fn name() { … }` returning nothing.
+fn wrappable(function: &ItemFn) -> bool {
+    let sig = &function.sig;
+    let unit = match &sig.output {
+        ReturnType::Default => true,
+        ReturnType::Type(_, ty) => matches!(&**ty, Type::Tuple(t) if t.elems.is_empty()),
+    };
+    unit && sig.inputs.is_empty()
+        && sig.generics.params.is_empty()
+        && sig.generics.where_clause.is_none()
+        && sig.asyncness.is_none()
+        && sig.constness.is_none()
+        && sig.variadic.is_none()
+        && function.attrs.iter().any(|a| a.path().is_ident("test"))
+}
+
+/// `#[should_panic]` → `Some(None)`; `#[should_panic(expected = "x")]` and
+/// `#[should_panic = "x"]` → `Some(Some("x"))`.
+fn should_panic(attrs: &[Attribute]) -> Option<Option<String>> {
+    let attr = attrs.iter().find(|a| a.path().is_ident("should_panic"))?;
+    let text = |expr: &Expr| match expr {
+        Expr::Lit(lit) => match &lit.lit {
+            Lit::Str(s) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    };
+    Some(match &attr.meta {
+        Meta::Path(_) => None,
+        Meta::NameValue(nv) => text(&nv.value),
+        Meta::List(_) => {
+            let mut expected = None;
+            let _ = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("expected") {
+                    expected = text(&meta.value()?.parse()?);
+                }
+                Ok(())
+            });
+            expected
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expanded(source: &str) -> String {
+        expand(source.parse().unwrap()).to_string()
+    }
+
+    #[test]
+    fn a_plain_test_goes_through_the_entry() {
+        let out = expanded("#[test] fn sums() { assert_eq!(1 + 1, 2); }");
+        assert!(out.contains("fn __autodebug_test_body ()"), "{out}");
+        assert!(out.contains("test_entry"), "{out}");
+        assert!(out.contains("\"sums\""), "{out}");
+        assert!(out.contains(":: core :: option :: Option :: None"), "{out}");
+        assert!(out.starts_with("# [test]"), "{out}");
+    }
+
+    #[test]
+    fn should_panic_forms() {
+        let any = expanded("#[test] #[should_panic] fn p() { panic!() }");
+        assert!(any.contains("Option :: Some (\"\")"), "{any}");
+        let list = expanded("#[test] #[should_panic(expected = \"out of\")] fn p() {}");
+        assert!(list.contains("Option :: Some (\"out of\")"), "{list}");
+        let value = expanded("#[test] #[should_panic = \"boom\"] fn p() {}");
+        assert!(value.contains("Option :: Some (\"boom\")"), "{value}");
+    }
+
+    #[test]
+    fn tests_the_entry_cannot_call_are_left_alone() {
+        for source in [
+            "#[test] fn r() -> Result<(), String> { Ok(()) }",
+            "#[test] async fn a() {}",
+            "#[test] fn g<T>() {}",
+            "fn not_a_test() {}",
+            "#[tokio::test] fn t() {}",
+        ] {
+            let before: TokenStream = source.parse().unwrap();
+            assert_eq!(expand(before.clone()).to_string(), before.to_string());
+        }
+        let unit = expanded("#[test] fn u() -> () {}");
+        assert!(unit.contains("test_entry"), "{unit}");
+    }
+}
