@@ -93,7 +93,8 @@ pub struct FilePlan {
     pub skipped: Vec<String>,
     /// [`Mode::Tests`]: the first item of the file that keeps state in the process from
     /// one run of a test to the next (a `static` with interior mutability, a `static mut`,
-    /// `thread_local!`, `lazy_static!`), as `` `NAME` at line N ``.
+    /// `thread_local!`, `lazy_static!`, a call setting the working directory, an
+    /// environment variable or the panic hook), as `` `NAME` at line N ``.
     pub keeps_state: Option<String>,
 }
 
@@ -150,6 +151,10 @@ fn plan_for(text: &str, mode: Mode) -> syn::Result<FilePlan> {
 /// [`FilePlan::keeps_state`]).
 struct StateFinder(Option<String>);
 
+/// Functions that change what the whole process sees from then on (its working directory,
+/// its environment, its panic hook).
+const PROCESS_SETTERS: [&str; 4] = ["set_current_dir", "set_var", "remove_var", "set_hook"];
+
 /// Types whose statics change while the process runs.
 const STATEFUL_TYPES: [&str; 11] = [
     "Mutex",
@@ -174,6 +179,18 @@ impl<'ast> syn::visit::Visit<'ast> for StateFinder {
             self.0 = Some(format!("`static {}` at line {line}", item.ident));
         }
         syn::visit::visit_item_static(self, item);
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(path) = &*call.func
+            && let Some(last) = path.path.segments.last()
+            && PROCESS_SETTERS.contains(&last.ident.to_string().as_str())
+            && self.0.is_none()
+        {
+            let line = last.ident.span().start().line;
+            self.0 = Some(format!("`{}` at line {line}", last.ident));
+        }
+        syn::visit::visit_expr_call(self, call);
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
@@ -1110,6 +1127,14 @@ make!();
             (
                 "thread_local! { static C: Cell<u8> = Cell::new(0); }\n",
                 Some("`thread_local!` at line 1"),
+            ),
+            (
+                "#[test]\nfn t() {\n    std::env::set_current_dir(\"/tmp\").unwrap();\n}\n",
+                Some("`set_current_dir` at line 3"),
+            ),
+            (
+                "fn f() { unsafe { env::set_var(\"K\", \"v\") } }\n",
+                Some("`set_var` at line 1"),
             ),
         ] {
             let plan = plan_tests(text).unwrap();

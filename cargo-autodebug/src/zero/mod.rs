@@ -565,4 +565,21 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn each_workspace_has_a_place_of_its_own_named_the_same_every_run() {
+        assert_eq!(place_name(Path::new("/tmp/walk/calc")), "calc-37f50ef3");
+        assert_ne!(
+            place_name(Path::new("/a/calc")),
+            place_name(Path::new("/b/calc"))
+        );
+        let odd = place_name(Path::new("/w/my crate!"));
+        assert!(odd.starts_with("my_crate_-"), "{odd}");
+        assert!(
+            odd.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
+            "{odd}"
+        );
+        assert!(place_name(Path::new("/")).starts_with('-'));
+    }
 }
