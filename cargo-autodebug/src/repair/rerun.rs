@@ -133,20 +133,10 @@ impl Rerun<'_> {
             .map(|(t, _)| t);
         let mut survivors = all;
         if let Some(first) = quickest {
-            self.run_phase(
-                candidates,
-                &survivors,
-                Phase::FirstFailing(first),
-                &mut outcomes,
-            )?;
-            survivors = standing(&outcomes, &survivors);
-            self.run_phase(
-                candidates,
-                &survivors,
-                Phase::OtherFailing(first),
-                &mut outcomes,
-            )?;
-            survivors = standing(&outcomes, &survivors);
+            for phase in [Phase::FirstFailing(first), Phase::OtherFailing(first)] {
+                self.run_phase(candidates, &survivors, phase, &mut outcomes)?;
+                survivors = standing(&outcomes, &survivors);
+            }
         }
         // The rest a few candidates at a time, in the order given (simplest first): when the
         // time runs out on a large suite, the first ones are judged rather than all half-way.

@@ -418,26 +418,8 @@ impl Planner<'_> {
                 }
             }
             Item::Mod(m) => {
-                if test_only(&m.attrs) {
-                    return;
-                }
-                let name = m.ident.to_string();
-                let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
-                match &m.content {
-                    None => self.plan.modules.push(ModuleDecl {
-                        parents: parents.to_vec(),
-                        name,
-                        path: path_attribute(&m.attrs),
-                    }),
-                    Some((brace, items)) => {
-                        let Some(open) = self.brace_open_end(brace.span.open()) else {
-                            return;
-                        };
-                        let gap = self.body_start(open, &m.attrs);
-                        let mut inner = parents.to_vec();
-                        inner.push(name);
-                        self.items(items, gap, &inner);
-                    }
+                if !test_only(&m.attrs) {
+                    self.module(m, parents);
                 }
             }
             _ => {}
@@ -451,27 +433,30 @@ impl Planner<'_> {
             Item::Fn(f) if plain_test(f) => {
                 self.insert(gap, &[], item, item, f.sig.ident.to_string(), 0);
             }
-            Item::Mod(m) => {
-                let name = m.ident.to_string();
-                let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
-                match &m.content {
-                    None => self.plan.modules.push(ModuleDecl {
-                        parents: parents.to_vec(),
-                        name,
-                        path: path_attribute(&m.attrs),
-                    }),
-                    Some((brace, items)) => {
-                        let Some(open) = self.brace_open_end(brace.span.open()) else {
-                            return;
-                        };
-                        let gap = self.body_start(open, &m.attrs);
-                        let mut inner = parents.to_vec();
-                        inner.push(name);
-                        self.items(items, gap, &inner);
-                    }
-                }
-            }
+            Item::Mod(m) => self.module(m, parents),
             _ => {}
+        }
+    }
+
+    /// A module: declared here and written in another file (listed), or inline (entered).
+    fn module(&mut self, m: &syn::ItemMod, parents: &[String]) {
+        let name = m.ident.to_string();
+        let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+        match &m.content {
+            None => self.plan.modules.push(ModuleDecl {
+                parents: parents.to_vec(),
+                name,
+                path: path_attribute(&m.attrs),
+            }),
+            Some((brace, items)) => {
+                let Some(open) = self.brace_open_end(brace.span.open()) else {
+                    return;
+                };
+                let gap = self.body_start(open, &m.attrs);
+                let mut inner = parents.to_vec();
+                inner.push(name);
+                self.items(items, gap, &inner);
+            }
         }
     }
 
