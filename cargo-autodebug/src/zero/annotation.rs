@@ -417,11 +417,7 @@ impl Planner<'_> {
                     };
                 }
             }
-            Item::Mod(m) => {
-                if !test_only(&m.attrs) {
-                    self.module(m, parents);
-                }
-            }
+            Item::Mod(m) if !test_only(&m.attrs) => self.module(m, parents),
             _ => {}
         }
     }
