@@ -406,6 +406,47 @@ fn annotate_never_builds_the_tree_as_it_is() {
 }
 
 #[test]
+fn an_annotated_crate_whose_copy_does_not_build_builds_in_place() {
+    let _serial = serial();
+    // The crate reads a file outside its workspace, which the copy (made for the tests'
+    // batches) does not have.
+    let manifest = format!(
+        "[package]\nname = \"outside\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n\
+         [dependencies]\nautodebug-runtime = {{ path = {:?} }}\n",
+        common::repo_root()
+            .join("autodebug-runtime")
+            .display()
+            .to_string()
+    );
+    let dir = write_tree(&[
+        ("ws/Cargo.toml", &manifest),
+        (
+            "ws/src/lib.rs",
+            "pub const GREETING: &str = include_str!(\"../../greeting.txt\");\n\n\
+             #[autodebug_runtime::autodebug]\n\
+             pub fn larger(a: i32, b: i32) -> i32 {\n    if a > b { b } else { a }\n}\n\n\
+             #[cfg(test)]\nmod tests {\n    #[test]\n    fn larger() {\n        \
+             assert_eq!(super::larger(2, 5), 5);\n    }\n\n    #[test]\n    fn greets() {\n        \
+             assert_eq!(super::GREETING, \"hello\\n\");\n    }\n}\n",
+        ),
+        ("greeting.txt", "hello\n"),
+    ]);
+    let ws = dir.path().join("ws");
+    let output = common::autodebug_expecting(&ws, &["--no-fix"], 5);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("does not build; building the tree as it is"),
+        "{stderr}"
+    );
+    let report = common::report(&ws);
+    assert_eq!(report["suspects"][0]["line"], 5, "{report:#}");
+    assert!(
+        scratch_copies(&ws).is_empty(),
+        "the scratch copy is still there"
+    );
+}
+
+#[test]
 fn items_the_instrumented_build_rejects_are_built_uninstrumented() {
     let _serial = serial();
     // The instrumentation names `::std`, which a `no_std` library does not have: its

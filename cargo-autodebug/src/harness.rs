@@ -36,9 +36,9 @@ static WRAPPED_TESTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicB
 /// attribute out), or refusing the request. They get one process per plan from then on.
 static NO_BATCH: Mutex<BTreeSet<(PathBuf, String)>> = Mutex::new(BTreeSet::new());
 
-/// Says that the instrumented build's libtest tests carry the test attribute.
-pub fn expect_wrapped_tests() {
-    WRAPPED_TESTS.store(true, std::sync::atomic::Ordering::Relaxed);
+/// Says whether the instrumented build's libtest tests carry the test attribute.
+pub fn set_wrapped_tests(wrapped: bool) {
+    WRAPPED_TESTS.store(wrapped, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Whether `test` is sent batches: its binary is built on the harness (and speaks this

@@ -250,7 +250,7 @@ impl Zero {
             );
         }
         if tests > 0 {
-            crate::harness::expect_wrapped_tests();
+            crate::harness::set_wrapped_tests(true);
             console.detail(&format!(
                 "{tests} test{} wrapped so that one process runs a test under many plans",
                 plural(tests)
@@ -393,6 +393,16 @@ impl Zero {
                 .map(|(path, file)| (path.clone(), file.insertions.clone()))
                 .collect(),
         )
+    }
+
+    /// Whether the copy only wraps tests (every package was annotated by its author): the
+    /// tree itself would build instrumented as well.
+    pub fn tests_only(&self) -> bool {
+        self.files
+            .borrow()
+            .values()
+            .flat_map(|f| &f.insertions)
+            .all(|i| i.functions == 0)
     }
 
     /// Puts the report in the user's coordinates: suspects, panic locations, fixes (their
