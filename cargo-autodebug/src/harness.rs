@@ -28,8 +28,9 @@ const MIN_PLANS_PER_PROCESS: usize = 16;
 /// go to one process each.
 const MAX_BARREN_BATCHES: usize = 2;
 
-/// Set once the instrumented build wraps libtest tests in the test attribute (see
-/// `zero::annotation::TEST_ATTRIBUTE`): their binaries are sent batches without a probe.
+/// Whether the instrumented build wraps libtest tests in the test attribute (see
+/// `zero::annotation::TEST_ATTRIBUTE`; set once, after the build): their binaries are sent
+/// batches without a probe.
 static WRAPPED_TESTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Tests (binary, name) found not to run batches: unwrapped in the end (the build left the

@@ -158,9 +158,10 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         );
         zero = None;
         copy = None;
-        harness::set_wrapped_tests(false);
         built = build::build(&workspace, options, &log_dir, console).or_exit(ExitCode::Software)?;
     }
+    // What the build kept of the test attribute decides which tests are sent batches.
+    harness::set_wrapped_tests(zero.as_ref().is_some_and(|zero| zero.wraps_tests()));
     let workspace = copy.unwrap_or(workspace);
     let options = zero.as_ref().map_or(options, |zero| &zero.options);
     report.timing.build_s = phase.elapsed().as_secs_f64();

@@ -250,7 +250,6 @@ impl Zero {
             );
         }
         if tests > 0 {
-            crate::harness::set_wrapped_tests(true);
             console.detail(&format!(
                 "{tests} test{} wrapped so that one process runs a test under many plans",
                 plural(tests)
@@ -393,6 +392,15 @@ impl Zero {
                 .map(|(path, file)| (path.clone(), file.insertions.clone()))
                 .collect(),
         )
+    }
+
+    /// Whether the copy's tests carry the test attribute (they run batches).
+    pub fn wraps_tests(&self) -> bool {
+        self.files
+            .borrow()
+            .values()
+            .flat_map(|f| &f.insertions)
+            .any(|i| i.functions == 0)
     }
 
     /// Whether the copy only wraps tests (every package was annotated by its author): the
