@@ -396,21 +396,23 @@ impl Zero {
 
     /// Whether the copy's tests carry the test attribute (they run batches).
     pub fn wraps_tests(&self) -> bool {
-        self.files
-            .borrow()
-            .values()
-            .flat_map(|f| &f.insertions)
-            .any(|i| i.functions == 0)
+        let (tests, _) = self.attributes();
+        tests > 0
     }
 
     /// Whether the copy only wraps tests (every package was annotated by its author): the
     /// tree itself would build instrumented as well.
     pub fn tests_only(&self) -> bool {
-        self.files
-            .borrow()
-            .values()
-            .flat_map(|f| &f.insertions)
-            .all(|i| i.functions == 0)
+        let (tests, all) = self.attributes();
+        tests == all
+    }
+
+    /// The attributes the copy holds now: those on tests, and all of them.
+    fn attributes(&self) -> (usize, usize) {
+        let files = self.files.borrow();
+        let insertions = files.values().flat_map(|f| &f.insertions);
+        let all = insertions.clone().count();
+        (insertions.filter(|i| i.functions == 0).count(), all)
     }
 
     /// Puts the report in the user's coordinates: suspects, panic locations, fixes (their
