@@ -446,6 +446,45 @@ fn an_annotated_crate_whose_copy_does_not_build_builds_in_place() {
     );
 }
 
+/// What the runtime links adds no trait impl on a std type: `assert_eq!(f(vec![]), vec![])`
+/// asks for `i32: PartialEq<_>`, which one more impl in the graph (as `serde_json::Value`'s
+/// `impl PartialEq<Value> for i32` was) makes ambiguous (E0282) in the instrumented build only.
+#[test]
+fn inference_that_builds_plainly_builds_instrumented() {
+    let _serial = serial();
+    let dir = write_tree(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"evens\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        ),
+        (
+            "src/lib.rs",
+            "pub fn evens(v: Vec<i32>) -> Vec<i32> {\n    let mut out = vec![];\n    \
+             for x in v {\n        if x % 2 == 1 {\n            out.push(x);\n        }\n    }\n    \
+             out\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    \
+             fn keeps_the_even_ones() {\n        assert_eq!(evens(vec![]), vec![]);\n        \
+             assert_eq!(evens(vec![1, 2, 3, 4]), vec![2, 4]);\n        \
+             assert_eq!(evens(vec![7]), vec![]);\n    }\n}\n",
+        ),
+    ]);
+    let output = common::autodebug_expecting(dir.path(), &[], 5);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("rejected"), "{stderr}");
+    let report = common::report(dir.path());
+    let fix = report["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["validated"] == true)
+        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    assert_eq!(fix["line"], 4, "{report:#}");
+    let replacement = fix["replacement"].as_str().unwrap();
+    assert!(
+        ["x % 2 == 0", "x % 2 != 1"].contains(&replacement),
+        "{report:#}"
+    );
+}
+
 #[test]
 fn items_the_instrumented_build_rejects_are_built_uninstrumented() {
     let _serial = serial();

@@ -147,11 +147,11 @@ pub(crate) fn run(path: &Path, tests: &[Test]) -> ExitCode {
             };
             for (index, run) in request.runs.iter().enumerate() {
                 let result = run_one(index, run, test, &traces);
-                let written = serde_json::to_vec(&result)
+                let written = crate::json::to_string(&result)
                     .map_err(std::io::Error::from)
                     .and_then(|mut line| {
-                        line.push(b'\n');
-                        results.write_all(&line)
+                        line.push('\n');
+                        results.write_all(line.as_bytes())
                     });
                 if let Err(e) = written {
                     drop(std::panic::take_hook());
@@ -178,7 +178,7 @@ fn prepare<'t>(
 ) -> Result<(BatchRequest, &'t Test, std::fs::File), String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the batch request {}: {e}", path.display()))?;
-    let request: BatchRequest = serde_json::from_str(&text)
+    let request: BatchRequest = crate::json::from_str(&text)
         .map_err(|e| format!("malformed batch request {}: {e}", path.display()))?;
     if request.version != BATCH_VERSION {
         return Err(format!(

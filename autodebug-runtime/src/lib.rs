@@ -11,6 +11,7 @@ pub mod protocol;
 mod batch;
 
 mod expr;
+mod json;
 mod plan;
 mod recorder;
 mod value;

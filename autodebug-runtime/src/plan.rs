@@ -86,7 +86,7 @@ impl PlanIndex {
     pub(crate) fn load(path: &Path) -> Result<PlanIndex, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read the plan file {}: {e}", path.display()))?;
-        let plan: Plan = serde_json::from_str(&text)
+        let plan: Plan = crate::json::from_str(&text)
             .map_err(|e| format!("malformed plan file {}: {e}", path.display()))?;
         PlanIndex::new(plan).map_err(|e| format!("invalid plan file {}: {e}", path.display()))
     }

@@ -427,6 +427,8 @@ impl SiteState {
 
 struct Trace {
     out: BufWriter<File>,
+    /// The record being written (kept to reuse its allocation).
+    line: String,
     path: PathBuf,
     coverage: bool,
     max_events: u64,
@@ -457,6 +459,7 @@ impl Trace {
             .map_err(|e| format!("cannot create the trace file {}: {e}", path.display()))?;
         let mut trace = Trace {
             out: BufWriter::new(file),
+            line: String::new(),
             path: path.to_path_buf(),
             coverage,
             max_events,
@@ -478,9 +481,13 @@ impl Trace {
         if self.failed {
             return;
         }
-        let result = serde_json::to_writer(&mut self.out, record)
+        self.line.clear();
+        let result = crate::json::append(&mut self.line, record)
             .map_err(std::io::Error::from)
-            .and_then(|()| self.out.write_all(b"\n"));
+            .and_then(|()| {
+                self.line.push('\n');
+                self.out.write_all(self.line.as_bytes())
+            });
         if let Err(e) = result {
             self.fail(e);
         }
