@@ -12,7 +12,8 @@ use serde_json::Value;
 /// the report and how long the run took.
 fn debug(name: &str, extra: &[&str]) -> (Value, Duration) {
     let dir = common::copy_crate(&common::repo_root().join("tests/fixtures").join(name));
-    let mut args = vec!["--timeout", "20", "--jobs", "2"];
+    // Localization alone: a validated fix would lead the ranking (repair's evidence).
+    let mut args = vec!["--timeout", "20", "--jobs", "2", "--no-fix"];
     args.extend_from_slice(extra);
     let start = Instant::now();
     let output = common::autodebug(dir.path(), &args);

@@ -171,6 +171,30 @@ impl Instrumenter {
         });
     }
 
+    /// A call made for its effect (`v.push(x);`, `f(a, b);`): each argument that is
+    /// computed (not a place, not a closure) is an `Arg` site, so that what the call was
+    /// given is recorded, covered and repairable like a `let`'s value.
+    fn visit_effect(&mut self, expr: &mut Expr) {
+        let args = match expr {
+            Expr::MethodCall(call) => {
+                self.visit_expr_mut(&mut call.receiver);
+                &mut call.args
+            }
+            Expr::Call(call) => {
+                self.visit_expr_mut(&mut call.func);
+                &mut call.args
+            }
+            _ => return self.visit_expr_mut(expr),
+        };
+        for arg in args.iter_mut() {
+            let original = arg.to_token_stream();
+            self.visit_expr_mut(arg);
+            if is_effect_argument(arg) {
+                self.wrap_component(arg, &original, "Arg");
+            }
+        }
+    }
+
     /// Visits the statements of `block` in a scope of their own. With `tail`, the block's
     /// value is the function's return value and its tail expression is a `Return` site.
     fn visit_block_tail(&mut self, block: &mut Block, tail: bool) {
@@ -427,7 +451,8 @@ impl VisitMut for Instrumenter {
     fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
         match stmt {
             Stmt::Local(local) => self.visit_local(local),
-            Stmt::Expr(expr, _) => self.visit_expr_mut(expr),
+            Stmt::Expr(expr, Some(_)) => self.visit_effect(expr),
+            Stmt::Expr(expr, None) => self.visit_expr_mut(expr),
             // Nested items are other functions; macros are left as written.
             Stmt::Item(_) | Stmt::Macro(_) => {}
         }
@@ -561,6 +586,19 @@ fn is_place(expr: &Expr) -> bool {
         Expr::Group(g) => is_place(&g.expr),
         _ => false,
     }
+}
+
+/// Whether an argument of a call statement is an `Arg` site. A place is not (passed through
+/// `component` it would be moved where the call reborrows or copies part of it), nor is a
+/// closure or an `async`/`const` block (its type is inferred from the callee's signature,
+/// which a generic wrapper hides), nor an expression that diverges.
+fn is_effect_argument(arg: &Expr) -> bool {
+    !is_place(arg)
+        && !diverges(arg)
+        && !matches!(
+            arg,
+            Expr::Closure(_) | Expr::Async(_) | Expr::Const(_) | Expr::Verbatim(_)
+        )
 }
 
 /// Whether `expr` is a place inside a variable (`x`, `x.f[i]`, `*x`), as opposed to a place
@@ -782,6 +820,25 @@ mod tests {
         assert_eq!(kinds(&f, "If"), ["acc > 10", "acc < -10"]);
         // `return *x` and the three values the tail `if` can produce.
         assert_eq!(kinds(&f, "Return"), ["*x", "acc", "-acc", "0"]);
+    }
+
+    #[test]
+    fn computed_arguments_of_call_statements_are_sites() {
+        let f = instrument(
+            "fn f(v: &mut Vec<i32>, x: i32, s: &mut String) {
+                v.push(x + 1);
+                v.push(x);
+                v.retain(|y| *y > 0);
+                g(&mut *v, 2);
+                s.push_str(&x.to_string());
+                let n = h(x - 1);
+                v.push(n)
+            }",
+        );
+        assert_eq!(
+            kinds(&f, "Arg"),
+            ["x + 1", "&mut *v", "2", "&x.to_string()"]
+        );
     }
 
     #[test]

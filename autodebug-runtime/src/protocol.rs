@@ -57,6 +57,9 @@ pub enum SiteKind {
     Compound,
     /// A returned value: `return e` or the tail expression of a function body.
     Return,
+    /// An argument of a call made for its effect: `x + 1` in `v.push(x + 1);` (not a place
+    /// such as `x`, nor a closure).
+    Arg,
     /// A loop (`for`, `while`, `loop`): one event per iteration.
     Loop,
     /// The end bound of a `for` loop over a range (`n` in `0..n`).
@@ -86,6 +89,7 @@ impl SiteKind {
                 | SiteKind::Assign
                 | SiteKind::Compound
                 | SiteKind::Return
+                | SiteKind::Arg
                 | SiteKind::Bound
         )
     }

@@ -400,6 +400,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
             console,
         );
         report.fixes = repaired.fixes;
+        rank_fixed_first(&mut report);
         report.notes.extend(repaired.notes);
         report.repair = Some(repaired.details);
         report.timing.repair_s = phase.elapsed().as_secs_f64();
@@ -416,6 +417,46 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         report.apply = Some(repair::apply::apply_top(&report, &user_root, tree, console));
     }
     finish(report, code, start, &output_dir, options, console, changed)
+}
+
+/// The sites of validated fixes lead the suspects (see [`localize::rank_fixed_first`]); each
+/// fix's `suspect_rank` follows its site.
+fn rank_fixed_first(report: &mut Report) {
+    let fixed: Vec<localize::Fixed> = report
+        .fixes
+        .iter()
+        .filter(|f| f.validated)
+        .flat_map(|f| {
+            f.edits.iter().map(move |e| localize::Fixed {
+                file: &e.file,
+                line: e.line,
+                column: e.column,
+                detail: format!(
+                    "`{}` → `{}` passed {} of {} tests after a rebuild",
+                    e.original, e.replacement, f.tests_passed, f.tests_total
+                ),
+            })
+        })
+        .collect();
+    let before: Vec<(String, u32, u32, usize)> = report
+        .suspects
+        .iter()
+        .map(|s| (s.file.clone(), s.line, s.column, s.rank))
+        .collect();
+    localize::rank_fixed_first(&mut report.suspects, &fixed);
+    for fix in &mut report.fixes {
+        let old = before
+            .iter()
+            .find(|(_, _, _, rank)| *rank == fix.suspect_rank);
+        if let Some((file, line, column, _)) = old
+            && let Some(now) = report
+                .suspects
+                .iter()
+                .find(|s| (&s.file, s.line, s.column) == (file, *line, *column))
+        {
+            fix.suspect_rank = now.rank;
+        }
+    }
 }
 
 /// Suspects announced as events after localization.

@@ -478,6 +478,19 @@ impl<'ast> Visit<'ast> for Finder {
         visit::visit_expr_while(self, e);
     }
 
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        if let Stmt::Expr(Expr::MethodCall(syn::ExprMethodCall { args, .. }), Some(_))
+        | Stmt::Expr(Expr::Call(syn::ExprCall { args, .. }), Some(_)) = stmt
+        {
+            for arg in args {
+                if !matches!(arg, Expr::Path(_) | Expr::Closure(_)) {
+                    self.add(arg, SiteKind::Arg);
+                }
+            }
+        }
+        visit::visit_stmt(self, stmt);
+    }
+
     fn visit_local_init(&mut self, init: &'ast syn::LocalInit) {
         self.add(&init.expr, SiteKind::Let);
         visit::visit_local_init(self, init);

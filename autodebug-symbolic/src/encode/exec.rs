@@ -532,6 +532,11 @@ impl<'p> Exec<'p> {
                     pos.2
                 )));
             }
+            // The arguments of a call statement belong to a call the model keeps opaque
+            // (its effect); leaving them over misses nothing the model has.
+            if pos.2 == SiteKind::Arg {
+                continue;
+            }
             self.note(format!(
                 "`{}`: events of `{}` at line {} come from code the model keeps opaque",
                 func.name,

@@ -279,6 +279,68 @@ pub fn merge(rankings: &[(f64, Vec<Suspect>)]) -> Vec<Ranked> {
         .collect()
 }
 
+/// A place a validated fix edited, and what the fix did there.
+pub struct Fixed<'a> {
+    pub file: &'a str,
+    pub line: u32,
+    pub column: u32,
+    /// The evidence's text (`` `a < b` → `a <= b` passed all 6 tests after a rebuild ``).
+    pub detail: String,
+}
+
+/// Ranks first the suspects a validated fix edited: an edit that makes the whole suite pass
+/// after a rebuild is the strongest evidence of where the fault is, stronger than any
+/// ranking made before it. Among themselves, and among the others, suspects keep their
+/// order (when fixes at several sites pass, the ranking before repair still says which
+/// is likelier). A suspect is the one whose span holds the edit's start (the smallest such
+/// span: a clause inside a condition before the condition); an edit no suspect holds
+/// changes nothing. Ranks are renumbered.
+pub fn rank_fixed_first(suspects: &mut Vec<Ranked>, fixed: &[Fixed]) {
+    let mut evidence: BTreeMap<usize, Vec<Evidence>> = BTreeMap::new();
+    for edit in fixed {
+        let holds = |s: &Ranked| {
+            s.file == edit.file
+                && (s.line, s.column) <= (edit.line, edit.column)
+                && (edit.line, edit.column) < (s.end_line, s.end_column)
+        };
+        let span = |s: &Ranked| (s.end_line - s.line, s.end_column.abs_diff(s.column));
+        if let Some((i, _)) = suspects
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| holds(s))
+            .min_by_key(|(_, s)| span(s))
+        {
+            evidence.entry(i).or_default().push(Evidence {
+                technique: "repair",
+                score: 1.0,
+                detail: edit.detail.clone(),
+            });
+        }
+    }
+    if evidence.is_empty() {
+        return;
+    }
+    let mut first = Vec::new();
+    let mut rest = Vec::new();
+    for (i, mut suspect) in std::mem::take(suspects).into_iter().enumerate() {
+        match evidence.remove(&i) {
+            Some(found) => {
+                for (n, e) in found.into_iter().enumerate() {
+                    suspect.evidence.insert(n, format!("repair: {}", e.detail));
+                    suspect.techniques.insert(n, e);
+                }
+                first.push(suspect);
+            }
+            None => rest.push(suspect),
+        }
+    }
+    first.append(&mut rest);
+    *suspects = first;
+    for (i, suspect) in suspects.iter_mut().enumerate() {
+        suspect.rank = i + 1;
+    }
+}
+
 /// Lowers a workspace file a site names (see [`crate::workspace::read_source`]).
 pub fn lower_file(
     workspace_root: &Path,
@@ -350,5 +412,56 @@ mod tests {
             (1.0, vec![suspect(2, "b", 1.0)]),
         ]);
         assert_eq!(merged.iter().map(|r| r.line).collect::<Vec<_>>(), [2, 7]);
+    }
+
+    fn ranked(line: u32, column: u32, end_column: u32) -> Ranked {
+        let mut r = merge(&[(1.0, vec![suspect(line, "ochiai", 1.0)])]).remove(0);
+        (r.column, r.end_column) = (column, end_column);
+        r
+    }
+
+    #[test]
+    fn suspects_a_validated_fix_edited_lead() {
+        let mut suspects = vec![
+            ranked(3, 5, 9),
+            ranked(7, 8, 30),
+            ranked(7, 12, 18),
+            ranked(9, 5, 9),
+        ];
+        let fixed = |line, column, detail: &str| Fixed {
+            file: "src/lib.rs",
+            line,
+            column,
+            detail: detail.into(),
+        };
+        rank_fixed_first(
+            &mut suspects,
+            &[
+                fixed(9, 6, "first fix"),
+                fixed(7, 13, "second fix, inside the clause"),
+                fixed(9, 5, "third fix, same site"),
+                fixed(40, 1, "no suspect holds it"),
+            ],
+        );
+        let order: Vec<(u32, u32, usize)> = suspects
+            .iter()
+            .map(|s| (s.line, s.column, s.rank))
+            .collect();
+        assert_eq!(order, [(7, 12, 1), (9, 5, 2), (3, 5, 3), (7, 8, 4)]);
+        assert_eq!(
+            suspects[1].evidence,
+            [
+                "repair: first fix",
+                "repair: third fix, same site",
+                "ochiai: 1"
+            ]
+        );
+        assert_eq!(suspects[0].techniques[0].technique, "repair");
+        let unchanged = suspects.clone();
+        rank_fixed_first(&mut suspects, &[]);
+        assert_eq!(
+            suspects.iter().map(|s| s.rank).collect::<Vec<_>>(),
+            unchanged.iter().map(|s| s.rank).collect::<Vec<_>>()
+        );
     }
 }

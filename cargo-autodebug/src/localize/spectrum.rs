@@ -1,6 +1,14 @@
-//! Spectrum-based ranking: a site executed by many failing tests and few passing ones is
-//! suspicious. Ochiai (the default) and DStar over the per-test coverage of the baseline —
-//! cheap, always available, and the baseline every other technique must beat.
+//! Spectrum-based ranking: a site executed by many failing executions and few passing ones
+//! is suspicious. Ochiai (the default) and DStar — cheap, always available, and the baseline
+//! every other technique must beat.
+//!
+//! The executions are *calls* where the oracle names them: a failing test whose trace shows
+//! the failing call and the calls the test accepted before it gives one failing execution
+//! (the sites that call ran, its callees included) and one passing execution per accepted
+//! call; a passing test whose trace was recorded gives one passing execution per call it
+//! made. A test with eight asserts over one function thus gives seven passing executions and
+//! one failing one instead of a single failing test that ties every site it ran. Tests
+//! without such a trace count as one execution each, over the baseline's coverage.
 
 use std::collections::BTreeMap;
 
@@ -8,7 +16,10 @@ use anyhow::Result;
 use autodebug_runtime::protocol::{SiteInfo, SiteKey};
 
 use super::{Context, Evidence, Suspect, Technique, is_candidate};
+use crate::oracle::top_level_calls;
 use crate::outcome::Outcome;
+use crate::run::TestId;
+use crate::trace::{Coverage, RawTrace, Role, record_site};
 
 /// The suspiciousness formula.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -58,8 +69,7 @@ impl Formula {
     }
 }
 
-/// Per-site counts over tests that passed or failed deterministically (flaky and not-run
-/// tests say nothing reliable), and the number of failing tests.
+/// Per-site counts over executions that passed or failed, and the number of failing ones.
 pub fn counts<'a>(
     tests: impl Iterator<Item = (bool, &'a BTreeMap<SiteKey, SiteInfo>)>,
 ) -> (BTreeMap<&'a SiteKey, (Counts, &'a SiteInfo)>, usize) {
@@ -79,22 +89,136 @@ pub fn counts<'a>(
     (table, failed)
 }
 
+/// The executions the spectrum counts (see the module's comment), and what they are.
+pub struct Units {
+    /// Whether each execution failed, and the sites it ran.
+    pub executions: Vec<(bool, Coverage)>,
+    /// How many executions are calls (the rest are whole tests).
+    pub calls: usize,
+}
+
+impl Units {
+    /// What the executions were, for evidence: `calls` when every one is a call.
+    fn noun(&self) -> &'static str {
+        if self.calls == self.executions.len() {
+            "calls"
+        } else if self.calls == 0 {
+            "tests"
+        } else {
+            "executions (calls and tests)"
+        }
+    }
+}
+
+/// The sites that `events` of `trace` reached (function entries excluded, as in coverage).
+fn sites_of(trace: &RawTrace, events: std::ops::Range<usize>) -> Coverage {
+    let mut sites = Coverage::new();
+    for event in
+        &trace.events[events.start.min(trace.events.len())..events.end.min(trace.events.len())]
+    {
+        if let Some(site) = record_site(event).and_then(|id| trace.sites.get(&id)) {
+            sites.entry(site.key()).or_insert_with(|| site.clone());
+        }
+    }
+    sites
+}
+
+fn same_test(a: &TestId, b: &TestId) -> bool {
+    (&a.package, &a.target, &a.name) == (&b.package, &b.target, &b.name)
+}
+
+/// The executions of `context`: calls where the oracle or a passing trace names them, whole
+/// tests otherwise. Flaky and not-run tests say nothing reliable and are left out.
+pub fn units(context: &Context) -> Units {
+    units_of(context.baseline, context.traces, context.oracles)
+}
+
+fn units_of(
+    baseline: &[crate::baseline::BaselineResult],
+    traces: &[crate::trace::RecordedTrace],
+    oracles: &[crate::oracle::Oracle],
+) -> Units {
+    let mut units = Units {
+        executions: Vec::new(),
+        calls: 0,
+    };
+    for result in baseline {
+        let failing = match &result.first.outcome {
+            Outcome::Passed => false,
+            Outcome::NotRun => continue,
+            _ if result.deterministic_failure() => true,
+            _ => continue,
+        };
+        let calls = if failing {
+            failing_calls(traces, oracles, &result.test)
+        } else {
+            passing_calls(traces, &result.test)
+        };
+        match calls {
+            Some(calls) => {
+                units.calls += calls.len();
+                units.executions.extend(calls);
+            }
+            None => units.executions.push((failing, result.coverage.clone())),
+        }
+    }
+    units
+}
+
+/// The failing call and the accepted calls of a failing test whose oracle names its failing
+/// call in a complete trace.
+fn failing_calls(
+    traces: &[crate::trace::RecordedTrace],
+    oracles: &[crate::oracle::Oracle],
+    test: &TestId,
+) -> Option<Vec<(bool, Coverage)>> {
+    let oracle = oracles.iter().find(|o| same_test(&o.test, test))?;
+    let call = oracle.call.as_ref()?;
+    let trace = &traces.get(oracle.trace)?.trace;
+    if trace.truncated || trace.coverage {
+        return None;
+    }
+    let mut calls: Vec<(bool, Coverage)> = oracle
+        .accepted
+        .iter()
+        .map(|c| (false, sites_of(trace, c.events.clone())))
+        .collect();
+    calls.push((true, sites_of(trace, call.events.clone())));
+    Some(calls)
+}
+
+/// The top-level calls of a passing test whose complete trace was recorded.
+fn passing_calls(
+    traces: &[crate::trace::RecordedTrace],
+    test: &TestId,
+) -> Option<Vec<(bool, Coverage)>> {
+    let recorded = traces
+        .iter()
+        .find(|t| t.role == Role::Passing && same_test(&t.test, test))?;
+    let trace = &recorded.trace;
+    if trace.truncated || trace.coverage || !trace.complete {
+        return None;
+    }
+    let calls = top_level_calls(trace);
+    if calls.is_empty() {
+        return None;
+    }
+    Some(
+        calls
+            .into_iter()
+            .map(|c| (false, sites_of(trace, c.events)))
+            .collect(),
+    )
+}
+
 impl Technique for Spectrum {
     fn name(&self) -> &'static str {
         self.formula.name()
     }
 
     fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
-        let tests = context
-            .baseline
-            .iter()
-            .filter_map(|r| match &r.first.outcome {
-                Outcome::Passed => Some((false, &r.coverage)),
-                Outcome::NotRun => None,
-                _ if r.deterministic_failure() => Some((true, &r.coverage)),
-                _ => None,
-            });
-        let (table, failed) = counts(tests);
+        let units = units(context);
+        let (table, failed) = counts(units.executions.iter().map(|(f, c)| (*f, c)));
         if failed == 0 {
             notes.push(format!(
                 "{}: no deterministic failure to rank against",
@@ -102,6 +226,7 @@ impl Technique for Spectrum {
             ));
             return Ok(Vec::new());
         }
+        let noun = units.noun();
         let mut suspects: Vec<(f64, Counts, &SiteInfo)> = table
             .into_values()
             .filter(|(counts, site)| counts.ef > 0 && is_candidate(site.kind))
@@ -120,7 +245,7 @@ impl Technique for Spectrum {
                     technique: self.name(),
                     score,
                     detail: format!(
-                        "{score:.2} (run by {} of {failed} failing and {} passing tests)",
+                        "{score:.2} (run by {} of {failed} failing and {} passing {noun})",
                         counts.ef, counts.ep
                     ),
                 }],
@@ -172,5 +297,140 @@ mod tests {
                 (3, Counts { ef: 0, ep: 1 })
             ]
         );
+    }
+
+    fn test_id(name: &str) -> TestId {
+        TestId {
+            package: "p".into(),
+            target: "p".into(),
+            kind: "lib".into(),
+            name: name.into(),
+            binary: Default::default(),
+            package_root: Default::default(),
+        }
+    }
+
+    /// A trace of calls of one function, each running the sites of `lines` (the site ids
+    /// are the lines).
+    fn trace_of(calls: &[&[u32]]) -> RawTrace {
+        use autodebug_runtime::protocol::{Record, Value};
+        let mut trace = RawTrace {
+            complete: true,
+            ..RawTrace::default()
+        };
+        trace
+            .sites
+            .insert(0, crate::localize::tests::site(1, SiteKind::Fn));
+        for call in calls {
+            trace.events.push(Record::Enter {
+                site: 0,
+                args: vec![],
+            });
+            for &line in *call {
+                trace
+                    .sites
+                    .insert(line, crate::localize::tests::site(line, SiteKind::Assign));
+                trace.events.push(Record::Component {
+                    site: line,
+                    instance: 0,
+                    value: Value::Unit,
+                    overridden: false,
+                    scope: vec![],
+                });
+            }
+            trace.events.push(Record::Exit {
+                site: 0,
+                panicking: false,
+            });
+        }
+        trace
+    }
+
+    fn baseline(name: &str, outcome: Outcome, lines: &[u32]) -> crate::baseline::BaselineResult {
+        crate::baseline::BaselineResult {
+            test: test_id(name),
+            reruns: if outcome.passed() {
+                vec![]
+            } else {
+                vec![outcome.clone()]
+            },
+            first: crate::run::RunResult {
+                outcome,
+                stdout: String::new(),
+                stderr: String::new(),
+                duration: Default::default(),
+            },
+            coverage: coverage(lines),
+        }
+    }
+
+    #[test]
+    fn calls_the_oracle_names_are_the_units() {
+        use crate::trace::RecordedTrace;
+        let failed = Outcome::Failed {
+            message: "assertion failed".into(),
+            location: None,
+        };
+        // The failing test: two accepted calls (lines 2, 3 and 2, 4), then the failing one
+        // (2, 5). A passing test with a trace of two calls, and one without a trace.
+        let failing = trace_of(&[&[2, 3], &[2, 4], &[2, 5]]);
+        let calls = top_level_calls(&failing);
+        let oracle = crate::oracle::Oracle {
+            test: test_id("fails"),
+            trace: 0,
+            call: Some(calls[2].clone()),
+            expectation: None,
+            accepted: calls[..2].to_vec(),
+            confirmed: false,
+            reruns: 0,
+            later_failure: None,
+            why: None,
+        };
+        let traces = [
+            RecordedTrace {
+                test: test_id("fails"),
+                role: Role::Failing,
+                outcome: failed.clone(),
+                trace: failing,
+            },
+            RecordedTrace {
+                test: test_id("traced"),
+                role: Role::Passing,
+                outcome: Outcome::Passed,
+                trace: trace_of(&[&[2, 3], &[2, 6]]),
+            },
+        ];
+        let tests = [
+            baseline("fails", failed.clone(), &[2, 3, 4, 5]),
+            baseline("traced", Outcome::Passed, &[2, 3, 6]),
+            baseline("untraced", Outcome::Passed, &[2, 5]),
+        ];
+        let units = units_of(&tests, &traces, std::slice::from_ref(&oracle));
+        assert_eq!(units.calls, 5);
+        assert_eq!(units.noun(), "executions (calls and tests)");
+        let lines = |c: &Coverage| c.values().map(|s| s.line).collect::<Vec<_>>();
+        let shown: Vec<(bool, Vec<u32>)> = units
+            .executions
+            .iter()
+            .map(|(f, c)| (*f, lines(c)))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (false, vec![2, 3]),
+                (false, vec![2, 4]),
+                (true, vec![2, 5]),
+                (false, vec![2, 3]),
+                (false, vec![2, 6]),
+                (false, vec![2, 5]),
+            ]
+        );
+        let (table, failed_units) = counts(units.executions.iter().map(|(f, c)| (*f, c)));
+        assert_eq!(failed_units, 1);
+        let five = table.values().find(|(_, s)| s.line == 5).unwrap().0;
+        assert_eq!(five, Counts { ef: 1, ep: 1 });
+        // Without its oracle the failing test is one failing execution over its coverage.
+        let units = units_of(&tests, &traces, &[]);
+        assert_eq!(units.executions[0], (true, coverage(&[2, 3, 4, 5])));
     }
 }

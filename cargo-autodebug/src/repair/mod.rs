@@ -949,8 +949,9 @@ fn fuel_by_test(traces: &[RecordedTrace]) -> BTreeMap<String, u64> {
     complete().map(|t| (t.test.display(), fuel)).collect()
 }
 
-/// The sites to repair: the top suspects (sites a fix can change), and every critical
-/// predicate, each found again in its file. A site that cannot be is a note.
+/// The sites to repair: the top suspects (sites a fix can change) with those tied with the
+/// last of them, and every critical predicate, each found again in its file. A site that
+/// cannot be is a note.
 fn targets(
     context: &Context,
     limits: &Limits,
@@ -962,12 +963,25 @@ fn targets(
             e.technique == "predicate-switching" && e.detail.starts_with("critical predicate")
         })
     };
-    let chosen: Vec<&Ranked> = context
+    let candidates: Vec<&Ranked> = context
         .suspects
         .iter()
         .filter(|s| crate::localize::is_candidate(s.kind))
+        .collect();
+    // Suspects tied with the last one of the top `limits.suspects` are tried too (up to as
+    // many again): where the evidence cannot order them, their order is no reason to leave
+    // one out.
+    let last_score = candidates
+        .get(limits.suspects.saturating_sub(1))
+        .map(|s| s.score);
+    let chosen: Vec<&Ranked> = candidates
+        .into_iter()
         .enumerate()
-        .filter(|(i, s)| *i < limits.suspects || critical(s))
+        .filter(|(i, s)| {
+            *i < limits.suspects
+                || critical(s)
+                || (*i < 2 * limits.suspects && Some(s.score) == last_score)
+        })
         .map(|(_, s)| s)
         .collect();
     let mut targets = Vec::new();

@@ -237,6 +237,22 @@ impl<'ast> Visit<'ast> for Collector {
         visit::visit_pat_guard(self, g);
     }
 
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        // The arguments of a call made for its effect (the macro leaves places and closures
+        // out; marking every argument is a superset, which is all `locate` needs).
+        if let Stmt::Expr(expr, Some(_)) = stmt {
+            let args = match expr {
+                Expr::MethodCall(call) => Some(&call.args),
+                Expr::Call(call) => Some(&call.args),
+                _ => None,
+            };
+            for arg in args.into_iter().flatten() {
+                self.mark(arg, SiteKind::Arg);
+            }
+        }
+        visit::visit_stmt(self, stmt);
+    }
+
     fn visit_local_init(&mut self, init: &'ast syn::LocalInit) {
         self.mark(&init.expr, SiteKind::Let);
         visit::visit_local_init(self, init);
@@ -295,6 +311,7 @@ fn kind_name(kind: SiteKind) -> &'static str {
         SiteKind::Assign => "assigned value",
         SiteKind::Compound => "right-hand side of a compound assignment",
         SiteKind::Return => "returned value",
+        SiteKind::Arg => "argument of a call statement",
         SiteKind::Loop => "loop",
         SiteKind::Bound => "loop bound",
         SiteKind::Requires => "precondition",
