@@ -300,29 +300,25 @@ impl Instrumenter {
         }
     }
 
-    /// `|| vec![val(&(a)), val(&(b))]` when `expr` is a comparison `a OP b` of operands that
-    /// can be evaluated again without effects, `|| vec![]` otherwise.
+    /// `|| eq_operands(&(a), &(b))` (or `ord_operands`) when `expr` is a comparison `a OP b`
+    /// of operands that can be evaluated again without effects, `|| vec![]` otherwise. The
+    /// hook's trait bound ties the operands' types as the comparison does.
     fn operands(&self, expr: &Expr) -> TokenStream {
-        if let Expr::Binary(b) = strip(expr)
-            && matches!(
-                b.op,
-                BinOp::Eq(_)
-                    | BinOp::Ne(_)
-                    | BinOp::Lt(_)
-                    | BinOp::Le(_)
-                    | BinOp::Gt(_)
-                    | BinOp::Ge(_)
-            )
-            && self.scopes.is_pure(&b.left, false)
-            && self.scopes.is_pure(&b.right, false)
-        {
-            let (left, right) = (&b.left, &b.right);
-            return quote! {
-                || ::std::vec![
-                    ::autodebug_runtime::__rt::val(&(#left)),
-                    ::autodebug_runtime::__rt::val(&(#right)),
-                ]
+        if let Expr::Binary(b) = strip(expr) {
+            let hook = match b.op {
+                BinOp::Eq(_) | BinOp::Ne(_) => Some(quote!(eq_operands)),
+                BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_) => {
+                    Some(quote!(ord_operands))
+                }
+                _ => None,
             };
+            if let Some(hook) = hook
+                && self.scopes.is_pure(&b.left, false)
+                && self.scopes.is_pure(&b.right, false)
+            {
+                let (left, right) = (&b.left, &b.right);
+                return quote!(|| ::autodebug_runtime::__rt::#hook(&(#left), &(#right)));
+            }
         }
         quote!(|| ::std::vec![])
     }
@@ -980,10 +976,9 @@ mod tests {
             .iter()
             .map(|a| a[2].iter().cloned().collect::<TokenStream>().to_string())
             .collect();
-        let val = ":: autodebug_runtime :: __rt :: val";
         assert_eq!(
             operands[0],
-            format!("|| :: std :: vec ! [{val} (& (a)) , {val} (& (b . len ())) ,]")
+            "|| :: autodebug_runtime :: __rt :: ord_operands (& (a) , & (b . len ()))"
         );
         assert_eq!(operands[1], "|| :: std :: vec ! []");
         // The whole `&&` is not a comparison; both operands are.

@@ -170,6 +170,20 @@ pub fn branch(
     recorder::branch(site, outcome, operands, scope)
 }
 
+/// The operands of `a == b` or `a != b` when recording. The bound types the second
+/// evaluation of the operands as the comparison types them: an operand whose type only the
+/// comparison decides (`x == None`) would otherwise be left without one.
+#[inline(always)]
+pub fn eq_operands<A: ?Sized + PartialEq<B>, B: ?Sized>(a: &A, b: &B) -> Vec<Value> {
+    vec![val(a), val(b)]
+}
+
+/// The operands of `a < b`, `a <= b`, `a > b` or `a >= b` (see [`eq_operands`]).
+#[inline(always)]
+pub fn ord_operands<A: ?Sized + PartialOrd<B>, B: ?Sized>(a: &A, b: &B) -> Vec<Value> {
+    vec![val(a), val(b)]
+}
+
 /// A component instance: returns the value the program goes on with (replaced or overridden
 /// by a plan). `scope` yields the variables in scope (called only when recording or when a
 /// plan's replacement at this site reads them).
