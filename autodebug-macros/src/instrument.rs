@@ -113,7 +113,7 @@ impl Instrumenter {
             }
         }
         quote! {
-            let __autodebug_call = ::autodebug_runtime::__rt::enter(__autodebug_fn, || ::std::vec![#(#args),*]);
+            let __autodebug_call = ::autodebug_runtime::__rt::enter(__autodebug_fn, || ::autodebug_runtime::__rt::vec![#(#args),*]);
         }
     }
 
@@ -154,7 +154,7 @@ impl Instrumenter {
             .captures()
             .into_iter()
             .map(|(name, tokens)| quote!((#name, ::autodebug_runtime::__rt::val(&#tokens))));
-        quote!(|| ::std::vec![#(#entries),*])
+        quote!(|| ::autodebug_runtime::__rt::vec![#(#entries),*])
     }
 
     /// Replaces `expr` by `component(SITE, expr, || scope)`, the site covering `original`.
@@ -320,7 +320,7 @@ impl Instrumenter {
                 return quote!(|| ::autodebug_runtime::__rt::#hook(&(#left), &(#right)));
             }
         }
-        quote!(|| ::std::vec![])
+        quote!(|| ::autodebug_runtime::__rt::vec![])
     }
 
     /// `iter(SITE)` as the first statement of a loop body; `header` is the loop's
@@ -980,15 +980,15 @@ mod tests {
             operands[0],
             "|| :: autodebug_runtime :: __rt :: ord_operands (& (a) , & (b . len ()))"
         );
-        assert_eq!(operands[1], "|| :: std :: vec ! []");
+        assert_eq!(operands[1], "|| :: autodebug_runtime :: __rt :: vec ! []");
         // The whole `&&` is not a comparison; both operands are.
-        assert_eq!(operands[2], "|| :: std :: vec ! []");
+        assert_eq!(operands[2], "|| :: autodebug_runtime :: __rt :: vec ! []");
         assert!(
             operands[3].contains("b [a]") && operands[4].contains("a + 1"),
             "{operands:?}"
         );
         // `s + "x"` moves `s`: evaluating it again would not compile.
-        assert_eq!(operands[5], "|| :: std :: vec ! []");
+        assert_eq!(operands[5], "|| :: autodebug_runtime :: __rt :: vec ! []");
     }
 
     #[test]

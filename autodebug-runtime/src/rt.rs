@@ -10,6 +10,12 @@ use std::sync::atomic::AtomicU32;
 
 pub use crate::protocol::CONFIG_EXIT_CODE;
 
+/// What the generated code needs from `core` and `alloc`, named through this module: the
+/// generated code names `::autodebug_runtime` paths only, so that it compiles in a
+/// `#![no_std]` crate (no `::std`) as in any other.
+pub use core::{cfg, concat, iter::Iterator, module_path, option::Option, panic};
+pub use std::vec;
+
 /// A site, as a `static` in the instrumented code. `id` is assigned on first use.
 #[derive(Debug)]
 pub struct Site {
