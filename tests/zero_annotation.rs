@@ -526,6 +526,40 @@ fn a_no_std_crate_builds_instrumented() {
     );
 }
 
+/// In an edition-2015 crate a path that starts with `::` starts at the crate root: the
+/// inserted attributes name the runtime without it, and the crate (a function in a module,
+/// a unit test run in batches) is instrumented, diagnosed and fixed.
+#[test]
+fn an_edition_2015_crate_builds_instrumented() {
+    let _serial = serial();
+    let dir = write_tree(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"old\"\nversion = \"0.1.0\"\nedition = \"2015\"\n\n[workspace]\n",
+        ),
+        (
+            "src/lib.rs",
+            "pub mod pick {\n    /// The larger of two values.\n    \
+             pub fn larger(a: i32, b: i32) -> i32 {\n        if a > b { b } else { a }\n    }\n}\n\n\
+             #[cfg(test)]\nmod tests {\n    #[test]\n    fn larger() {\n        \
+             assert_eq!(::pick::larger(2, 5), 5);\n    }\n}\n",
+        ),
+    ]);
+    let output = common::autodebug_expecting(dir.path(), &[], 5);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("2015"), "{stderr}");
+    assert!(!stderr.contains("rejected"), "{stderr}");
+    assert!(!stderr.contains("reach no instrumented code"), "{stderr}");
+    let report = common::report(dir.path());
+    let fix = report["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["validated"] == true)
+        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    assert_eq!(fix["line"], 4, "{report:#}");
+}
+
 #[test]
 fn a_crate_that_does_not_compile_is_said_to_be_the_users() {
     let _serial = serial();
