@@ -485,11 +485,11 @@ fn inference_that_builds_plainly_builds_instrumented() {
     );
 }
 
+/// The generated code names `::autodebug_runtime` paths only: a `#![no_std]` library, which
+/// has no `::std`, builds instrumented and its fault is found and fixed.
 #[test]
-fn items_the_instrumented_build_rejects_are_built_uninstrumented() {
+fn a_no_std_crate_builds_instrumented() {
     let _serial = serial();
-    // The instrumentation names `::std`, which a `no_std` library does not have: its
-    // function fails to compile instrumented, and is built as written.
     let dir = write_tree(&[
         (
             "Cargo.toml",
@@ -506,22 +506,58 @@ fn items_the_instrumented_build_rejects_are_built_uninstrumented() {
         ),
     ]);
     let before = snapshot(dir.path());
-    let output = common::autodebug_expecting(dir.path(), &["--no-fix"], 5);
+    let output = common::autodebug_expecting(dir.path(), &[], 5);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains(
-            "the instrumented build rejected src/lib.rs: larger; built it uninstrumented"
-        ),
-        "{stderr}"
-    );
-    assert!(stderr.contains("reach no instrumented code"), "{stderr}");
+    assert!(!stderr.contains("rejected"), "{stderr}");
+    assert!(!stderr.contains("reach no instrumented code"), "{stderr}");
     let report = common::report(dir.path());
     assert_eq!(report["failing_tests"][0]["name"], "larger", "{report:#}");
+    let fix = report["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["validated"] == true)
+        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    assert_eq!(fix["line"], 6, "{report:#}");
     assert!(snapshot(dir.path()) == before, "the user's tree changed");
     assert!(
         scratch_copies(dir.path()).is_empty(),
         "the scratch copy is still there"
     );
+}
+
+/// In an edition-2015 crate a path that starts with `::` starts at the crate root: the
+/// inserted attributes name the runtime without it, and the crate (a function in a module,
+/// a unit test run in batches) is instrumented, diagnosed and fixed.
+#[test]
+fn an_edition_2015_crate_builds_instrumented() {
+    let _serial = serial();
+    let dir = write_tree(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"old\"\nversion = \"0.1.0\"\nedition = \"2015\"\n\n[workspace]\n",
+        ),
+        (
+            "src/lib.rs",
+            "pub mod pick {\n    /// The larger of two values.\n    \
+             pub fn larger(a: i32, b: i32) -> i32 {\n        if a > b { b } else { a }\n    }\n}\n\n\
+             #[cfg(test)]\nmod tests {\n    #[test]\n    fn larger() {\n        \
+             assert_eq!(::pick::larger(2, 5), 5);\n    }\n}\n",
+        ),
+    ]);
+    let output = common::autodebug_expecting(dir.path(), &[], 5);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("2015"), "{stderr}");
+    assert!(!stderr.contains("rejected"), "{stderr}");
+    assert!(!stderr.contains("reach no instrumented code"), "{stderr}");
+    let report = common::report(dir.path());
+    let fix = report["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["validated"] == true)
+        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    assert_eq!(fix["line"], 4, "{report:#}");
 }
 
 #[test]

@@ -655,7 +655,8 @@ fn check(contract: &Contract, cond: &Cond, spec: &FnSpec, olds: &mut Vec<Old>) -
         .into_iter()
         .next()
         .map_or_else(Span::call_site, |t| t.span());
-    let test = quote_spanned!(span=> if !#ok { ::core::panic!("{}", #message); });
+    let test =
+        quote_spanned!(span=> if !#ok { ::autodebug_runtime::__rt::panic!("{}", #message); });
     let allow = allow_generated();
     match (contract.gate.cfg(), uses_old) {
         (None, _) => quote!(#allow { #test }),
@@ -663,7 +664,7 @@ fn check(contract: &Contract, cond: &Cond, spec: &FnSpec, olds: &mut Vec<Old>) -
         (Some(cfg), true) => quote!(#[cfg(#cfg)] #allow { #test }),
         // Otherwise the check is type-checked in every build (no "unused" warnings for
         // variables only a gated contract reads) and optimized away where it is off.
-        (Some(cfg), false) => quote!(#allow { if ::core::cfg!(#cfg) { #test } }),
+        (Some(cfg), false) => quote!(#allow { if ::autodebug_runtime::__rt::cfg!(#cfg) { #test } }),
     }
 }
 
@@ -690,7 +691,7 @@ pub(crate) fn cond_expr(tree: &CondTree) -> TokenStream {
                 QuantKind::Exists => quote!(any),
             };
             let (var, range, body) = (&q.var, &q.range, cond_expr(&q.body));
-            quote!(::core::iter::Iterator::#method(&mut (#range), |#var| #body))
+            quote!(::autodebug_runtime::__rt::Iterator::#method(&mut (#range), |#var| #body))
         }
     }
 }
@@ -752,7 +753,9 @@ mod tests {
     fn no_hooks_when_instrumentation_is_off() {
         let item = "#[ensures(ret > x, \"grows\")]\nfn inc(x: i32) -> i32 { if x > 10 { return x + 2; } x + 1 }";
         let out = expand_str("requires", "x > 0", item, false);
-        assert!(!out.contains("autodebug_runtime"), "{out}");
+        // The checks name the runtime's re-exports of `core` only, no hook.
+        assert!(!out.contains("SiteKind"), "{out}");
+        assert!(!out.contains("__rt :: contract"), "{out}");
         assert!(
             out.contains("\"Pre-condition of inc violated: x > 0\""),
             "{out}"
@@ -797,7 +800,7 @@ mod tests {
         assert!(!out.contains("SiteKind"), "{out}");
         // `#[autodebug]` (without `always`) follows the build's switch.
         let out = expand_str("requires", "x > 0", "#[autodebug] fn f(x: i32) {}", false);
-        assert!(!out.contains("autodebug_runtime"), "{out}");
+        assert!(!out.contains("SiteKind"), "{out}");
     }
 
     #[test]
@@ -921,7 +924,7 @@ mod tests {
     fn gated_contracts() {
         let out = expand_str("debug_requires", "x > 0", "fn f(x: i32) {}", false);
         assert!(
-            out.contains("if :: core :: cfg ! (debug_assertions)"),
+            out.contains("if :: autodebug_runtime :: __rt :: cfg ! (debug_assertions)"),
             "{out}"
         );
         let out = expand_str(

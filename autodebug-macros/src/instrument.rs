@@ -113,7 +113,7 @@ impl Instrumenter {
             }
         }
         quote! {
-            let __autodebug_call = ::autodebug_runtime::__rt::enter(__autodebug_fn, || ::std::vec![#(#args),*]);
+            let __autodebug_call = ::autodebug_runtime::__rt::enter(__autodebug_fn, || ::autodebug_runtime::__rt::vec![#(#args),*]);
         }
     }
 
@@ -154,7 +154,7 @@ impl Instrumenter {
             .captures()
             .into_iter()
             .map(|(name, tokens)| quote!((#name, ::autodebug_runtime::__rt::val(&#tokens))));
-        quote!(|| ::std::vec![#(#entries),*])
+        quote!(|| ::autodebug_runtime::__rt::vec![#(#entries),*])
     }
 
     /// Replaces `expr` by `component(SITE, expr, || scope)`, the site covering `original`.
@@ -324,31 +324,27 @@ impl Instrumenter {
         }
     }
 
-    /// `|| vec![val(&(a)), val(&(b))]` when `expr` is a comparison `a OP b` of operands that
-    /// can be evaluated again without effects, `|| vec![]` otherwise.
+    /// `|| eq_operands(&(a), &(b))` (or `ord_operands`) when `expr` is a comparison `a OP b`
+    /// of operands that can be evaluated again without effects, `|| vec![]` otherwise. The
+    /// hook's trait bound ties the operands' types as the comparison does.
     fn operands(&self, expr: &Expr) -> TokenStream {
-        if let Expr::Binary(b) = strip(expr)
-            && matches!(
-                b.op,
-                BinOp::Eq(_)
-                    | BinOp::Ne(_)
-                    | BinOp::Lt(_)
-                    | BinOp::Le(_)
-                    | BinOp::Gt(_)
-                    | BinOp::Ge(_)
-            )
-            && self.scopes.is_pure(&b.left, false)
-            && self.scopes.is_pure(&b.right, false)
-        {
-            let (left, right) = (&b.left, &b.right);
-            return quote! {
-                || ::std::vec![
-                    ::autodebug_runtime::__rt::val(&(#left)),
-                    ::autodebug_runtime::__rt::val(&(#right)),
-                ]
+        if let Expr::Binary(b) = strip(expr) {
+            let hook = match b.op {
+                BinOp::Eq(_) | BinOp::Ne(_) => Some(quote!(eq_operands)),
+                BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_) => {
+                    Some(quote!(ord_operands))
+                }
+                _ => None,
             };
+            if let Some(hook) = hook
+                && self.scopes.is_pure(&b.left, false)
+                && self.scopes.is_pure(&b.right, false)
+            {
+                let (left, right) = (&b.left, &b.right);
+                return quote!(|| ::autodebug_runtime::__rt::#hook(&(#left), &(#right)));
+            }
         }
-        quote!(|| ::std::vec![])
+        quote!(|| ::autodebug_runtime::__rt::vec![])
     }
 
     /// `iter(SITE)` as the first statement of a loop body; `header` is the loop's
@@ -1037,20 +1033,19 @@ mod tests {
             .iter()
             .map(|a| a[2].iter().cloned().collect::<TokenStream>().to_string())
             .collect();
-        let val = ":: autodebug_runtime :: __rt :: val";
         assert_eq!(
             operands[0],
-            format!("|| :: std :: vec ! [{val} (& (a)) , {val} (& (b . len ())) ,]")
+            "|| :: autodebug_runtime :: __rt :: ord_operands (& (a) , & (b . len ()))"
         );
-        assert_eq!(operands[1], "|| :: std :: vec ! []");
+        assert_eq!(operands[1], "|| :: autodebug_runtime :: __rt :: vec ! []");
         // The whole `&&` is not a comparison; both operands are.
-        assert_eq!(operands[2], "|| :: std :: vec ! []");
+        assert_eq!(operands[2], "|| :: autodebug_runtime :: __rt :: vec ! []");
         assert!(
             operands[3].contains("b [a]") && operands[4].contains("a + 1"),
             "{operands:?}"
         );
         // `s + "x"` moves `s`: evaluating it again would not compile.
-        assert_eq!(operands[5], "|| :: std :: vec ! []");
+        assert_eq!(operands[5], "|| :: autodebug_runtime :: __rt :: vec ! []");
     }
 
     #[test]

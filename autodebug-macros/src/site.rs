@@ -133,7 +133,7 @@ pub(crate) fn site_ref(tokens: &TokenStream, kind: &str, function: &str) -> Toke
                 #file, #line, #column, #end_line, #end_column,
                 ::autodebug_runtime::__rt::SiteKind::#kind,
                 #code,
-                ::core::concat!(::core::module_path!(), "::", #function),
+                ::autodebug_runtime::__rt::concat!(::autodebug_runtime::__rt::module_path!(), "::", #function),
             );
             &__AUTODEBUG_SITE
         }

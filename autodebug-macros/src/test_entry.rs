@@ -16,9 +16,9 @@ pub(crate) fn expand(item: TokenStream) -> TokenStream {
         return item;
     }
     let should_panic = match should_panic(&function.attrs) {
-        Some(Some(expected)) => quote!(::core::option::Option::Some(#expected)),
-        Some(None) => quote!(::core::option::Option::Some("")),
-        None => quote!(::core::option::Option::None),
+        Some(Some(expected)) => quote!(::autodebug_runtime::__rt::Option::Some(#expected)),
+        Some(None) => quote!(::autodebug_runtime::__rt::Option::Some("")),
+        None => quote!(::autodebug_runtime::__rt::Option::None),
     };
     let mut function = function;
     let name = function.sig.ident.to_string();
@@ -26,7 +26,7 @@ pub(crate) fn expand(item: TokenStream) -> TokenStream {
     let wrapped: syn::Block = syn::parse_quote!({
         fn __autodebug_test_body() #body
         ::autodebug_runtime::__rt::test_entry(
-            ::core::module_path!(),
+            ::autodebug_runtime::__rt::module_path!(),
             #name,
             #should_panic,
             __autodebug_test_body,
@@ -93,7 +93,10 @@ mod tests {
         assert!(out.contains("fn __autodebug_test_body ()"), "{out}");
         assert!(out.contains("test_entry"), "{out}");
         assert!(out.contains("\"sums\""), "{out}");
-        assert!(out.contains(":: core :: option :: Option :: None"), "{out}");
+        assert!(
+            out.contains(":: autodebug_runtime :: __rt :: Option :: None"),
+            "{out}"
+        );
         assert!(out.starts_with("# [test]"), "{out}");
     }
 

@@ -188,6 +188,23 @@ twin!(patterns {
     }
 });
 
+twin!(inference {
+    /// `None` on one side of a comparison: only the comparison says which `Option` it is.
+    pub fn running_largest(v: &[i64]) -> Vec<i64> {
+        let mut best: Option<i64> = None;
+        let mut out = Vec::new();
+        for &x in v {
+            if best == None || x > best.unwrap() {
+                best = Some(x);
+            }
+            if best != None && x <= best.unwrap() {
+                out.push(best.unwrap());
+            }
+        }
+        out
+    }
+});
+
 #[derive(PartialEq, Clone, Copy, Debug)]
 pub struct Point {
     pub x: i32,
@@ -539,6 +556,16 @@ fn patterns_match() {
         assert_eq!(
             patterns::plain::late_init(c),
             patterns::instrumented::late_init(c)
+        );
+    }
+}
+
+#[test]
+fn inference_matches() {
+    for v in [vec![], vec![3, 1, 4, 1, 5], vec![-2, -7, 0, 9, 9]] {
+        assert_eq!(
+            inference::plain::running_largest(&v),
+            inference::instrumented::running_largest(&v)
         );
     }
 }

@@ -10,6 +10,12 @@ use std::sync::atomic::AtomicU32;
 
 pub use crate::protocol::CONFIG_EXIT_CODE;
 
+/// What the generated code needs from `core` and `alloc`, named through this module: the
+/// generated code names `::autodebug_runtime` paths only, so that it compiles in a
+/// `#![no_std]` crate (no `::std`) as in any other.
+pub use core::{cfg, concat, iter::Iterator, module_path, option::Option, panic};
+pub use std::vec;
+
 /// A site, as a `static` in the instrumented code. `id` is assigned on first use.
 #[derive(Debug)]
 pub struct Site {
@@ -168,6 +174,20 @@ pub fn branch(
         return outcome;
     }
     recorder::branch(site, outcome, operands, scope)
+}
+
+/// The operands of `a == b` or `a != b` when recording. The bound types the second
+/// evaluation of the operands as the comparison types them: an operand whose type only the
+/// comparison decides (`x == None`) would otherwise be left without one.
+#[inline(always)]
+pub fn eq_operands<A: ?Sized + PartialEq<B>, B: ?Sized>(a: &A, b: &B) -> Vec<Value> {
+    vec![val(a), val(b)]
+}
+
+/// The operands of `a < b`, `a <= b`, `a > b` or `a >= b` (see [`eq_operands`]).
+#[inline(always)]
+pub fn ord_operands<A: ?Sized + PartialOrd<B>, B: ?Sized>(a: &A, b: &B) -> Vec<Value> {
+    vec![val(a), val(b)]
 }
 
 /// A component instance: returns the value the program goes on with (replaced or overridden

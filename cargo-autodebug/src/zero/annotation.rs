@@ -18,6 +18,21 @@ pub const ATTRIBUTE: &str = "#[::autodebug_runtime::autodebug]";
 /// instead of one process per plan.
 pub const TEST_ATTRIBUTE: &str = "#[::autodebug_runtime::autodebug_test]";
 
+/// [`ATTRIBUTE`] and [`TEST_ATTRIBUTE`] as an edition-2015 crate writes them: there a path
+/// that starts with `::` starts at the crate root, which declares no such crate; the
+/// dependency's name alone finds it in the extern prelude.
+const ATTRIBUTES_2015: [(&str, &str); 2] = [
+    (ATTRIBUTE, "#[autodebug_runtime::autodebug]"),
+    (TEST_ATTRIBUTE, "#[autodebug_runtime::autodebug_test]"),
+];
+
+/// Whether `text` (cut out of a copy) holds one of the attributes this module inserts.
+pub fn holds_attribute(text: &str) -> bool {
+    ATTRIBUTES_2015
+        .iter()
+        .any(|(ours, ours_2015)| text.contains(ours) || text.contains(ours_2015))
+}
+
 /// Names of the tool's own attributes: an item carrying one (from this tool, or an
 /// attribute of another crate with the same name, which the macro would take for its own)
 /// is left alone.
@@ -96,6 +111,17 @@ pub struct FilePlan {
     /// `thread_local!`, `lazy_static!`, a call setting the working directory, an
     /// environment variable or the panic hook), as `` `NAME` at line N ``.
     pub keeps_state: Option<String>,
+}
+
+impl FilePlan {
+    /// Makes the plan that of a file of an edition-2015 crate (see [`ATTRIBUTES_2015`]).
+    pub fn for_edition_2015(&mut self) {
+        for insertion in &mut self.insertions {
+            for (ours, ours_2015) in ATTRIBUTES_2015 {
+                insertion.text = insertion.text.replace(ours, ours_2015);
+            }
+        }
+    }
 }
 
 /// What a plan puts attributes on.
@@ -1034,6 +1060,41 @@ make!();
                 decl(&[], "type", None),
             ]
         );
+    }
+
+    #[test]
+    fn edition_2015_attributes_name_the_runtime_from_the_extern_prelude() {
+        fn plan_2015(text: &str) -> syn::Result<FilePlan> {
+            let mut plan = plan(text)?;
+            plan.for_edition_2015();
+            Ok(plan)
+        }
+        fn plan_tests_2015(text: &str) -> syn::Result<FilePlan> {
+            let mut plan = plan_tests(text)?;
+            plan.for_edition_2015();
+            Ok(plan)
+        }
+        let text = "fn f() -> u8 { 1 }\nstruct S; impl S { fn g(&self) {} }\n\
+                    #[test] fn t() { assert_eq!(f(), 1); }\n";
+        let (copy, functions) = annotate_with(text, plan_2015);
+        assert_eq!(functions.insertions.len(), 2);
+        assert_eq!(
+            copy.matches("#[autodebug_runtime::autodebug]").count(),
+            2,
+            "{copy}"
+        );
+        assert!(!copy.contains("::autodebug_runtime"), "{copy}");
+        let (copy, tests) = annotate_with(text, plan_tests_2015);
+        assert_eq!(tests.insertions.len(), 1);
+        assert!(
+            copy.contains(" #[autodebug_runtime::autodebug_test]\n#[test] fn t"),
+            "{copy}"
+        );
+        for insertion in functions.insertions.iter().chain(&tests.insertions) {
+            assert!(holds_attribute(&insertion.text), "{insertion:?}");
+        }
+        assert!(holds_attribute(ATTRIBUTE) && holds_attribute(TEST_ATTRIBUTE));
+        assert!(!holds_attribute("#[autodebug]"));
     }
 
     #[test]

@@ -170,9 +170,7 @@ fn cut(text: &str, ranges: &[(usize, usize)]) -> Option<String> {
     let mut at = 0;
     for &(start, length) in ranges {
         let removed = text.get(start..start + length)?;
-        let attribute = removed.contains(super::annotation::ATTRIBUTE)
-            || removed.contains(super::annotation::TEST_ATTRIBUTE);
-        if !attribute || start < at {
+        if !super::annotation::holds_attribute(removed) || start < at {
             return None;
         }
         out.push_str(&text[at..start]);

@@ -74,6 +74,7 @@ impl Zero {
         // The selected packages, and the workspace members their code calls into.
         let reached = workspace.member_dependencies();
         let mut roots = Vec::new();
+        let mut roots_2015 = Vec::new();
         let mut annotated_packages = Vec::new();
         for package in workspace
             .packages
@@ -86,13 +87,13 @@ impl Zero {
                     "{}: a procedural-macro crate runs inside the compiler; not instrumented",
                     package.name
                 ));
-            } else if package.edition_2015 {
-                console.warn(&format!(
-                    "{}: edition 2015 is not supported by zero-annotation mode; not instrumented",
-                    package.name
-                ));
             } else {
-                roots.extend(package.code_roots.iter().cloned());
+                let into = if package.edition_2015 {
+                    &mut roots_2015
+                } else {
+                    &mut roots
+                };
+                into.extend(package.code_roots.iter().cloned());
                 annotated_packages.push(package);
             }
         }
@@ -103,6 +104,11 @@ impl Zero {
         let mut functions = 0;
         if !annotated_packages.is_empty() {
             let mut tree = ModuleTree::walk(&roots, &workspace.root);
+            if !roots_2015.is_empty() {
+                let mut tree_2015 = ModuleTree::walk(&roots_2015, &workspace.root);
+                tree_2015.for_edition_2015();
+                tree.merge(tree_2015);
+            }
             // What the configuration excludes is not instrumented.
             for file in &mut tree.files {
                 let path = relative_path(&file.path, &workspace.root).unwrap_or_default();
@@ -141,11 +147,13 @@ impl Zero {
         }
         // The selected packages' plain tests get the test attribute: one process can then
         // run a test under many plans (switching, repair) instead of one process per plan.
-        let eligible = |p: &&SelectedPackage| !p.proc_macro && !p.edition_2015;
         let mut trees: Vec<(&SelectedPackage, ModuleTree)> = Vec::new();
-        for package in workspace.packages.iter().filter(eligible) {
+        for package in workspace.packages.iter().filter(|p| !p.proc_macro) {
             let mut tree =
                 ModuleTree::walk_with(&package.test_roots, &workspace.root, annotation::plan_tests);
+            if package.edition_2015 {
+                tree.for_edition_2015();
+            }
             for file in &mut tree.files {
                 let path = relative_path(&file.path, &workspace.root).unwrap_or_default();
                 if exclude.excludes_path(&path) {

@@ -34,6 +34,24 @@ impl ModuleTree {
         ModuleTree::walk_with(roots, within, annotation::plan)
     }
 
+    /// Makes every plan that of a file of an edition-2015 crate.
+    pub fn for_edition_2015(&mut self) {
+        for file in &mut self.files {
+            file.plan.for_edition_2015();
+        }
+    }
+
+    /// Adds the files of `other` that this tree does not hold (a file of crates of both
+    /// editions keeps the form of either, which both read).
+    pub fn merge(&mut self, other: ModuleTree) {
+        for file in other.files {
+            if self.files.iter().all(|f| f.path != file.path) {
+                self.files.push(file);
+            }
+        }
+        self.unreadable.extend(other.unreadable);
+    }
+
     /// [`ModuleTree::walk`] with another planner: the modules followed are those the
     /// planner's plans declare.
     pub fn walk_with(
