@@ -1,8 +1,14 @@
 //! The syntactic candidate source: small edits of a site's own code, simplest first —
 //! relational operator swaps (`<` ↔ `<=` first), `&&` ↔ `||`, integer literals ±1, a loop
-//! bound ±1, and a variable swapped for another of the same type in scope. Each edit changes a few bytes
-//! inside the site's text and keeps the rest as written. Template synthesis with a solver
-//! supersedes it; it stays as the source that needs nothing but the code.
+//! bound ±1, a variable swapped for another of the same type in scope, the operands of a
+//! non-commutative operator exchanged (`j % i` → `i % j`), an arithmetic operation reduced
+//! to one of its operands (`x * -1` → `x`), two neighbouring elements of an argument list,
+//! tuple, array or `vec!` exchanged, and a method for its counterpart (`min` ↔ `max`,
+//! `floor` ↔ `ceil`, `starts_with` ↔ `ends_with`, …), inside closures too (but for the
+//! variable swaps: a closure has names of its own). Each edit changes a few bytes inside
+//! the site's text and keeps the rest as written. Template synthesis with a solver
+//! supersedes it where its model reaches; this is the source that needs nothing but the
+//! code.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ops::Range;
@@ -47,6 +53,65 @@ struct Parts {
     integers: Vec<(Range<usize>, u128, String)>,
     /// Single-name paths: byte range and name.
     names: Vec<(Range<usize>, String)>,
+    /// Arithmetic operations: the byte ranges of the whole, its left and its right operand,
+    /// and whether the operator is commutative.
+    operations: Vec<(Range<usize>, Range<usize>, Range<usize>, bool)>,
+    /// Lists of expressions (call arguments, tuple and array elements, a `vec!`'s
+    /// elements): each element's byte range.
+    lists: Vec<Vec<Range<usize>>>,
+    /// Methods called (`x.min(y)`) and functions called by a path (`max(a, b)`,
+    /// `cmp::max(a, b)`): the byte range of the name and the name.
+    methods: Vec<(Range<usize>, String)>,
+    /// Parenthesized expressions: the byte ranges of the whole and of what is inside.
+    parens: Vec<(Range<usize>, Range<usize>)>,
+    /// How many closures the walk is inside: their parameters are not in the site's scope,
+    /// so names there are not swapped (operators, literals and calls are edited).
+    closures: usize,
+}
+
+/// Methods and functions with a counterpart a slip of the mind exchanges: each group's
+/// names take the same arguments, and a call of one is an edit of a call of another.
+const COUNTERPARTS: &[&[&str]] = &[
+    &["min", "max"],
+    &["min_by", "max_by"],
+    &["min_by_key", "max_by_key"],
+    &["floor", "ceil", "round", "trunc"],
+    &["to_uppercase", "to_lowercase"],
+    &["to_ascii_uppercase", "to_ascii_lowercase"],
+    &["is_uppercase", "is_lowercase"],
+    &["is_ascii_uppercase", "is_ascii_lowercase"],
+    &["starts_with", "ends_with"],
+    &["strip_prefix", "strip_suffix"],
+    &["trim_start", "trim_end", "trim"],
+    &["first", "last"],
+    &["is_some", "is_none"],
+    &["is_ok", "is_err"],
+    &["any", "all"],
+    &["find", "rfind"],
+    &["position", "rposition"],
+    &["is_alphabetic", "is_numeric"],
+    &["is_ascii_alphabetic", "is_ascii_digit"],
+    &["saturating_sub", "saturating_add"],
+    &["wrapping_sub", "wrapping_add"],
+    &["checked_sub", "checked_add"],
+];
+
+/// The names a call of `name` may be edited to.
+fn counterparts(name: &str) -> impl Iterator<Item = &'static str> + '_ {
+    COUNTERPARTS
+        .iter()
+        .filter(move |group| group.contains(&name))
+        .flat_map(|group| group.iter().copied())
+        .filter(move |other| *other != name)
+}
+
+impl Parts {
+    fn list<'a>(&mut self, elements: impl Iterator<Item = &'a syn::Expr>) {
+        let ranges: Vec<Range<usize>> = elements.map(|e| e.span().byte_range()).collect();
+        if ranges.len() >= 2 {
+            self.lists.push(ranges);
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for Parts {
@@ -73,6 +138,12 @@ impl<'ast> Visit<'ast> for Parts {
         };
         if let Some(op) = arithmetic {
             self.arithmetic.push((e.op.span().byte_range(), op));
+            self.operations.push((
+                e.span().byte_range(),
+                e.left.span().byte_range(),
+                e.right.span().byte_range(),
+                matches!(op, BinOp::Add | BinOp::Mul),
+            ));
         }
         let logical = match e.op {
             syn::BinOp::And(_) => Some(BinOp::And),
@@ -111,15 +182,68 @@ impl<'ast> Visit<'ast> for Parts {
 
     fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
         if p.qself.is_none()
+            && self.closures == 0
             && let Some(ident) = p.path.get_ident()
         {
             self.names.push((p.span().byte_range(), ident.to_string()));
         }
     }
 
-    // Closures and macros have their own scopes and tokens: not edited.
-    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-    fn visit_macro(&mut self, _: &'ast syn::Macro) {}
+    fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
+        self.list(e.args.iter());
+        if let syn::Expr::Path(p) = &*e.func
+            && let Some(last) = p.path.segments.last()
+            && p.qself.is_none()
+        {
+            self.methods
+                .push((last.ident.span().byte_range(), last.ident.to_string()));
+        }
+        visit::visit_expr_call(self, e);
+    }
+
+    fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
+        self.list(e.args.iter());
+        self.methods
+            .push((e.method.span().byte_range(), e.method.to_string()));
+        visit::visit_expr_method_call(self, e);
+    }
+
+    fn visit_expr_paren(&mut self, e: &'ast syn::ExprParen) {
+        self.parens
+            .push((e.span().byte_range(), e.expr.span().byte_range()));
+        visit::visit_expr_paren(self, e);
+    }
+
+    fn visit_expr_tuple(&mut self, e: &'ast syn::ExprTuple) {
+        self.list(e.elems.iter());
+        visit::visit_expr_tuple(self, e);
+    }
+
+    fn visit_expr_array(&mut self, e: &'ast syn::ExprArray) {
+        self.list(e.elems.iter());
+        visit::visit_expr_array(self, e);
+    }
+
+    fn visit_expr_closure(&mut self, e: &'ast syn::ExprClosure) {
+        self.closures += 1;
+        visit::visit_expr_closure(self, e);
+        self.closures -= 1;
+    }
+
+    // Macros have their own tokens: only `vec![a, b, …]`, whose elements are expressions,
+    // is edited inside.
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if !mac.path.is_ident("vec") {
+            return;
+        }
+        let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        if let Ok(elements) = mac.parse_body_with(parser) {
+            self.list(elements.iter());
+            for element in &elements {
+                self.visit_expr(element);
+            }
+        }
+    }
 }
 
 /// Whether `e`, an operand of `&&`/`||`, is a boolean a `!` may be put before (a name, a
@@ -397,6 +521,75 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
             }
         }
     }
+    for (whole, left, right, commutative) in &parts.operations {
+        let (l, r) = (&original[left.clone()], &original[right.clone()]);
+        let mut edits = vec![
+            (l.to_string(), "drop-operand"),
+            (r.to_string(), "drop-operand"),
+        ];
+        if !commutative {
+            let between = &original[left.end..right.start];
+            edits.push((format!("{r}{between}{l}"), "operand-swap"));
+        }
+        for (with, template) in edits {
+            // An operand that needs no parentheses replaces those around the operation:
+            // `(w % 10) * -1` loses `% 10` as `w * -1`, not `(w) * -1`.
+            let atomic = matches!(
+                syn::parse_str::<syn::Expr>(&with),
+                Ok(syn::Expr::Path(_)
+                    | syn::Expr::Lit(_)
+                    | syn::Expr::Call(_)
+                    | syn::Expr::MethodCall(_)
+                    | syn::Expr::Field(_)
+                    | syn::Expr::Index(_)
+                    | syn::Expr::Paren(_))
+            );
+            let place = parts
+                .parens
+                .iter()
+                .find(|(_, inner)| inner == whole)
+                .filter(|_| atomic && template == "drop-operand")
+                .map_or(whole, |(outer, _)| outer);
+            let rust = splice(original, place, &with);
+            out.push(Mutation {
+                expr: lowered(&rust),
+                rust,
+                template,
+                cost: 2,
+            });
+        }
+    }
+    for list in &parts.lists {
+        for pair in list.windows(2) {
+            let (a, b) = (&original[pair[0].clone()], &original[pair[1].clone()]);
+            if a == b {
+                continue;
+            }
+            let rust = format!(
+                "{}{b}{}{a}{}",
+                &original[..pair[0].start],
+                &original[pair[0].end..pair[1].start],
+                &original[pair[1].end..]
+            );
+            out.push(Mutation {
+                expr: lowered(&rust),
+                rust,
+                template: "element-swap",
+                cost: 2,
+            });
+        }
+    }
+    for (range, name) in &parts.methods {
+        for other in counterparts(name) {
+            let rust = splice(original, range, other);
+            out.push(Mutation {
+                expr: lowered(&rust),
+                rust,
+                template: "counterpart-method",
+                cost: 2,
+            });
+        }
+    }
     // Simplest first; the first of equal texts (after whitespace) stays.
     out.sort_by_key(|m| m.cost);
     let mut seen = BTreeSet::new();
@@ -624,6 +817,68 @@ mod tests {
                 .map(|(t, _)| t)
                 .collect::<Vec<_>>(),
             ["!a || b", "a || !b", "!(a || b)", "a", "b"]
+        );
+    }
+
+    #[test]
+    fn operands_elements_and_counterpart_methods() {
+        let of = |code: &str, template: &str| -> Vec<String> {
+            texts(code, SiteKind::Let, &Types::default())
+                .into_iter()
+                .filter(|(_, t)| *t == template)
+                .map(|(rust, _)| rust)
+                .collect()
+        };
+        // Non-commutative operands exchange; every operation may lose an operand.
+        assert_eq!(of("j % i == 0", "operand-swap"), ["i % j == 0"]);
+        assert!(of("a + b", "operand-swap").is_empty());
+        assert_eq!(
+            of("(w % 10) * -1", "drop-operand"),
+            ["(w % 10)", "-1", "w * -1", "10 * -1"]
+        );
+        // Neighbouring elements of calls, tuples, arrays and `vec!` exchange.
+        assert_eq!(
+            of("vec![j as i32, i as i32]", "element-swap"),
+            ["vec![i as i32, j as i32]"]
+        );
+        assert_eq!(
+            of("f(a, b, c)", "element-swap"),
+            ["f(b, a, c)", "f(a, c, b)"]
+        );
+        assert_eq!(of("(x, y)", "element-swap"), ["(y, x)"]);
+        assert!(of("g(a, a)", "element-swap").is_empty());
+        // A method or a function for its counterpart.
+        assert_eq!(
+            of("v.iter().max().unwrap()", "counterpart-method"),
+            ["v.iter().min().unwrap()"]
+        );
+        assert_eq!(
+            of("x.ceil() as i32", "counterpart-method"),
+            ["x.floor() as i32", "x.round() as i32", "x.trunc() as i32"]
+        );
+        assert_eq!(
+            of("cmp::max(a, b)", "counterpart-method"),
+            ["cmp::min(a, b)"]
+        );
+        // Inside a closure operators are edited, its names are not swapped.
+        let types = Types {
+            vars: [("m", "i32"), ("k", "i32")]
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .into(),
+            ..Types::default()
+        };
+        let closure = texts("v.iter().map(|x| x + m).sum()", SiteKind::Let, &types);
+        assert!(
+            closure
+                .iter()
+                .any(|(rust, _)| rust == "v.iter().map(|x| x - m).sum()")
+        );
+        assert!(!closure.iter().any(|(rust, _)| rust.contains("+ k")));
+        // Inside `vec!` the elements are edited like any expression.
+        assert!(
+            texts("vec![n - 1]", SiteKind::Let, &Types::default())
+                .iter()
+                .any(|(rust, t)| rust == "vec![n + 1]" && *t == "arithmetic-operator")
         );
     }
 }
