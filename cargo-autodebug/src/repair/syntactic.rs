@@ -53,9 +53,8 @@ struct Parts {
     integers: Vec<(Range<usize>, u128, String)>,
     /// Single-name paths: byte range and name.
     names: Vec<(Range<usize>, String)>,
-    /// Arithmetic operations: the byte ranges of the whole, its left and its right operand,
-    /// and whether the operator is commutative.
-    operations: Vec<(Range<usize>, Range<usize>, Range<usize>, bool)>,
+    /// Arithmetic operations.
+    operations: Vec<Operation>,
     /// Lists of expressions (call arguments, tuple and array elements, a `vec!`'s
     /// elements): each element's byte range.
     lists: Vec<Vec<Range<usize>>>,
@@ -67,6 +66,15 @@ struct Parts {
     /// How many closures the walk is inside: their parameters are not in the site's scope,
     /// so names there are not swapped (operators, literals and calls are edited).
     closures: usize,
+}
+
+/// An arithmetic operation: the byte ranges of the whole, its left and its right operand,
+/// and whether the operator is commutative.
+struct Operation {
+    whole: Range<usize>,
+    left: Range<usize>,
+    right: Range<usize>,
+    commutative: bool,
 }
 
 /// Methods and functions with a counterpart a slip of the mind exchanges: each group's
@@ -138,12 +146,12 @@ impl<'ast> Visit<'ast> for Parts {
         };
         if let Some(op) = arithmetic {
             self.arithmetic.push((e.op.span().byte_range(), op));
-            self.operations.push((
-                e.span().byte_range(),
-                e.left.span().byte_range(),
-                e.right.span().byte_range(),
-                matches!(op, BinOp::Add | BinOp::Mul),
-            ));
+            self.operations.push(Operation {
+                whole: e.span().byte_range(),
+                left: e.left.span().byte_range(),
+                right: e.right.span().byte_range(),
+                commutative: matches!(op, BinOp::Add | BinOp::Mul),
+            });
         }
         let logical = match e.op {
             syn::BinOp::And(_) => Some(BinOp::And),
@@ -521,7 +529,13 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
             }
         }
     }
-    for (whole, left, right, commutative) in &parts.operations {
+    for Operation {
+        whole,
+        left,
+        right,
+        commutative,
+    } in &parts.operations
+    {
         let (l, r) = (&original[left.clone()], &original[right.clone()]);
         let mut edits = vec![
             (l.to_string(), "drop-operand"),
