@@ -147,6 +147,11 @@ pub(crate) fn variants(
     if root.ty == Type::Bool {
         let negated = match &root.kind {
             ExprKind::Unary(UnOp::Not, inner) => (**inner).clone(),
+            // A person writes `false`, not `!true`.
+            ExprKind::Lit(Lit::Bool(b)) => Expr {
+                kind: ExprKind::Lit(Lit::Bool(!b)),
+                ty: Type::Bool,
+            },
             _ => Expr {
                 kind: ExprKind::Unary(UnOp::Not, Box::new(root.clone())),
                 ty: Type::Bool,

@@ -63,6 +63,11 @@ struct Parts {
     methods: Vec<(Range<usize>, String)>,
     /// Parenthesized expressions: the byte ranges of the whole and of what is inside.
     parens: Vec<(Range<usize>, Range<usize>)>,
+    /// `true` and `false`: byte range and value.
+    booleans: Vec<(Range<usize>, bool)>,
+    /// Integer literals that are a factor of `*` or the divisor of `/`: their byte ranges
+    /// (set to 1, the operation is written without them).
+    factors: Vec<Range<usize>>,
     /// How many closures the walk is inside: their parameters are not in the site's scope,
     /// so names there are not swapped (operators, literals and calls are edited).
     closures: usize,
@@ -145,6 +150,14 @@ impl<'ast> Visit<'ast> for Parts {
             _ => None,
         };
         if let Some(op) = arithmetic {
+            let literal =
+                |e: &syn::Expr| matches!(e, syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_)));
+            if op == BinOp::Mul && literal(&e.left) {
+                self.factors.push(e.left.span().byte_range());
+            }
+            if matches!(op, BinOp::Mul | BinOp::Div) && literal(&e.right) {
+                self.factors.push(e.right.span().byte_range());
+            }
             self.arithmetic.push((e.op.span().byte_range(), op));
             self.operations.push(Operation {
                 whole: e.span().byte_range(),
@@ -179,6 +192,10 @@ impl<'ast> Visit<'ast> for Parts {
             self.negations.push(not.span().byte_range());
         }
         visit::visit_expr_unary(self, e);
+    }
+
+    fn visit_lit_bool(&mut self, lit: &'ast syn::LitBool) {
+        self.booleans.push((lit.span().byte_range(), lit.value));
     }
 
     fn visit_lit_int(&mut self, lit: &'ast syn::LitInt) {
@@ -487,8 +504,21 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
             });
         }
     }
+    for (range, value) in &parts.booleans {
+        let rust = splice(original, range, if *value { "false" } else { "true" });
+        out.push(Mutation {
+            expr: lowered(&rust),
+            rust,
+            template: "constant",
+            cost: 1,
+        });
+    }
     for (range, v, suffix) in &parts.integers {
         for next in [v.checked_add(1), v.checked_sub(1)].into_iter().flatten() {
+            // `1 * e` and `e / 1` are written `e`: the operand dropped (`drop-operand`).
+            if next == 1 && parts.factors.contains(range) {
+                continue;
+            }
             let literal = format!("{next}{suffix}");
             let rust = splice(original, range, &literal);
             // `e - 0` and `e + 0` are written `e`.
@@ -874,6 +904,10 @@ mod tests {
             of("cmp::max(a, b)", "counterpart-method"),
             ["cmp::min(a, b)"]
         );
+        // `2 * s` becomes `s` by dropping the factor, not `1 * s`; a boolean its opposite.
+        assert!(!of("2 * s * p", "constant±1").contains(&"1 * s * p".to_string()));
+        assert!(of("2 * s * p", "drop-operand").contains(&"s * p".to_string()));
+        assert_eq!(of("true", "constant"), ["false"]);
         // Inside a closure operators are edited, its names are not swapped.
         let types = Types {
             vars: [("m", "i32"), ("k", "i32")]
