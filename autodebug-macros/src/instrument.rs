@@ -399,7 +399,9 @@ impl Instrumenter {
         let over_range = match range_mut(&mut e.expr) {
             Some(range) => {
                 if let Some(start) = &mut range.start {
+                    let original = start.to_token_stream();
                     self.visit_expr_mut(start);
+                    self.wrap_component(start, &original, "Start");
                 }
                 if let Some(end) = &mut range.end {
                     let original = end.to_token_stream();
@@ -808,6 +810,7 @@ mod tests {
         assert_eq!(kinds(&f, "Compound"), ["v[i]", "1"]);
         assert_eq!(kinds(&f, "Assign"), ["acc - j as i32"]);
         assert_eq!(kinds(&f, "Bound"), ["n"]);
+        assert_eq!(kinds(&f, "Start"), ["0"]);
         assert_eq!(
             kinds(&f, "Loop"),
             ["while i < n && v[i] > 0", "for j in 0..n", "loop"]
@@ -976,11 +979,11 @@ mod tests {
             scopes[4]
         );
         assert_eq!(scopes[4 - 1], ["x", "y"], "let x");
-        let bound_and_loop: Vec<_> = scopes[5..7].to_vec();
+        let range_and_loop: Vec<_> = scopes[5..8].to_vec();
         assert_eq!(
-            bound_and_loop,
-            [vec!["y"], vec!["y", "i"]],
-            "for bound, let e"
+            range_and_loop,
+            [vec!["y"], vec!["y"], vec!["y", "i"]],
+            "for start, bound, let e"
         );
         assert_eq!(scopes.last().unwrap(), &["y", "last"]);
     }

@@ -63,6 +63,7 @@ fn trace_reports_sites_operands_and_scopes() {
     assert!(has_site("fn", "count_big", FN_LINE), "{text}");
     assert!(has_site("let", "0", FN_LINE + 1), "{text}");
     assert!(has_site("bound", "xs.len()", FN_LINE + 2), "{text}");
+    assert!(has_site("start", "0", FN_LINE + 2), "{text}");
     assert!(
         has_site("loop", "for i in 0..xs.len()", FN_LINE + 2),
         "{text}"
@@ -82,7 +83,8 @@ fn trace_reports_sites_operands_and_scopes() {
             .count()
     };
     assert_eq!(events("iteration"), 4, "{text}");
-    assert_eq!(events("component"), 1 + 1 + 2 + 1, "{text}");
+    // `let n`, the range's start and bound, two increments, the return.
+    assert_eq!(events("component"), 1 + 2 + 2 + 1, "{text}");
     // The operands of `xs[i] > limit` are reported with their values (9 > 4); the scope of
     // `n += 1` holds the shared slice, the scalar parameter, the counter and the loop
     // variable.

@@ -64,6 +64,8 @@ pub enum SiteKind {
     Loop,
     /// The end bound of a `for` loop over a range (`n` in `0..n`).
     Bound,
+    /// The start of a `for` loop's range (`1` in `1..n`).
+    Start,
     /// A `#[requires]` condition.
     Requires,
     /// An `#[ensures]` condition.
@@ -91,6 +93,7 @@ impl SiteKind {
                 | SiteKind::Return
                 | SiteKind::Arg
                 | SiteKind::Bound
+                | SiteKind::Start
         )
     }
 }

@@ -57,9 +57,10 @@ fn walk_items(
                 );
                 let mut sites = Vec::new();
                 site_calls(expanded, &mut sites);
-                // The model keeps a call made for its effect opaque: the arguments the
-                // macro reports there (`Arg` sites) are no components of it.
-                sites.retain(|(_, key)| key.0 != "Arg");
+                // The model keeps a call made for its effect opaque and reads a loop's
+                // start as written: the arguments the macro reports there (`Arg` sites)
+                // and the starts (`Start`) are no components of it.
+                sites.retain(|(_, key)| key.0 != "Arg" && key.0 != "Start");
                 for (function, key) in sites {
                     out.entry((module.clone(), function))
                         .or_default()

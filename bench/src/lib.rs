@@ -12,6 +12,7 @@ use std::path::PathBuf;
 pub mod brute_force;
 pub mod cargo_test;
 pub mod corpus;
+pub mod external;
 pub mod faults;
 pub mod generate;
 pub mod mutate;

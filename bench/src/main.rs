@@ -23,6 +23,35 @@ enum Command {
     Generate(GenerateArgs),
     /// Run cargo-autodebug on every faulty version and write results.{json,md}.
     Run(RunArgs),
+    /// The external track: run and score the HumanEvalFix-Rust dev half with the shared
+    /// scorer (`../shared/external/`).
+    External(ExternalArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct ExternalArgs {
+    /// The scorer [default: ../shared/external/hefix.py beside the checkout].
+    #[arg(long)]
+    scorer: Option<PathBuf>,
+    /// The tasks [default: hefix-dev.jsonl beside the scorer].
+    #[arg(long)]
+    tasks: Option<PathBuf>,
+    /// The cargo-autodebug binary [default: built with `$CARGO build --release -p
+    /// cargo-autodebug` into target/external-tool].
+    #[arg(long)]
+    tool: Option<PathBuf>,
+    /// Output directory (crates, reports, scores) [default: a new temp dir, kept].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Only these tasks (`7`, `rust_007`, `0-9`).
+    #[arg(long = "ids", value_name = "IDS")]
+    ids: Vec<String>,
+    /// Per-task time limit, seconds.
+    #[arg(long, default_value_t = 300.0)]
+    timeout: f64,
+    /// Replace the table between <!-- external-table --> markers in the root README.md.
+    #[arg(long)]
+    update_readme: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -74,6 +103,11 @@ struct RunArgs {
     /// Keep the temp copies of the faulty versions.
     #[arg(long)]
     keep: bool,
+    /// Fail (exit 1) when an overall figure falls below its floor in this JSON file
+    /// (`{"top5": 75, …}`, percentages and seconds named as in results.json's rows; keys
+    /// starting with `_` are comments).
+    #[arg(long, value_name = "FILE")]
+    floors: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -112,7 +146,61 @@ fn main() -> Result<()> {
     match cli.command {
         Command::Generate(args) => generate_cmd(args),
         Command::Run(args) => run_cmd(args),
+        Command::External(args) => external_cmd(args),
     }
+}
+
+fn external_cmd(args: ExternalArgs) -> Result<()> {
+    let root = repo_root();
+    let scorer = args
+        .scorer
+        .unwrap_or_else(|| root.join("../shared/external/hefix.py"));
+    let tasks = args
+        .tasks
+        .unwrap_or_else(|| scorer.with_file_name("hefix-dev.jsonl"));
+    let tool = match args.tool {
+        Some(tool) => tool,
+        None => {
+            // A directory of its own: a rebuild during the run cannot mix two tools.
+            let target = root.join("target/external-tool");
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let status = std::process::Command::new(cargo)
+                .args([
+                    "build",
+                    "--release",
+                    "-p",
+                    "cargo-autodebug",
+                    "--target-dir",
+                ])
+                .arg(&target)
+                .current_dir(&root)
+                .status()?;
+            anyhow::ensure!(status.success(), "building cargo-autodebug failed");
+            target.join("release/cargo-autodebug")
+        }
+    };
+    let out = match args.out {
+        Some(out) => out,
+        None => tempfile::Builder::new()
+            .prefix("autodebug-external-")
+            .tempdir()?
+            .keep(),
+    };
+    let tables = autodebug_bench::external::run(
+        &autodebug_bench::external::Options {
+            scorer,
+            tasks,
+            tool,
+            out: out.clone(),
+            ids: args.ids,
+            timeout: args.timeout,
+            update_readme: args.update_readme,
+        },
+        &root,
+    )?;
+    println!("{tables}");
+    eprintln!("Crates, reports and scores in {}", out.display());
+    Ok(())
 }
 
 fn generate_cmd(args: GenerateArgs) -> Result<()> {
@@ -197,6 +285,17 @@ fn run_cmd(args: RunArgs) -> Result<()> {
         command,
     };
     let results = runner::run(&opts)?;
+    if let (Some(floors), Some(overall)) = (&args.floors, results.rows.last()) {
+        let below = autodebug_bench::results::below_floors(overall, floors)?;
+        if !below.is_empty() {
+            anyhow::bail!(
+                "the benchmark fell below its floors ({}): {}",
+                floors.display(),
+                below.join("; ")
+            );
+        }
+        eprintln!("floors held ({})", floors.display());
+    }
     if let Some(overall) = results.rows.last() {
         eprintln!(
             "{} versions: detected {:.0}%, top-1 {:.0}%, top-5 {:.0}%, EXAM {:.3}; Ochiai top-1 {:.0}%, top-5 {:.0}%, EXAM {:.3}; median {:.1} s per version",

@@ -440,6 +440,34 @@ pub struct Row {
     pub median_wall_s: f64,
 }
 
+/// The figures of `row` below their floors in the JSON file `floors` (`{"top5": 75, …}`:
+/// a row's field name and the least it may be; keys starting with `_` are comments; a
+/// median time is a ceiling, the rest are floors), each as `top5 66.7 < 75`.
+pub fn below_floors(row: &Row, floors: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    use anyhow::Context;
+    let text = std::fs::read_to_string(floors)
+        .with_context(|| format!("cannot read the floors file {}", floors.display()))?;
+    let wanted: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text)
+        .with_context(|| format!("malformed floors file {}", floors.display()))?;
+    let figures = serde_json::to_value(row)?;
+    let mut below = Vec::new();
+    for (key, bound) in wanted.iter().filter(|(k, _)| !k.starts_with('_')) {
+        let bound = bound
+            .as_f64()
+            .with_context(|| format!("{}: `{key}` is not a number", floors.display()))?;
+        let value = figures
+            .get(key)
+            .and_then(serde_json::Value::as_f64)
+            .with_context(|| format!("{}: no figure `{key}` in a row", floors.display()))?;
+        let ceiling = key.ends_with("_s");
+        if (ceiling && value > bound) || (!ceiling && value < bound) {
+            let relation = if ceiling { ">" } else { "<" };
+            below.push(format!("{key} {value:.1} {relation} {bound}"));
+        }
+    }
+    Ok(below)
+}
+
 fn pct(rows: &[&VersionResult], f: impl Fn(&VersionResult) -> bool) -> f64 {
     if rows.is_empty() {
         return 0.0;
@@ -654,6 +682,32 @@ pub fn replace_block(readme: &str, begin: &str, end: &str, body: &str) -> Option
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn floors_fail_a_drop_and_ceilings_a_rise() {
+        let dir = tempfile::tempdir().unwrap();
+        let floors = dir.path().join("floors.json");
+        std::fs::write(
+            &floors,
+            r#"{"_why": "the quick run", "top5": 75, "detected": 100, "median_wall_s": 20}"#,
+        )
+        .unwrap();
+        let mut row = Row {
+            top5: 75.0,
+            detected: 100.0,
+            median_wall_s: 12.0,
+            ..Row::default()
+        };
+        assert!(below_floors(&row, &floors).unwrap().is_empty());
+        row.top5 = 66.7;
+        row.median_wall_s = 25.0;
+        assert_eq!(
+            below_floors(&row, &floors).unwrap(),
+            ["median_wall_s 25.0 > 20", "top5 66.7 < 75"]
+        );
+        std::fs::write(&floors, r#"{"top6": 1}"#).unwrap();
+        assert!(below_floors(&row, &floors).is_err());
+    }
+
     use super::*;
 
     fn v(id: &str, classes: &[FaultClass], rank: Option<f64>, wall: f64) -> VersionResult {

@@ -57,6 +57,9 @@ fn main() {
         }
         None => debug(&options, &console),
     };
+    // A Ctrl-C also kills the cargo or test the run was waiting on: the interrupt, not
+    // what it broke, says how the run ends.
+    zero::interrupt::wait_if_interrupted();
     let code = match result {
         Ok(code) => code,
         Err(failure) => {

@@ -491,6 +491,15 @@ impl<'ast> Visit<'ast> for Finder {
         visit::visit_stmt(self, stmt);
     }
 
+    fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+        if let Expr::Range(range) = &*e.expr
+            && let Some(start) = &range.start
+        {
+            self.add(start, SiteKind::Start);
+        }
+        visit::visit_expr_for_loop(self, e);
+    }
+
     fn visit_local_init(&mut self, init: &'ast syn::LocalInit) {
         self.add(&init.expr, SiteKind::Let);
         visit::visit_local_init(self, init);

@@ -533,8 +533,9 @@ impl<'p> Exec<'p> {
                 )));
             }
             // The arguments of a call statement belong to a call the model keeps opaque
-            // (its effect); leaving them over misses nothing the model has.
-            if pos.2 == SiteKind::Arg {
+            // (its effect), and the model reads a loop's start as written: leaving their
+            // events over misses nothing the model has.
+            if matches!(pos.2, SiteKind::Arg | SiteKind::Start) {
                 continue;
             }
             self.note(format!(

@@ -292,8 +292,13 @@ impl<'ast> Visit<'ast> for Collector {
     }
 
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
-        if let Some(end) = iterated_range(&e.expr).and_then(|r| r.end.as_deref()) {
-            self.mark(end, SiteKind::Bound);
+        if let Some(range) = iterated_range(&e.expr) {
+            if let Some(end) = range.end.as_deref() {
+                self.mark(end, SiteKind::Bound);
+            }
+            if let Some(start) = range.start.as_deref() {
+                self.mark(start, SiteKind::Start);
+            }
         }
         visit::visit_expr_for_loop(self, e);
     }
@@ -314,6 +319,7 @@ fn kind_name(kind: SiteKind) -> &'static str {
         SiteKind::Arg => "argument of a call statement",
         SiteKind::Loop => "loop",
         SiteKind::Bound => "loop bound",
+        SiteKind::Start => "loop start",
         SiteKind::Requires => "precondition",
         SiteKind::Ensures => "postcondition",
         SiteKind::Invariant => "invariant",

@@ -340,6 +340,15 @@ fn splice(text: &str, range: &Range<usize>, with: &str) -> String {
 /// trailing `± k` absorbs the change (`e - 1` becomes `e`, not `e - 1 + 1`).
 fn bound_text(text: &str, delta: i128) -> String {
     let parsed = syn::parse_str::<syn::Expr>(text);
+    // A literal is written anew: `1` becomes `2` or `0`.
+    if let Ok(syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(k),
+        ..
+    })) = &parsed
+        && let Ok(value) = k.base10_parse::<i128>()
+    {
+        return format!("{}{}", value + delta, k.suffix());
+    }
     if let Ok(syn::Expr::Binary(b)) = &parsed
         && let syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(k),
@@ -422,7 +431,7 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
             cost: 1,
         });
     }
-    if kind == SiteKind::Bound {
+    if matches!(kind, SiteKind::Bound | SiteKind::Start) {
         for delta in [1i128, -1] {
             let rust = bound_text(original, delta);
             // The runtime adds to what the written bound computed: the same value as the
@@ -439,7 +448,11 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
             });
             out.push(Mutation {
                 rust,
-                template: "loop-bound±1",
+                template: if kind == SiteKind::Start {
+                    "loop-start±1"
+                } else {
+                    "loop-bound±1"
+                },
                 cost: 1,
                 expr,
             });
@@ -904,6 +917,17 @@ mod tests {
             of("cmp::max(a, b)", "counterpart-method"),
             ["cmp::min(a, b)"]
         );
+        // A loop's start moves by one, a literal one written anew.
+        let start = |code: &str| -> Vec<String> {
+            texts(code, SiteKind::Start, &Types::default())
+                .into_iter()
+                .filter(|(_, t)| *t == "loop-start±1")
+                .map(|(rust, _)| rust)
+                .collect()
+        };
+        assert_eq!(start("i"), ["i + 1", "i - 1"]);
+        assert_eq!(start("1"), ["2", "0"]);
+        assert_eq!(start("0"), ["1", "-1"]);
         // `2 * s` becomes `s` by dropping the factor, not `1 * s`; a boolean its opposite.
         assert!(!of("2 * s * p", "constant±1").contains(&"1 * s * p".to_string()));
         assert!(of("2 * s * p", "drop-operand").contains(&"s * p".to_string()));

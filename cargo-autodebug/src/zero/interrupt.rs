@@ -16,6 +16,9 @@ const SIGNALS: [i32; 3] = [1, 2, 15];
 /// Write end of the pipe the handler writes to (-1 before installation).
 static PIPE: AtomicI32 = AtomicI32::new(-1);
 
+/// The signal received (0 before any).
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+
 /// Directories to remove on a signal.
 static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
@@ -56,11 +59,24 @@ unsafe extern "C" {
 
 /// The handler: one byte down the pipe (write(2) is async-signal-safe).
 extern "C" fn on_signal(signum: i32) {
+    RECEIVED.store(signum, Ordering::SeqCst);
     let fd = PIPE.load(Ordering::SeqCst);
     if fd >= 0 {
         let byte = signum as u8;
         // SAFETY: writes one byte from a local to a descriptor this module keeps open.
         unsafe { write(fd, &byte, 1) };
+    }
+}
+
+/// Blocks for good once the run was interrupted: the interrupt thread is removing the
+/// scratch copy and ends the process with the signal's code. What made the run stop (a
+/// build or a test killed by the same Ctrl-C) must not end it first with its own code and
+/// message.
+pub fn wait_if_interrupted() {
+    if RECEIVED.load(Ordering::SeqCst) != 0 {
+        loop {
+            std::thread::park();
+        }
     }
 }
 
