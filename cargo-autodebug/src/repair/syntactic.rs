@@ -410,26 +410,15 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
     let mut parts = Parts::default();
     parts.visit_expr(&expr);
     let mut out: Vec<Mutation> = Vec::new();
-    let lowered = |rust: &str| expression::lower(rust, types);
     for (range, op) in &parts.comparisons {
         for (to, cost) in swaps(*op) {
             let rust = splice(original, range, symbol(to));
-            out.push(Mutation {
-                expr: lowered(&rust),
-                rust,
-                template: "relational-operator",
-                cost,
-            });
+            out.push(mutation(rust, "relational-operator", cost, types));
         }
     }
     for (range, op) in &parts.logical {
         let rust = splice(original, range, if *op == BinOp::And { "||" } else { "&&" });
-        out.push(Mutation {
-            expr: lowered(&rust),
-            rust,
-            template: "logical-operator",
-            cost: 1,
-        });
+        out.push(mutation(rust, "logical-operator", 1, types));
     }
     if matches!(kind, SiteKind::Bound | SiteKind::Start) {
         for delta in [1i128, -1] {
@@ -461,22 +450,12 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
     for (range, op) in &parts.arithmetic {
         for (to, cost) in arithmetic_swaps(*op) {
             let rust = splice(original, range, symbol(to));
-            out.push(Mutation {
-                expr: lowered(&rust),
-                rust,
-                template: "arithmetic-operator",
-                cost,
-            });
+            out.push(mutation(rust, "arithmetic-operator", cost, types));
         }
     }
     for range in &parts.negations {
         let rust = splice(original, range, "");
-        out.push(Mutation {
-            expr: lowered(&rust),
-            rust,
-            template: "negation",
-            cost: 1,
-        });
+        out.push(mutation(rust, "negation", 1, types));
     }
     for (range, parens) in &parts.flags {
         let operand = &original[range.clone()];
@@ -486,12 +465,7 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
             format!("!{operand}")
         };
         let rust = splice(original, range, &negated);
-        out.push(Mutation {
-            expr: lowered(&rust),
-            rust,
-            template: "negation",
-            cost: 2,
-        });
+        out.push(mutation(rust, "negation", 2, types));
     }
     if kind.is_branch()
         && parts.negations.is_empty()
@@ -499,32 +473,17 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
     {
         // The whole condition negated (a comparison is negated by its operator swaps).
         let rust = format!("!({original})");
-        out.push(Mutation {
-            expr: lowered(&rust),
-            rust,
-            template: "negation",
-            cost: 2,
-        });
+        out.push(mutation(rust, "negation", 2, types));
     }
     for (whole, left, right) in &parts.clauses {
         for keep in [left, right] {
             let rust = splice(original, whole, &original[keep.clone()]);
-            out.push(Mutation {
-                expr: lowered(&rust),
-                rust,
-                template: "drop-clause",
-                cost: 2,
-            });
+            out.push(mutation(rust, "drop-clause", 2, types));
         }
     }
     for (range, value) in &parts.booleans {
         let rust = splice(original, range, if *value { "false" } else { "true" });
-        out.push(Mutation {
-            expr: lowered(&rust),
-            rust,
-            template: "constant",
-            cost: 1,
-        });
+        out.push(mutation(rust, "constant", 1, types));
     }
     for (range, v, suffix) in &parts.integers {
         for next in [v.checked_add(1), v.checked_sub(1)].into_iter().flatten() {
@@ -548,12 +507,7 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
                 }
                 _ => rust,
             };
-            out.push(Mutation {
-                expr: lowered(&rust),
-                rust,
-                template: "constant±1",
-                cost: 1,
-            });
+            out.push(mutation(rust, "constant±1", 1, types));
         }
     }
     for (range, name) in &parts.names {
@@ -563,12 +517,7 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
         for (other, other_ty) in &types.vars {
             if other != name && other_ty == ty {
                 let rust = splice(original, range, other);
-                out.push(Mutation {
-                    expr: lowered(&rust),
-                    rust,
-                    template: "variable",
-                    cost: 2,
-                });
+                out.push(mutation(rust, "variable", 2, types));
             }
         }
     }
@@ -608,12 +557,7 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
                 .filter(|_| atomic && template == "drop-operand")
                 .map_or(whole, |(outer, _)| outer);
             let rust = splice(original, place, &with);
-            out.push(Mutation {
-                expr: lowered(&rust),
-                rust,
-                template,
-                cost: 2,
-            });
+            out.push(mutation(rust, template, 2, types));
         }
     }
     for list in &parts.lists {
@@ -628,23 +572,13 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
                 &original[pair[0].end..pair[1].start],
                 &original[pair[1].end..]
             );
-            out.push(Mutation {
-                expr: lowered(&rust),
-                rust,
-                template: "element-swap",
-                cost: 2,
-            });
+            out.push(mutation(rust, "element-swap", 2, types));
         }
     }
     for (range, name) in &parts.methods {
         for other in counterparts(name) {
             let rust = splice(original, range, other);
-            out.push(Mutation {
-                expr: lowered(&rust),
-                rust,
-                template: "counterpart-method",
-                cost: 2,
-            });
+            out.push(mutation(rust, "counterpart-method", 2, types));
         }
     }
     // Simplest first; the first of equal texts (after whitespace) stays.
@@ -656,6 +590,16 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
         text != written && seen.insert(text)
     });
     out
+}
+
+/// An edit whose new code is `rust`, evaluated by the runtime when it can be.
+fn mutation(rust: String, template: &'static str, cost: u32, types: &Types) -> Mutation {
+    Mutation {
+        expr: expression::lower(&rust, types),
+        rust,
+        template,
+        cost,
+    }
 }
 
 fn is_comparison_op(op: &syn::BinOp) -> bool {
