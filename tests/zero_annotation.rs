@@ -646,3 +646,65 @@ fn an_interrupted_run_removes_its_scratch_copy() {
     );
     assert!(snapshot(dir.path()) == before, "the user's tree changed");
 }
+
+/// The pids of processes whose command line has `words` in a row.
+fn processes_with(words: &[&str]) -> Vec<u32> {
+    let wanted = words.join("\0");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&wanted))
+        })
+        .collect()
+}
+
+#[test]
+fn an_interrupted_run_stops_its_tests() {
+    let _serial = serial();
+    let dir = common::copy_crate(&fixture("plain-ring"));
+    // A test that is still running when the run is interrupted. Tests run in process
+    // groups of their own, which a terminal's Ctrl-C does not reach.
+    let name = format!("still_running_{}", std::process::id());
+    let test = dir.path().join("tests/ring.rs");
+    let mut text = std::fs::read_to_string(&test).unwrap();
+    text.push_str(&format!(
+        "\n#[test]\nfn {name}() {{\n    std::thread::sleep(std::time::Duration::from_secs(120));\n}}\n"
+    ));
+    std::fs::write(&test, text).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-autodebug"))
+        .arg("autodebug")
+        .arg("--target-dir")
+        .arg(common::shared_target_dir())
+        .current_dir(dir.path())
+        .env_remove("AUTODEBUG_INSTRUMENT")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while processes_with(&["--exact", &name]).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "the test never started"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let start = Instant::now();
+    while !processes_with(&["--exact", &name]).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the test kept running after the run stopped"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

@@ -191,6 +191,7 @@ pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
     let mut child = command
         .spawn()
         .with_context(|| format!("could not run {}", test.binary.display()))?;
+    let _group = crate::zero::interrupt::Group::register(child.id());
     let stdout = read_in_background(child.stdout.take());
     let stderr = read_in_background(child.stderr.take());
     let status = wait_with_timeout(&mut child, config.timeout)?;

@@ -1,8 +1,10 @@
-//! Removing the scratch copy when the run is interrupted (Ctrl-C, `kill`, a closed
-//! terminal). A signal handler may do almost nothing, so it writes the signal's number to
-//! a pipe; a thread waiting on the pipe removes the registered directories and ends the
-//! process with the shell's code for that signal (128 + its number). `kill -9` cannot be
-//! caught: the next run clears what it left.
+//! Removing the scratch copy and stopping the tests when the run is interrupted (Ctrl-C,
+//! `kill`, a closed terminal). A signal handler may do almost nothing, so it writes the
+//! signal's number to a pipe; a thread waiting on the pipe kills the process groups of the
+//! tests still running (each test runs in a group of its own, which a Ctrl-C at the
+//! terminal does not reach), removes the registered directories and ends the process with
+//! the shell's code for that signal (128 + its number). `kill -9` cannot be caught: the next
+//! run clears what it left.
 
 use std::io::Read;
 use std::os::fd::AsRawFd;
@@ -21,6 +23,9 @@ static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
 /// Directories to remove on a signal.
 static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Process groups (of running tests) to kill on a signal.
+static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// Whether the handler was installed (once per process).
 static INSTALLED: OnceLock<bool> = OnceLock::new();
@@ -52,7 +57,33 @@ impl Drop for Cleanup {
     }
 }
 
+/// A running test's process group (its leader's pid), killed if the run is interrupted
+/// while this guard lives.
+pub struct Group {
+    pgid: i32,
+}
+
+impl Group {
+    /// Registers the group led by `pid` (installing the handler on first use).
+    pub fn register(pid: u32) -> Group {
+        INSTALLED.get_or_init(install);
+        let pgid = pid as i32;
+        GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(pgid);
+        Group { pgid }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = groups.iter().position(|g| *g == self.pgid) {
+            groups.remove(at);
+        }
+    }
+}
+
 unsafe extern "C" {
+    fn kill(pid: i32, sig: i32) -> i32;
     fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
     fn write(fd: i32, buf: *const u8, count: usize) -> isize;
 }
@@ -92,6 +123,10 @@ fn install() -> bool {
         .spawn(move || {
             let mut byte = [0u8; 1];
             if reader.read_exact(&mut byte).is_ok() {
+                for pgid in GROUPS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                    // SAFETY: signals a process group this run started (SIGKILL, 9).
+                    unsafe { kill(-pgid, 9) };
+                }
                 let paths = REGISTERED.lock().unwrap_or_else(|e| e.into_inner()).clone();
                 for path in paths {
                     let _ = std::fs::remove_dir_all(&path);
