@@ -140,7 +140,8 @@ pub struct Options {
     #[arg(long)]
     pub no_fix: bool,
 
-    /// Top suspects a fix is searched for (critical predicates are searched as well).
+    /// Top suspects a fix is searched for (critical predicates, and up to as many suspects
+    /// again that tie with the last, are searched as well).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub fix_suspects: usize,
 

@@ -166,7 +166,8 @@ fn units_of(
 }
 
 /// The failing call and the accepted calls of a failing test whose oracle names its failing
-/// call in a complete trace.
+/// call, in a trace of events not cut at the event cap (a trace that ends in a crash still
+/// holds what the calls ran up to it).
 fn failing_calls(
     traces: &[crate::trace::RecordedTrace],
     oracles: &[crate::oracle::Oracle],
