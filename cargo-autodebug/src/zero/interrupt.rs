@@ -39,21 +39,14 @@ impl Cleanup {
     /// Registers `path` (installing the handler on first use). When the handler cannot be
     /// installed, the directory is still removed by the next run.
     pub fn register(path: PathBuf) -> Cleanup {
-        INSTALLED.get_or_init(install);
-        REGISTERED
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(path.clone());
+        add(&REGISTERED, path.clone());
         Cleanup { path }
     }
 }
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
-        let mut registered = REGISTERED.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(at) = registered.iter().position(|p| *p == self.path) {
-            registered.remove(at);
-        }
+        remove(&REGISTERED, &self.path);
     }
 }
 
@@ -66,19 +59,29 @@ pub struct Group {
 impl Group {
     /// Registers the group led by `pid` (installing the handler on first use).
     pub fn register(pid: u32) -> Group {
-        INSTALLED.get_or_init(install);
         let pgid = pid as i32;
-        GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(pgid);
+        add(&GROUPS, pgid);
         Group { pgid }
     }
 }
 
 impl Drop for Group {
     fn drop(&mut self) {
-        let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(at) = groups.iter().position(|g| *g == self.pgid) {
-            groups.remove(at);
-        }
+        remove(&GROUPS, &self.pgid);
+    }
+}
+
+/// Adds `item` to what a signal handles (installing the handler on first use).
+fn add<T>(list: &Mutex<Vec<T>>, item: T) {
+    INSTALLED.get_or_init(install);
+    list.lock().unwrap_or_else(|e| e.into_inner()).push(item);
+}
+
+/// Takes `item` back (its guard was dropped).
+fn remove<T: PartialEq>(list: &Mutex<Vec<T>>, item: &T) {
+    let mut list = list.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(at) = list.iter().position(|x| x == item) {
+        list.remove(at);
     }
 }
 
