@@ -333,6 +333,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
     report.oracles = oracles.iter().map(oracle::Oracle::entry).collect();
     report.timing.oracle_s = phase.elapsed().as_secs_f64();
 
+    let mut findings = localize::Findings::default();
     if report
         .failing_tests
         .iter()
@@ -351,6 +352,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
         report.suspects = localization.suspects;
         report.notes.extend(localization.notes);
         report.localization = localization.details;
+        findings = localization.findings;
         let excluded = options.exclude.filter_suspects(&mut report.suspects);
         if excluded > 0 {
             report.notes.push(format!(
@@ -381,8 +383,6 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
 
     if !options.no_fix && options.runs(TechniqueName::Repair) && !report.suspects.is_empty() {
         let phase = Instant::now();
-        let switched = localize::switching::flipped(&report.localization);
-        let diagnoses = repair::joint::diagnoses(&report.localization);
         let repaired = repair::repair(
             &repair::Context {
                 workspace_root: &workspace.root,
@@ -390,8 +390,7 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
                 traces: &traces,
                 suspects: &report.suspects,
                 oracles: &oracles,
-                switched: &switched,
-                diagnoses: &diagnoses,
+                findings: &findings,
                 rerun: &recorder,
                 scratch_dir: build::target_dir(&workspace, options).join("repair"),
                 skip: own_dirs.to_vec(),

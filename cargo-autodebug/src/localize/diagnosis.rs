@@ -26,7 +26,7 @@ use autodebug_symbolic::ir::Program;
 use autodebug_symbolic::wp;
 use serde::Serialize;
 
-use super::{Context, Evidence, Suspect, Technique, is_candidate};
+use super::{Context, Evidence, Findings, Suspect, Technique, is_candidate};
 use crate::oracle::{self, Oracle};
 use crate::trace::{RecordedTrace, workspace_path};
 
@@ -153,6 +153,22 @@ impl Technique for Diagnosis {
 
     fn details(&self) -> Option<serde_json::Value> {
         serde_json::to_value(&*self.account.lock().unwrap()).ok()
+    }
+
+    fn findings(&self, findings: &mut Findings) {
+        let account = self.account.lock().unwrap();
+        findings.diagnoses.extend(
+            account
+                .diagnoses
+                .iter()
+                .filter(|d| d.components.len() == 2)
+                .map(|d| {
+                    d.components
+                        .iter()
+                        .map(|c| (c.file.clone(), c.line, c.column, c.kind))
+                        .collect()
+                }),
+        );
     }
 
     fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>> {

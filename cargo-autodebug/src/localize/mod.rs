@@ -2,8 +2,11 @@
 //! interface ([`Technique`]); their rankings are merged into one, keeping each technique's
 //! evidence per suspect. Adding a technique touches this folder only.
 
+#[cfg(test)]
+mod by_kind;
 pub mod diagnosis;
 pub mod pathgen;
+pub mod registry;
 pub mod slice;
 pub mod source;
 pub mod spectrum;
@@ -69,6 +72,23 @@ pub trait Technique {
     fn details(&self) -> Option<serde_json::Value> {
         None
     }
+
+    /// What later stages read of its work beyond the ranking (after [`Technique::localize`]).
+    fn findings(&self, _findings: &mut Findings) {}
+}
+
+/// A site as a diagnosis names it: the file relative to the workspace root, line, column
+/// and kind.
+pub type Component = (String, u32, u32, SiteKind);
+
+/// What the techniques found that repair reads, handed over as values.
+#[derive(Debug, Clone, Default)]
+pub struct Findings {
+    /// The critical predicates: one per failing test that has one, whatever ordering found
+    /// it (the angelic outcomes a condition's fix must give).
+    pub flipped: Vec<switching::Flipped>,
+    /// The diagnoses of the whole failure that name two components (repaired together).
+    pub diagnoses: Vec<Vec<Component>>,
 }
 
 /// What localization found: the merged suspects, notes on what some technique could not do,
@@ -77,62 +97,38 @@ pub struct Localization {
     pub suspects: Vec<Ranked>,
     pub notes: Vec<String>,
     pub details: BTreeMap<&'static str, serde_json::Value>,
+    pub findings: Findings,
 }
 
-/// Runs every technique the options ask for and merges their rankings.
+/// Runs every registered technique the options ask for and merges their rankings.
 pub fn localize(
     context: &Context,
     options: &crate::options::Options,
     console: &crate::console::Console,
 ) -> Localization {
+    localize_with(registry::TECHNIQUES, context, options, console)
+}
+
+/// Runs the techniques of `registered` that the options ask for, in order, and merges
+/// their rankings by their weights.
+pub fn localize_with(
+    registered: &[registry::Registration],
+    context: &Context,
+    options: &crate::options::Options,
+    console: &crate::console::Console,
+) -> Localization {
     let mut notes = Vec::new();
-    use crate::config::TechniqueName;
-    let mut techniques: Vec<(f64, Box<dyn Technique>)> = Vec::new();
-    if options.runs(TechniqueName::Spectrum) {
-        techniques.push((
-            1.0,
-            Box::new(spectrum::Spectrum {
-                formula: options.spectrum,
-            }),
-        ));
-    }
-    // A diagnosis is a set of components the model proves sufficient to explain the
-    // failure while keeping the accepted calls.
-    if options.runs(TechniqueName::Diagnosis) {
-        techniques.push((2.0, Box::new(diagnosis::Diagnosis::default())));
-    }
-    // A critical predicate is confirmed by a rerun that passed.
-    if options.runs(TechniqueName::Switching) {
-        techniques.push((
-            4.0,
-            Box::new(switching::Switching {
-                order: options.switching_order,
-                all_critical: options.all_critical,
-                max_switches: options.max_switches,
-                searches: Default::default(),
-            }),
-        ));
-    }
-    // The branches a feasible successful run (a real rerun) evaluates differently: checked,
-    // but where control flow must change is often not where the fault is (an assignment the
-    // branch guards, the paper's Figure 1), so it weighs as much as the spectrum.
-    if options.runs(TechniqueName::Pathgen) {
-        techniques.push((
-            1.0,
-            Box::new(pathgen::PathGeneration {
-                budget: std::time::Duration::from_secs_f64(options.pathgen_timeout.max(0.0)),
-                max_reruns: options.pathgen_reruns,
-                paths_per_distance: options.pathgen_paths.max(1),
-                flip_loops: options.pathgen_flip_loops,
-                account: Default::default(),
-            }),
-        ));
-    }
+    let techniques: Vec<(f64, Box<dyn Technique>)> = registered
+        .iter()
+        .filter(|r| options.runs(r.option))
+        .map(|r| (r.weight, (r.make)(options)))
+        .collect();
     if techniques.is_empty() {
         notes.push("no localization technique runs (the configuration disabled them all)".into());
     }
     let mut rankings = Vec::new();
     let mut details = BTreeMap::new();
+    let mut findings = Findings::default();
     // Each technique's weight in the merge, so that a reader can redo it (the benchmark
     // compares the ranking with and without a technique).
     let mut weights = serde_json::Map::new();
@@ -153,6 +149,7 @@ pub fn localize(
         if let Some(detail) = technique.details() {
             details.insert(technique.name(), detail);
         }
+        technique.findings(&mut findings);
     }
     details.insert("weights", serde_json::Value::Object(weights));
     details.insert("seconds", serde_json::Value::Object(seconds));
@@ -162,6 +159,7 @@ pub fn localize(
         suspects: merged,
         notes,
         details,
+        findings,
     }
 }
 

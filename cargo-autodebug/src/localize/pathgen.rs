@@ -108,6 +108,19 @@ pub struct DifferingBranch {
     pub failing: bool,
 }
 
+impl PathGeneration {
+    /// The technique as the options configure it.
+    pub fn new(options: &crate::options::Options) -> PathGeneration {
+        PathGeneration {
+            budget: std::time::Duration::from_secs_f64(options.pathgen_timeout.max(0.0)),
+            max_reruns: options.pathgen_reruns,
+            paths_per_distance: options.pathgen_paths.max(1),
+            flip_loops: options.pathgen_flip_loops,
+            account: Default::default(),
+        }
+    }
+}
+
 impl Technique for PathGeneration {
     fn name(&self) -> &'static str {
         NAME

@@ -212,6 +212,15 @@ fn passing_calls(
     )
 }
 
+impl Spectrum {
+    /// The technique as the options configure it.
+    pub fn new(options: &crate::options::Options) -> Spectrum {
+        Spectrum {
+            formula: options.spectrum,
+        }
+    }
+}
+
 impl Technique for Spectrum {
     fn name(&self) -> &'static str {
         self.formula.name()

@@ -18,7 +18,7 @@ use autodebug_runtime::protocol::{PLAN_VERSION, Plan, SiteKey, SiteKind, Target}
 
 use super::slice::{Graph, NodeKind};
 use super::source::{Pos, SourceFacts};
-use super::{Context, Evidence, Suspect, Technique, is_candidate};
+use super::{Context, Evidence, Findings, Suspect, Technique, is_candidate};
 use crate::outcome::{Location, Outcome};
 use crate::run::TestId;
 use crate::trace::{RawTrace, RecordedTrace, Role, record_site, workspace_path};
@@ -68,33 +68,13 @@ pub struct Search {
 
 /// The branch instances whose flip made a failing test pass: the outcomes that run needed
 /// (the angelic outcomes), which repair reads as the specification of a condition.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Flipped {
     /// The failing test (`target::name`).
     pub test: String,
     pub site: SiteKey,
     /// 0-based instances of the site in the failing run, flipped together.
     pub instances: Vec<u32>,
-}
-
-/// The critical predicates of the report's `localization` (one per failing test that has
-/// one, whatever ordering found it).
-pub fn flipped(localization: &BTreeMap<&'static str, serde_json::Value>) -> Vec<Flipped> {
-    #[derive(serde::Deserialize)]
-    struct Record {
-        critical: Option<Flipped>,
-    }
-    let Some(searches) = localization.get(NAME) else {
-        return Vec::new();
-    };
-    let records: Vec<Record> = serde_json::from_value(searches.clone()).unwrap_or_default();
-    let mut out: Vec<Flipped> = Vec::new();
-    for flipped in records.into_iter().filter_map(|r| r.critical) {
-        if !out.iter().any(|f| f.test == flipped.test) {
-            out.push(flipped);
-        }
-    }
-    out
 }
 
 /// The technique's name in evidence and notes.
@@ -164,6 +144,18 @@ struct Critical {
     reruns: Vec<(&'static str, usize)>,
 }
 
+impl Switching {
+    /// The technique as the options configure it.
+    pub fn new(options: &crate::options::Options) -> Switching {
+        Switching {
+            order: options.switching_order,
+            all_critical: options.all_critical,
+            max_switches: options.max_switches,
+            searches: Default::default(),
+        }
+    }
+}
+
 impl Technique for Switching {
     fn name(&self) -> &'static str {
         NAME
@@ -171,6 +163,16 @@ impl Technique for Switching {
 
     fn details(&self) -> Option<serde_json::Value> {
         serde_json::to_value(&*self.searches.lock().unwrap()).ok()
+    }
+
+    fn findings(&self, findings: &mut Findings) {
+        for search in self.searches.lock().unwrap().iter() {
+            if let Some(flipped) = &search.critical
+                && !findings.flipped.iter().any(|f| f.test == flipped.test)
+            {
+                findings.flipped.push(flipped.clone());
+            }
+        }
     }
 
     fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>> {

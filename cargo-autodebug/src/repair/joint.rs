@@ -14,6 +14,7 @@ use autodebug_runtime::protocol::{SiteKey, SiteKind};
 
 use super::syntactic::Syntactic;
 use super::{Candidate, CandidateSource, Target};
+use crate::localize::Component;
 
 /// The name of this source in the report.
 pub const NAME: &str = "joint";
@@ -23,10 +24,6 @@ const PER_SITE: usize = 6;
 
 /// Best-ranked distinct sites paired with each other when no diagnosis names a pair.
 const TOP: usize = 3;
-
-/// A site as a diagnosis names it: the file relative to the workspace root, line, column
-/// and kind.
-pub type Component = (String, u32, u32, SiteKind);
 
 /// The source.
 pub struct Joint {
@@ -140,44 +137,6 @@ impl CandidateSource for Joint {
         let n = max.min(pending.len());
         pending.drain(..n).collect()
     }
-}
-
-/// The two-component diagnoses in the report's `localization` (each component as
-/// [`Component`]).
-pub fn diagnoses(localization: &BTreeMap<&'static str, serde_json::Value>) -> Vec<Vec<Component>> {
-    #[derive(serde::Deserialize)]
-    struct Entry {
-        file: String,
-        line: u32,
-        column: u32,
-        kind: SiteKind,
-    }
-    #[derive(serde::Deserialize)]
-    struct Diagnosis {
-        components: Vec<Entry>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Account {
-        #[serde(default)]
-        diagnoses: Vec<Diagnosis>,
-    }
-    let Some(value) = localization.get("diagnosis") else {
-        return Vec::new();
-    };
-    let Ok(account) = serde_json::from_value::<Account>(value.clone()) else {
-        return Vec::new();
-    };
-    account
-        .diagnoses
-        .into_iter()
-        .filter(|d| d.components.len() == 2)
-        .map(|d| {
-            d.components
-                .into_iter()
-                .map(|c| (c.file, c.line, c.column, c.kind))
-                .collect()
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -123,10 +123,9 @@ pub struct Context<'a> {
     pub suspects: &'a [Ranked],
     /// What passing means for each failing test (the specification synthesis works to).
     pub oracles: &'a [crate::oracle::Oracle],
-    /// The critical predicates localization found: the outcomes their passing runs needed.
-    pub switched: &'a [crate::localize::switching::Flipped],
-    /// The two-component diagnoses (their sites are repaired together).
-    pub diagnoses: &'a [Vec<joint::Component>],
+    /// What localization found beyond the ranking: the critical predicates (their
+    /// angelic outcomes) and the two-component diagnoses (their sites are repaired together).
+    pub findings: &'a crate::localize::Findings,
     /// Reruns tests under plans (candidates evaluated by the runtime).
     pub rerun: &'a Recorder<'a>,
     /// Where the scratch copy and the persistent target dir of rebuilds go.
@@ -268,7 +267,10 @@ pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
     let targets = targets(context, limits, &mut files, &mut notes);
     let programs = synthesis::Programs::lower(context.workspace_root, &targets);
     let mut sources: Vec<Box<dyn CandidateSource + '_>> = vec![
-        Box::new(switched::Switched::new(context.switched, context.traces)),
+        Box::new(switched::Switched::new(
+            &context.findings.flipped,
+            context.traces,
+        )),
         Box::new(synthesis::Synthesis::new(
             &programs,
             context.traces,
@@ -276,7 +278,7 @@ pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
             SYNTHESIS_TIME.min(limits.time),
         )),
         Box::new(syntactic::Syntactic::default()),
-        Box::new(joint::Joint::new(&targets, context.diagnoses)),
+        Box::new(joint::Joint::new(&targets, &context.findings.diagnoses)),
     ];
     let mut repair = repair_with(
         context,

@@ -1,0 +1,114 @@
+//! A toy technique, kept as a test of the registry: it ranks the sites the failing tests ran
+//! by their kind, conditions first. Making it took this file and the one registration line
+//! in its test.
+
+use anyhow::Result;
+
+use super::registry::Registration;
+use super::{Context, Evidence, Suspect, Technique};
+use crate::config::TechniqueName;
+
+struct ByKind;
+
+impl Technique for ByKind {
+    fn name(&self) -> &'static str {
+        "by-kind"
+    }
+
+    fn localize(&self, context: &Context, _notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
+        let mut suspects: Vec<Suspect> = context
+            .baseline
+            .iter()
+            .filter(|b| b.deterministic_failure())
+            .flat_map(|b| b.coverage.values())
+            .map(|site| {
+                let score = if site.kind.is_branch() { 1.0 } else { 0.5 };
+                Suspect {
+                    path: site.file.clone(),
+                    evidence: vec![Evidence {
+                        technique: "by-kind",
+                        score,
+                        detail: score.to_string(),
+                    }],
+                    site: site.clone(),
+                }
+            })
+            .collect();
+        suspects.sort_by(|a, b| b.evidence[0].score.total_cmp(&a.evidence[0].score));
+        Ok(suspects)
+    }
+}
+
+#[test]
+fn a_technique_is_a_file_and_a_registration_line() {
+    use autodebug_runtime::protocol::SiteKind;
+
+    use crate::outcome::Outcome;
+    use crate::trace::Recorder;
+
+    let registered = [Registration {
+        option: TechniqueName::Spectrum,
+        weight: 1.0,
+        make: |_| Box::new(ByKind),
+    }];
+    let site = |line, kind| {
+        let site = super::tests::site(line, kind);
+        (site.key(), site)
+    };
+    let failed = Outcome::Failed {
+        message: "assertion failed".into(),
+        location: None,
+    };
+    let baseline = [crate::baseline::BaselineResult {
+        test: crate::run::TestId {
+            package: "p".into(),
+            target: "p".into(),
+            kind: "lib".into(),
+            name: "fails".into(),
+            binary: Default::default(),
+            package_root: Default::default(),
+        },
+        reruns: vec![failed.clone()],
+        first: crate::run::RunResult {
+            outcome: failed,
+            stdout: String::new(),
+            stderr: String::new(),
+            duration: Default::default(),
+        },
+        coverage: [site(2, SiteKind::Assign), site(3, SiteKind::If)].into(),
+    }];
+    let dir = tempfile::tempdir().unwrap();
+    let console = crate::console::Console::quiet();
+    let rerun = Recorder {
+        workspace_root: dir.path(),
+        output_dir: dir.path(),
+        scratch: dir.path(),
+        base_env: &[],
+        timeout: std::time::Duration::from_secs(1),
+        max_events: 1000,
+        jobs: 1,
+        runs: Default::default(),
+    };
+    let context = Context {
+        workspace_root: dir.path(),
+        baseline: &baseline,
+        traces: &[],
+        oracles: &[],
+        rerun: &rerun,
+        console: &console,
+    };
+    let options = crate::options::Options::parse_args(["cargo-autodebug"]).unwrap();
+    let found = super::localize_with(&registered, &context, &options, &console);
+    let ranked: Vec<(usize, u32, &[String])> = found
+        .suspects
+        .iter()
+        .map(|s| (s.rank, s.line, &s.evidence[..]))
+        .collect();
+    assert_eq!(
+        ranked,
+        [
+            (1, 3, &["by-kind: 1".to_string()][..]),
+            (2, 2, &["by-kind: 0.5".to_string()][..])
+        ]
+    );
+}

@@ -1,0 +1,47 @@
+//! The localization techniques, registered in one place: the option that turns each on, its
+//! weight in the merged ranking and how it is made from the options. A new technique is a
+//! file of this folder and one line here.
+
+use super::{Technique, diagnosis, pathgen, spectrum, switching};
+use crate::config::TechniqueName;
+use crate::options::Options;
+
+/// A technique as the pipeline runs it.
+pub struct Registration {
+    /// The technique name that turns it on or off (`--techniques`, `disabled-techniques`).
+    pub option: TechniqueName,
+    /// Its weight in the merge (see [`super::merge`]).
+    pub weight: f64,
+    /// Makes it from the options.
+    pub make: fn(&Options) -> Box<dyn Technique>,
+}
+
+/// Every technique, in the order they run.
+pub const TECHNIQUES: &[Registration] = &[
+    Registration {
+        option: TechniqueName::Spectrum,
+        weight: 1.0,
+        make: |options| Box::new(spectrum::Spectrum::new(options)),
+    },
+    // A diagnosis is a set of components the model proves sufficient to explain the
+    // failure while keeping the accepted calls.
+    Registration {
+        option: TechniqueName::Diagnosis,
+        weight: 2.0,
+        make: |_| Box::new(diagnosis::Diagnosis::default()),
+    },
+    // A critical predicate is confirmed by a rerun that passed.
+    Registration {
+        option: TechniqueName::Switching,
+        weight: 4.0,
+        make: |options| Box::new(switching::Switching::new(options)),
+    },
+    // The branches a feasible successful run (a real rerun) evaluates differently: checked,
+    // but where control flow must change is often not where the fault is (an assignment the
+    // branch guards, the paper's Figure 1), so it weighs as much as the spectrum.
+    Registration {
+        option: TechniqueName::Pathgen,
+        weight: 1.0,
+        make: |options| Box::new(pathgen::PathGeneration::new(options)),
+    },
+];
