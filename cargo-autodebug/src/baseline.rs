@@ -1,15 +1,13 @@
 //! The baseline: every selected test once (recording which sites each reaches), then the
 //! failing ones again to tell deterministic failures from flaky ones.
 
-use std::path::Path;
-use std::time::Duration;
-
 use anyhow::Result;
 use autodebug_runtime::protocol;
 
 use crate::console::Console;
+use crate::engine::Recorder;
+use crate::engine::{self, RunConfig, RunResult, TestId};
 use crate::outcome::Outcome;
-use crate::run::{self, RunConfig, RunResult, TestId};
 use crate::trace::{self, Coverage};
 
 /// One test's baseline.
@@ -38,29 +36,36 @@ impl BaselineResult {
     }
 }
 
-/// Runs the baseline over `tests`.
+/// Runs the baseline over `tests` (with the runner's engine, environment, timeout, jobs
+/// and scratch directory), failures `reruns` more times.
 pub fn run(
+    runner: &Recorder,
     tests: &[TestId],
-    base_env: &[(String, String)],
-    timeout: Duration,
     reruns: usize,
-    jobs: usize,
-    scratch: &Path,
     console: &Console,
 ) -> Result<Vec<BaselineResult>> {
+    let Recorder {
+        engine,
+        base_env,
+        timeout,
+        jobs,
+        scratch,
+        ..
+    } = runner;
+    let (timeout, jobs) = (*timeout, *jobs);
     let progress = console.progress("Running", "baseline", tests.len());
-    let firsts = run::run_parallel(
+    let firsts = engine::run_parallel(
         tests,
         jobs,
         |test| -> Result<(RunResult, Coverage)> {
-            let coverage_file = run::scratch_file(scratch, test, "coverage.jsonl");
+            let coverage_file = engine::scratch_file(scratch, test, "coverage.jsonl");
             let mut env = base_env.to_vec();
             env.push((
                 protocol::ENV_TRACE.into(),
                 coverage_file.display().to_string(),
             ));
             env.push((protocol::ENV_TRACE_MODE.into(), "coverage".into()));
-            let result = run::run_test(test, &RunConfig { timeout, env })?;
+            let result = engine::run_test(engine, test, &RunConfig { timeout, env })?;
             let coverage = trace::read_coverage(&coverage_file);
             std::fs::remove_file(&coverage_file).ok();
             Ok((result, coverage))
@@ -110,11 +115,12 @@ pub fn run(
             .flat_map(|&i| (0..reruns_of(i)).map(move |k| (i, k)))
             .collect();
         let progress = console.progress("Rerunning", "failing tests", jobs_list.len());
-        let outcomes = run::run_parallel(
+        let outcomes = engine::run_parallel(
             &jobs_list,
             jobs,
             |&(i, _)| {
-                run::run_test(
+                engine::run_test(
+                    engine,
                     &results[i].test,
                     &RunConfig {
                         timeout,

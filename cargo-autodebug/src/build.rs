@@ -2,6 +2,7 @@
 //! tool's own target directory so the user's build cache is untouched. Yields the test
 //! binaries, or the compiler's errors.
 
+use std::collections::BTreeSet;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -59,9 +60,7 @@ pub fn build(
         .args(runtime_profile_args())
         .env(autodebug_runtime::protocol::ENV_INSTRUMENT, "1")
         .current_dir(&workspace.root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .stdin(Stdio::null());
     if let Some(manifest) = &options.manifest_path {
         command.arg("--manifest-path").arg(manifest);
     }
@@ -74,6 +73,65 @@ pub fn build(
     for test in &options.test_targets {
         command.arg("--test").arg(test);
     }
+    let units = target_dir(workspace, options).join("autodebug-build-units");
+    let progress = console.counter("Building", "build", "crates", units);
+    let cargo = run_cargo_build(&mut command, |name| progress.tick(name))?;
+    progress.finish();
+    std::fs::write(log_dir.join("build.log"), &cargo.stderr).ok();
+    if !cargo.success {
+        return Ok(BuildOutcome::Failed {
+            errors: cargo
+                .errors
+                .into_iter()
+                .filter_map(|e| e.rendered)
+                .collect(),
+            stderr: cargo.stderr,
+        });
+    }
+    let binaries = cargo
+        .binaries
+        .into_iter()
+        .map(|(package_id, mut binary)| {
+            if let Some(package) = workspace.package_by_id(&package_id) {
+                binary.package = package.name.to_string();
+            }
+            binary
+        })
+        .collect();
+    Ok(BuildOutcome::Built(binaries))
+}
+
+/// What a `cargo test --no-run --message-format=json` said.
+pub struct CargoBuild {
+    /// Cargo exited successfully.
+    pub success: bool,
+    /// The test executables, each with its package's id (the binary's `package` is the
+    /// target's name until the caller knows better).
+    pub binaries: Vec<(cargo_metadata::PackageId, TestBinary)>,
+    /// The directories of the packages cargo built, and of those it recompiled (not fresh).
+    pub packages: BTreeSet<PathBuf>,
+    pub rebuilt: BTreeSet<PathBuf>,
+    /// The compiler's errors.
+    pub errors: Vec<CompilerError>,
+    /// Cargo's own stderr.
+    pub stderr: String,
+}
+
+/// One error of the compiler.
+pub struct CompilerError {
+    /// As the compiler rendered it for a terminal (when it did).
+    pub rendered: Option<String>,
+    /// Its one-line message.
+    pub message: String,
+}
+
+/// Runs `command` (a cargo build asking for JSON messages on stdout) and reads what it
+/// says; `on_artifact` is told each artifact's target name as it is built.
+pub fn run_cargo_build(
+    command: &mut Command,
+    mut on_artifact: impl FnMut(&str),
+) -> Result<CargoBuild> {
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = command.spawn().context("could not run cargo")?;
     let stderr_pipe = child.stderr.take().expect("stderr is piped");
     let stderr_reader = std::thread::spawn(move || {
@@ -81,39 +139,45 @@ pub fn build(
         let _ = BufReader::new(stderr_pipe).read_to_string(&mut text);
         text
     });
-    let mut binaries = Vec::new();
-    let mut errors = Vec::new();
     let stdout = child.stdout.take().expect("stdout is piped");
-    let units = target_dir(workspace, options).join("autodebug-build-units");
-    let progress = console.counter("Building", "build", "crates", units);
+    let mut build = CargoBuild {
+        success: false,
+        binaries: Vec::new(),
+        packages: BTreeSet::new(),
+        rebuilt: BTreeSet::new(),
+        errors: Vec::new(),
+        stderr: String::new(),
+    };
     for message in Message::parse_stream(BufReader::new(stdout)) {
-        let message = message.context("unreadable output from cargo")?;
-        if let Message::CompilerArtifact(artifact) = &message {
-            progress.tick(&artifact.target.name);
-        }
-        match message {
-            Message::CompilerArtifact(artifact) if artifact.profile.test => {
-                let Some(executable) = artifact.executable else {
-                    continue;
-                };
-                let package = workspace.package_by_id(&artifact.package_id);
-                binaries.push(TestBinary {
-                    package: package
-                        .map_or_else(|| artifact.target.name.clone(), |p| p.name.to_string()),
-                    package_root: artifact
-                        .manifest_path
-                        .parent()
-                        .map(|p| p.as_std_path().to_path_buf())
-                        .unwrap_or_default(),
-                    target: artifact.target.name.clone(),
-                    kind: artifact
-                        .target
-                        .kind
-                        .first()
-                        .map(|k| k.to_string())
-                        .unwrap_or_default(),
-                    executable: executable.into_std_path_buf(),
-                });
+        match message.context("unreadable output from cargo")? {
+            Message::CompilerArtifact(artifact) => {
+                on_artifact(&artifact.target.name);
+                let dir = artifact
+                    .manifest_path
+                    .parent()
+                    .map(|p| p.as_std_path().to_path_buf())
+                    .unwrap_or_default();
+                if !artifact.fresh {
+                    build.rebuilt.insert(dir.clone());
+                }
+                build.packages.insert(dir.clone());
+                if artifact.profile.test
+                    && let Some(executable) = artifact.executable
+                {
+                    let binary = TestBinary {
+                        package: artifact.target.name.clone(),
+                        package_root: dir,
+                        target: artifact.target.name.clone(),
+                        kind: artifact
+                            .target
+                            .kind
+                            .first()
+                            .map(|k| k.to_string())
+                            .unwrap_or_default(),
+                        executable: executable.into_std_path_buf(),
+                    };
+                    build.binaries.push((artifact.package_id, binary));
+                }
             }
             Message::CompilerMessage(message)
                 if matches!(
@@ -121,21 +185,17 @@ pub fn build(
                     DiagnosticLevel::Error | DiagnosticLevel::Ice
                 ) =>
             {
-                if let Some(rendered) = message.message.rendered {
-                    errors.push(rendered);
-                }
+                build.errors.push(CompilerError {
+                    rendered: message.message.rendered,
+                    message: message.message.message,
+                });
             }
             _ => {}
         }
     }
-    progress.finish();
-    let status = child.wait().context("could not wait for cargo")?;
-    let stderr = stderr_reader.join().unwrap_or_default();
-    std::fs::write(log_dir.join("build.log"), &stderr).ok();
-    if !status.success() {
-        return Ok(BuildOutcome::Failed { errors, stderr });
-    }
-    Ok(BuildOutcome::Built(binaries))
+    build.success = child.wait().context("could not wait for cargo")?.success();
+    build.stderr = stderr_reader.join().unwrap_or_default();
+    Ok(build)
 }
 
 /// Packages of the recording path that are compiled optimized even in the (debug) test

@@ -59,6 +59,23 @@ impl ExitCode {
     }
 }
 
+/// An error that ends the run, with the exit code it deserves.
+pub struct Failure {
+    pub error: anyhow::Error,
+    pub code: ExitCode,
+}
+
+/// Gives an error the exit code it ends the run with.
+pub trait OrExit<T> {
+    fn or_exit(self, code: ExitCode) -> Result<T, Failure>;
+}
+
+impl<T> OrExit<T> for anyhow::Result<T> {
+    fn or_exit(self, code: ExitCode) -> Result<T, Failure> {
+        self.map_err(|error| Failure { error, code })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::ExitCode;

@@ -125,7 +125,7 @@ pub struct FailingTest {
 impl FailingTest {
     /// The failing-test entry of a test that did not pass.
     pub fn new(
-        test: &crate::run::TestId,
+        test: &crate::engine::TestId,
         outcome: &Outcome,
         reruns: &[Outcome],
         duration_s: f64,
@@ -683,7 +683,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::TestId;
+    use crate::engine::TestId;
 
     fn failing_report() -> Report {
         let mut report = Report::new(Path::new("/w"));

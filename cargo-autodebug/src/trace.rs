@@ -1,20 +1,17 @@
-//! Traces: reading the raw JSON-lines stream an instrumented test process writes, and
-//! recording the traces of failing tests (and of passing tests that reach the same code)
-//! into `autodebug.out/traces/`.
+//! Traces: reading the raw JSON-lines stream an instrumented test process writes, and the
+//! forms the recorded traces of failing tests (and of passing tests that reach the same code)
+//! take in `autodebug.out/traces/` (the recorder, in `engine`, writes them).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use anyhow::{Context, Result};
-use autodebug_runtime::protocol::{self, Plan, Record, SiteInfo, SiteKey};
+use autodebug_runtime::protocol::{self, Record, SiteInfo, SiteKey};
 use serde::Serialize;
 
-use crate::console::Console;
+use crate::engine::TestId;
 use crate::outcome::Outcome;
-use crate::run::{self, RunConfig, RunResult, TestId};
 
 /// The sites a test reached, by identity.
 pub type Coverage = BTreeMap<SiteKey, SiteInfo>;
@@ -177,19 +174,6 @@ pub struct TraceSummary {
     pub complete: bool,
 }
 
-/// Everything the recording phase needs to know.
-pub struct Recorder<'a> {
-    pub workspace_root: &'a Path,
-    pub output_dir: &'a Path,
-    pub scratch: &'a Path,
-    pub base_env: &'a [(String, String)],
-    pub timeout: Duration,
-    pub max_events: u64,
-    pub jobs: usize,
-    /// Runs so far (keeps scratch file names apart).
-    pub runs: AtomicUsize,
-}
-
 /// A recorded trace, read back, with the test it belongs to.
 #[derive(Debug)]
 pub struct RecordedTrace {
@@ -197,130 +181,6 @@ pub struct RecordedTrace {
     pub role: Role,
     pub outcome: Outcome,
     pub trace: RawTrace,
-}
-
-impl Recorder<'_> {
-    /// Records the traces of `tests` (each with its role), writing them under `traces/`.
-    pub fn record(
-        &self,
-        tests: &[(TestId, Role)],
-        console: &Console,
-    ) -> Result<Vec<(TraceSummary, RecordedTrace)>> {
-        let traces_dir = self.output_dir.join("traces");
-        std::fs::create_dir_all(&traces_dir)
-            .with_context(|| format!("could not create {}", traces_dir.display()))?;
-        let progress = console.progress("Recording", "traces", tests.len());
-        let results = run::run_parallel(
-            tests,
-            self.jobs,
-            |(test, role)| self.record_one(test, *role, &traces_dir),
-            |(test, _), result| {
-                let label = result.as_ref().map_or("error", |(s, _)| s.outcome.as_str());
-                progress.tick(&format!("{} {label}", test.display()));
-            },
-        );
-        progress.finish();
-        results.into_iter().collect()
-    }
-
-    /// Runs `test` once, recording its trace (`events` or `coverage` mode) and obeying
-    /// `plan` if given. Safe to call from several threads at once.
-    pub fn run(
-        &self,
-        test: &TestId,
-        plan: Option<&Plan>,
-        mode: &str,
-    ) -> Result<(RunResult, RawTrace)> {
-        let n = self.runs.fetch_add(1, Ordering::Relaxed);
-        let raw_path = run::scratch_file(self.scratch, test, &format!("{n}.trace.jsonl"));
-        let mut env = self.base_env.to_vec();
-        env.push((protocol::ENV_TRACE.into(), raw_path.display().to_string()));
-        env.push((protocol::ENV_TRACE_MODE.into(), mode.into()));
-        env.push((protocol::ENV_MAX_EVENTS.into(), self.max_events.to_string()));
-        let plan_path = run::scratch_file(self.scratch, test, &format!("{n}.plan.json"));
-        if let Some(plan) = plan {
-            write_json(&plan_path, plan)?;
-            env.retain(|(k, _)| k != protocol::ENV_PLAN);
-            env.push((protocol::ENV_PLAN.into(), plan_path.display().to_string()));
-        }
-        let result = run::run_test(
-            test,
-            &RunConfig {
-                timeout: self.timeout,
-                env,
-            },
-        );
-        let raw = if raw_path.exists() {
-            RawTrace::read(&raw_path)
-        } else {
-            Ok(RawTrace::default())
-        };
-        std::fs::remove_file(&raw_path).ok();
-        std::fs::remove_file(&plan_path).ok();
-        Ok((result?, raw?))
-    }
-
-    /// Runs `test` once per plan (in `mode`), as [`Recorder::run`] would, results in plan
-    /// order. A test binary built on `autodebug_runtime::harness` runs the plans inside one
-    /// process (a batch: no process start per rerun); other binaries, and a batch that fails,
-    /// fall back to one process per plan, `jobs` at a time. A batch run's `stdout`/`stderr`
-    /// are empty (its output is not split per run). Safe to call from several threads.
-    pub fn run_batch(
-        &self,
-        test: &TestId,
-        plans: &[Plan],
-        mode: &str,
-    ) -> Result<Vec<(RunResult, RawTrace)>> {
-        crate::harness::run_batch(self, test, plans, mode)
-    }
-
-    fn record_one(
-        &self,
-        test: &TestId,
-        role: Role,
-        traces_dir: &Path,
-    ) -> Result<(TraceSummary, RecordedTrace)> {
-        let (result, raw) = self.run(test, None, "events")?;
-        let sites = raw
-            .sites
-            .iter()
-            .map(|(&id, site)| StoredSite {
-                id,
-                path: workspace_path(self.workspace_root, &site.file),
-                site: site.clone(),
-            })
-            .collect::<Vec<_>>();
-        let stored = StoredTrace {
-            version: protocol::TRACE_VERSION,
-            test,
-            role,
-            outcome: &result.outcome,
-            complete: raw.complete,
-            truncated: raw.truncated,
-            sites,
-            events: &raw.events,
-        };
-        let file_name = format!("{}.json", test.file_stem());
-        let path = traces_dir.join(&file_name);
-        write_json(&path, &stored)?;
-        let summary = TraceSummary {
-            test: test.display(),
-            role,
-            path: format!("traces/{file_name}"),
-            outcome: result.outcome.label().to_string(),
-            sites: stored.sites.len(),
-            events: raw.events.len(),
-            truncated: raw.truncated,
-            complete: raw.complete,
-        };
-        let recorded = RecordedTrace {
-            test: test.clone(),
-            role,
-            outcome: result.outcome,
-            trace: raw,
-        };
-        Ok((summary, recorded))
-    }
 }
 
 /// A site's file (as the compiler saw it: relative to the workspace root, or absolute for

@@ -43,8 +43,8 @@ impl Technique for ByKind {
 fn a_technique_is_a_file_and_a_registration_line() {
     use autodebug_runtime::protocol::SiteKind;
 
+    use crate::engine::Recorder;
     use crate::outcome::Outcome;
-    use crate::trace::Recorder;
 
     let registered = [Registration {
         option: TechniqueName::Spectrum,
@@ -60,7 +60,7 @@ fn a_technique_is_a_file_and_a_registration_line() {
         location: None,
     };
     let baseline = [crate::baseline::BaselineResult {
-        test: crate::run::TestId {
+        test: crate::engine::TestId {
             package: "p".into(),
             target: "p".into(),
             kind: "lib".into(),
@@ -69,7 +69,7 @@ fn a_technique_is_a_file_and_a_registration_line() {
             package_root: Default::default(),
         },
         reruns: vec![failed.clone()],
-        first: crate::run::RunResult {
+        first: crate::engine::RunResult {
             outcome: failed,
             stdout: String::new(),
             stderr: String::new(),
@@ -80,6 +80,7 @@ fn a_technique_is_a_file_and_a_registration_line() {
     let dir = tempfile::tempdir().unwrap();
     let console = crate::console::Console::quiet();
     let rerun = Recorder {
+        engine: Default::default(),
         workspace_root: dir.path(),
         output_dir: dir.path(),
         scratch: dir.path(),

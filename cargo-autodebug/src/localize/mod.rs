@@ -20,7 +20,8 @@ use autodebug_runtime::protocol::{SiteInfo, SiteKey, SiteKind};
 use serde::Serialize;
 
 use crate::baseline::BaselineResult;
-use crate::trace::{RecordedTrace, Recorder};
+use crate::engine::Recorder;
+use crate::trace::RecordedTrace;
 
 /// What every technique can look at.
 pub struct Context<'a> {

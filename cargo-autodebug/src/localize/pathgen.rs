@@ -25,8 +25,9 @@ use autodebug_symbolic::pathgen::{self, Bounds, Problem, Rerun, Runner};
 use serde::Serialize;
 
 use super::{Context, Evidence, Suspect, Technique, is_candidate};
+use crate::engine::Recorder;
 use crate::oracle::{End, Expectation, Oracle};
-use crate::trace::{RawTrace, RecordedTrace, Recorder, workspace_path};
+use crate::trace::{RawTrace, RecordedTrace, workspace_path};
 
 /// The technique's name in evidence and in the report.
 const NAME: &str = "pathgen";

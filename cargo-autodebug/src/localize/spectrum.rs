@@ -16,9 +16,9 @@ use anyhow::Result;
 use autodebug_runtime::protocol::{SiteInfo, SiteKey};
 
 use super::{Context, Evidence, Suspect, Technique, is_candidate};
+use crate::engine::TestId;
 use crate::oracle::top_level_calls;
 use crate::outcome::Outcome;
-use crate::run::TestId;
 use crate::trace::{Coverage, RawTrace, Role, record_site};
 
 /// The suspiciousness formula.
@@ -364,7 +364,7 @@ mod tests {
             } else {
                 vec![outcome.clone()]
             },
-            first: crate::run::RunResult {
+            first: crate::engine::RunResult {
                 outcome,
                 stdout: String::new(),
                 stderr: String::new(),

@@ -19,8 +19,8 @@ use autodebug_runtime::protocol::{PLAN_VERSION, Plan, SiteKey, SiteKind, Target}
 use super::slice::{Graph, NodeKind};
 use super::source::{Pos, SourceFacts};
 use super::{Context, Evidence, Findings, Suspect, Technique, is_candidate};
+use crate::engine::TestId;
 use crate::outcome::{Location, Outcome};
-use crate::run::TestId;
 use crate::trace::{RawTrace, RecordedTrace, Role, record_site, workspace_path};
 
 /// The order in which branch instances are switched.
@@ -256,7 +256,7 @@ impl Switching {
         // Switched runs in batches: a harness binary runs a whole batch in one process, so
         // batches grow (a few wasted runs past the first critical predicate cost less than a
         // process start); other binaries run one process per plan, `jobs` at a time.
-        let in_process = crate::harness::supports_batch(test);
+        let in_process = crate::engine::batch::supports_batch(&context.rerun.engine, test);
         let mut batch_size = if in_process {
             FIRST_BATCH
         } else {
@@ -935,7 +935,7 @@ mod tests {
         });
         let graph = Graph::build(&recorded_trace, &facts());
         let recorded = RecordedTrace {
-            test: crate::run::TestId {
+            test: crate::engine::TestId {
                 package: "p".into(),
                 target: "p".into(),
                 kind: "lib".into(),

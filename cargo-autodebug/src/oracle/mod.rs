@@ -15,9 +15,10 @@ use serde::Serialize;
 
 use crate::baseline::BaselineResult;
 use crate::console::Console;
+use crate::engine::Recorder;
+use crate::engine::{self, TestId};
 use crate::outcome::{Location, Outcome};
-use crate::run::{self, TestId};
-use crate::trace::{RawTrace, RecordedTrace, Recorder, Role};
+use crate::trace::{RawTrace, RecordedTrace, Role};
 use assertion::{Comparison, describe, parse_like};
 pub use calls::{Call, End, top_level_calls};
 
@@ -122,7 +123,7 @@ pub fn derive(context: &Context, console: &Console) -> Vec<Oracle> {
         return oracles;
     }
     let progress = console.progress("Confirming", "oracles", pending.len());
-    let results = run::run_parallel(
+    let results = engine::run_parallel(
         &pending,
         context.rerun.jobs,
         |&i| {

@@ -14,6 +14,7 @@ pub mod joint;
 pub mod patch;
 pub mod recorded;
 pub mod rerun;
+mod search;
 pub mod switched;
 pub mod syntactic;
 pub mod synthesis;
@@ -30,12 +31,13 @@ use serde::Serialize;
 
 use self::expression::Types;
 use self::patch::Located;
-use self::rerun::{Rerun, Verdict};
-use self::validate::{Rebuild, Selection, Validation};
+use self::rerun::Rerun;
+use self::validate::{Selection, Validation};
 use crate::baseline::BaselineResult;
 use crate::console::Console;
+use crate::engine::Recorder;
 use crate::localize::Ranked;
-use crate::trace::{RecordedTrace, Recorder, workspace_path};
+use crate::trace::{RecordedTrace, workspace_path};
 
 /// A site a fix may change, with what the runs told about it.
 #[derive(Debug, Clone)]
@@ -309,7 +311,8 @@ pub struct Prepared {
     notes: Vec<String>,
 }
 
-/// The stage with the given sources (tried in order on each target).
+/// The stage with the given sources (tried in order on each target): candidates proposed
+/// and checked by rerunning the suite under them, then the best rebuilt and validated.
 pub fn repair_with(
     context: &Context,
     limits: &Limits,
@@ -361,323 +364,27 @@ pub fn repair_with(
             usize::MAX
         },
     };
-    let by_key: BTreeMap<SiteKey, usize> = targets
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.site.key(), i))
-        .collect();
-
-    // Candidates that go on to a rebuild, with what the runtime said of them.
-    let mut plausible: Vec<(Candidate, Vec<bool>)> = Vec::new();
-    let mut undecided: Vec<Candidate> = Vec::new();
-    let mut refuted: Vec<Candidate> = Vec::new();
-    let mut proposed: BTreeSet<Vec<(SiteKey, String)>> = BTreeSet::new();
-    let failing_tests: Vec<String> = suite
-        .iter()
-        .zip(context.baseline)
-        .filter(|(test, result)| test.required && !result.first.outcome.passed())
-        .map(|(test, _)| test.display.clone())
-        .collect();
-    'targets: for (index, target) in targets.iter().enumerate() {
-        console.status(
-            "Repairing",
-            &format!(
-                "[{}/{}] {}:{}:{}  `{}`",
-                index + 1,
-                targets.len(),
-                target.path,
-                target.site.line,
-                target.site.column,
-                target.located.original.lines().next().unwrap_or("")
-            ),
-        );
-        for source in sources.iter_mut() {
-            loop {
-                if start.elapsed() > limits.time {
-                    details.cut = Some(format!("time budget of {:?}", limits.time));
-                    break 'targets;
-                }
-                let room = limits.candidates.saturating_sub(details.candidates);
-                if room == 0 {
-                    details.cut = Some(format!("{} candidates", limits.candidates));
-                    break 'targets;
-                }
-                let proposing = Instant::now();
-                let mut batch = source.next(target, BATCH.min(room));
-                details.propose_s += proposing.elapsed().as_secs_f64();
-                for edit in batch.iter_mut().flat_map(|c| c.edits.iter_mut()) {
-                    edit.rust = without_outer_parens(&edit.rust);
-                }
-                if batch.is_empty() {
-                    break;
-                }
-                // What an earlier source proposed is not checked again (nor a candidate
-                // that changes nothing).
-                batch.retain(|c| {
-                    if c.edits.is_empty() {
-                        return false;
-                    }
-                    let key: Vec<(SiteKey, String)> = c
-                        .edits
-                        .iter()
-                        .map(|e| (e.site.clone(), patch::squeeze(&e.rust)))
-                        .collect();
-                    proposed.insert(key)
-                });
-                details.candidates += batch.len();
-                let mut checkable = Vec::new();
-                for candidate in &batch {
-                    let sites: Option<Vec<SiteInfo>> = candidate
-                        .edits
-                        .iter()
-                        .map(|e| by_key.get(&e.site).map(|&i| targets[i].site.clone()))
-                        .collect();
-                    match (rerun::plan(candidate, rerun.fuel), sites) {
-                        (Some(plan), Some(sites)) => checkable.push((candidate, plan, sites)),
-                        _ if unchanged_runs(context, target, candidate) => {
-                            // The failing runs would go as recorded: no rebuild needed.
-                            details.refuted += 1;
-                            details.refuted_by_traces += 1;
-                            source.refute(target, candidate, &failing_tests);
-                        }
-                        _ => {
-                            details.not_evaluable += 1;
-                            undecided.push(candidate.clone());
-                        }
-                    }
-                }
-                if checkable.is_empty() {
-                    continue;
-                }
-                let checking = Instant::now();
-                let checked = rerun.check(&checkable);
-                details.runtime_s += checking.elapsed().as_secs_f64();
-                let verdicts = match checked {
-                    Ok(verdicts) => verdicts,
-                    Err(error) => {
-                        notes.push(format!(
-                            "repair: rerunning under candidates failed: {error:#}"
-                        ));
-                        break 'targets;
-                    }
-                };
-                let mut found = 0;
-                for ((candidate, _, _), verdict) in checkable.iter().zip(verdicts) {
-                    match verdict {
-                        Verdict::Plausible { passed } => {
-                            found += 1;
-                            plausible.push(((*candidate).clone(), passed));
-                        }
-                        Verdict::Refuted { failing, .. } => {
-                            details.refuted += 1;
-                            source.refute(target, candidate, &failing);
-                            if limits.rebuild_all {
-                                refuted.push((*candidate).clone());
-                            }
-                        }
-                        Verdict::Inconclusive { .. } => {
-                            details.inconclusive += 1;
-                            undecided.push((*candidate).clone());
-                        }
-                        Verdict::Skipped => details.skipped += 1,
-                    }
-                }
-                console.detail(&format!(
-                    "{}: {}:{}:{}: {} candidates rerun, {found} plausible",
-                    source.name(),
-                    target.path,
-                    target.site.line,
-                    target.site.column,
-                    checkable.len()
-                ));
-            }
-        }
-    }
+    let search = search::Search {
+        context,
+        limits,
+        console,
+        start,
+        by_key: targets
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.site.key(), i))
+            .collect(),
+        targets: &targets,
+        files: &files,
+    };
+    let checked = search.check(sources, &rerun, &mut details, &mut notes);
     details.runtime_checked = rerun.checked.load(Ordering::Relaxed);
     details.runtime_runs = rerun.runs.load(Ordering::Relaxed);
     details.runtime_processes = context.rerun.runs.load(Ordering::Relaxed) - processes_before;
-    details.plausible = plausible.len();
-    if details.runtime_checked > 0 {
-        console.status(
-            "Checked",
-            &format!(
-                "{} candidate{} by rerun ({} test runs in {} process{}, {:.1}s): {} plausible, {} refuted, {} undecided",
-                details.runtime_checked,
-                plural(details.runtime_checked),
-                details.runtime_runs,
-                details.runtime_processes,
-                if details.runtime_processes == 1 { "" } else { "es" },
-                details.runtime_s,
-                details.plausible,
-                details.refuted,
-                details.inconclusive
-            ),
-        );
-    }
-
-    // Plausible candidates first, then those the runtime could not judge; each group by
-    // the rank of the site and the simplicity of the change.
-    let order = |c: &Candidate| {
-        let rank = c
-            .edits
-            .iter()
-            .filter_map(|e| by_key.get(&e.site).map(|&i| targets[i].rank))
-            .min()
-            .unwrap_or(usize::MAX);
-        (c.edits.len(), rank, c.cost)
-    };
-    plausible.sort_by_key(|(c, _)| order(c));
-    undecided.sort_by_key(order);
-    let queue: Vec<(Candidate, Option<Vec<bool>>)> = plausible
-        .into_iter()
-        .map(|(c, passed)| (c, Some(passed)))
-        .chain(undecided.into_iter().map(|c| (c, None)))
-        .chain(refuted.into_iter().map(|c| (c, None)))
-        .collect();
-
-    let mut fixes: Vec<Fix> = Vec::new();
-    let mut rebuild: Option<Rebuild> = None;
-    let rebuild_start = Instant::now();
-    let mut seen_texts = BTreeSet::new();
-    let mut fixed_sites: BTreeMap<Vec<SiteKey>, u32> = BTreeMap::new();
-    let total = queue.len().min(limits.rebuilds);
-    let mut queue = queue.into_iter();
-    for (candidate, runtime_passed) in queue.by_ref() {
-        if details.validated >= limits.fixes && !limits.rebuild_all {
-            break;
-        }
-        // Once a site (or set of sites) has a validated fix, only simpler candidates of it
-        // are rebuilt: the rebuilds go to other sites, so that the fixes offered are
-        // alternatives, not variants of one.
-        let sites: Vec<SiteKey> = candidate.edits.iter().map(|e| e.site.clone()).collect();
-        let site_fixed = fixed_sites
-            .get(&sites)
-            .is_some_and(|&cost| candidate.cost >= cost)
-            && !limits.rebuild_all;
-        if details.rebuilds >= limits.rebuilds || site_fixed {
-            if !site_fixed {
-                details
-                    .cut
-                    .get_or_insert(format!("{} rebuilds", limits.rebuilds));
-            }
-            // Plausible candidates not rebuilt are still reported.
-            if let Some(passed) = runtime_passed
-                && let Ok(fix) = make_fix(&candidate, &targets, &by_key, &files)
-            {
-                fixes.push(runtime_fix(fix, &passed));
-            }
-            continue;
-        }
-        if start.elapsed() > limits.time {
-            details
-                .cut
-                .get_or_insert(format!("time budget of {:?}", limits.time));
-            break;
-        }
-        let fix = match make_fix(&candidate, &targets, &by_key, &files) {
-            Ok(fix) => fix,
-            Err(error) => {
-                notes.push(format!(
-                    "repair: `{}` could not be written as a patch: {error:#}",
-                    candidate.edits[0].rust
-                ));
-                continue;
-            }
-        };
-        let text_key: Vec<String> = fix.files.iter().map(|f| patch::squeeze(&f.after)).collect();
-        if !seen_texts.insert(text_key) {
-            continue;
-        }
-        if rebuild.is_none() {
-            match Rebuild::new(
-                context.workspace_root,
-                &context.scratch_dir,
-                &context.skip,
-                context.selection.clone(),
-                suite.clone(),
-                context.jobs,
-                limits.time.saturating_sub(start.elapsed()),
-            ) {
-                Ok(r) => rebuild = Some(r),
-                Err(error) => {
-                    notes.push(format!("repair: no scratch copy to rebuild in: {error:#}"));
-                    break;
-                }
-            }
-        }
-        let builder = rebuild.as_mut().expect("created above");
-        details.rebuilds += 1;
-        console.status(
-            "Rebuilding",
-            &format!(
-                "[{}/{total}] {}:{}: {}",
-                details.rebuilds,
-                fix.file,
-                fix.line,
-                crate::publish::describe(&fix)
-            ),
-        );
-        let changes: Vec<(String, String)> = fix
-            .files
-            .iter()
-            .map(|f| (f.path.clone(), f.after.clone()))
-            .collect();
-        match builder.validate(&changes) {
-            Ok(validation) => {
-                if validation.validated {
-                    details.validated += 1;
-                    let cost = fixed_sites.entry(sites).or_insert(candidate.cost);
-                    *cost = (*cost).min(candidate.cost);
-                }
-                if !validation.validated && runtime_passed.is_some() {
-                    // The reruns passed it: a rebuild that does not is worth saying.
-                    console.warn(&format!(
-                        "`{}` passed the reruns but not the rebuild: {}",
-                        fix.replacement,
-                        describe(&validation)
-                    ));
-                } else {
-                    console.detail(&describe(&validation));
-                }
-                if validation.validated || runtime_passed.is_some() {
-                    fixes.push(rebuilt_fix(fix, &validation, runtime_passed.is_some()));
-                }
-            }
-            Err(error) => {
-                notes.push(format!("repair: a rebuild failed: {error:#}"));
-                break;
-            }
-        }
-    }
-    // Plausible candidates left when a bound stopped the rebuilds.
-    for (candidate, runtime_passed) in queue {
-        if let Some(passed) = runtime_passed
-            && let Ok(fix) = make_fix(&candidate, &targets, &by_key, &files)
-        {
-            fixes.push(runtime_fix(fix, &passed));
-        }
-    }
-    details.rebuild_s = rebuild_start.elapsed().as_secs_f64();
-    if details.runtime_checked > 0 && details.runtime_s > 0.0 {
-        details.runtime_per_s = Some(details.runtime_checked as f64 / details.runtime_s);
-    }
-    if details.rebuilds > 0 && details.rebuild_s > 0.0 {
-        details.rebuild_per_s = Some(details.rebuilds as f64 / details.rebuild_s);
-    }
-    let fixes = rank(fixes);
-    if details.rebuilds > 0 {
-        console.status(
-            "Validated",
-            &format!(
-                "{} fix{} in {} rebuild{} ({:.1}s)",
-                details.validated,
-                if details.validated == 1 { "" } else { "es" },
-                details.rebuilds,
-                plural(details.rebuilds),
-                details.rebuild_s
-            ),
-        );
-    }
+    details.plausible = checked.plausible.len();
+    search.say_checked(&details);
+    let queue = search.queue(checked);
+    let fixes = search.rebuild(queue, &suite, &mut details, &mut notes);
     Repair {
         fixes,
         notes,

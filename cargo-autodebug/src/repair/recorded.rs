@@ -109,8 +109,8 @@ pub fn leaves_failing_runs_unchanged(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::TestId;
     use crate::outcome::Outcome;
-    use crate::run::TestId;
     use crate::trace::RawTrace;
     use autodebug_runtime::protocol::SiteKind;
 

@@ -14,8 +14,8 @@ use autodebug_runtime::protocol::{self, Plan, Replacement, SiteInfo, SiteKey, Ta
 use super::Candidate;
 use super::validate::SuiteTest;
 use crate::baseline::BaselineResult;
+use crate::engine::Recorder;
 use crate::outcome::Outcome;
-use crate::trace::Recorder;
 
 /// What a rerun of the suite under a candidate showed.
 #[derive(Debug, Clone, PartialEq)]
@@ -200,7 +200,7 @@ impl Rerun<'_> {
             }
         }
         let jobs: Vec<(usize, Vec<usize>)> = per_test.into_iter().collect();
-        let results = crate::run::run_parallel(
+        let results = crate::engine::run_parallel(
             &jobs,
             self.recorder.jobs,
             |(t, cs)| {

@@ -5,19 +5,16 @@
 //! every deterministically failing test is validated.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use cargo_metadata::Message;
-use cargo_metadata::diagnostic::DiagnosticLevel;
 
 use super::copy_tree::ScratchCopy;
 use crate::baseline::BaselineResult;
 use crate::build::{self, TestBinary};
-use crate::run::{self, RunConfig, TestId};
+use crate::engine::{self, Engine, RunConfig, TestId};
 
 /// A test of the suite, as the scratch build finds it again.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -143,6 +140,8 @@ pub struct Rebuild {
     selection: Selection,
     suite: Vec<SuiteTest>,
     jobs: usize,
+    /// Runs the patched build's tests.
+    engine: Engine,
     /// Original text of the files of the copy the last patch changed (relative paths).
     dirty: BTreeMap<String, String>,
     /// Builds so far.
@@ -153,6 +152,7 @@ impl Rebuild {
     /// A scratch copy of `workspace_root` under `dir` (see [`ScratchCopy::create`]: the
     /// copy and its target dir are kept from run to run so that rebuilds are incremental;
     /// `wait` is how long to wait for a concurrent run to release them).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         workspace_root: &Path,
         dir: &Path,
@@ -161,6 +161,7 @@ impl Rebuild {
         suite: Vec<SuiteTest>,
         jobs: usize,
         wait: Duration,
+        engine: Engine,
     ) -> Result<Rebuild> {
         let copy = ScratchCopy::create(workspace_root, dir, skip, wait)?;
         Ok(Rebuild {
@@ -169,6 +170,7 @@ impl Rebuild {
             selection,
             suite,
             jobs: jobs.max(1),
+            engine,
             dirty: BTreeMap::new(),
             builds: 0,
         })
@@ -241,9 +243,7 @@ impl Rebuild {
             .arg(&self.target_dir)
             .env_remove(autodebug_runtime::protocol::ENV_INSTRUMENT)
             .current_dir(&self.copy.root)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stdin(Stdio::null());
         if let Some(manifest) = &self.selection.manifest_path {
             command
                 .arg("--manifest-path")
@@ -258,72 +258,26 @@ impl Rebuild {
         for test in &self.selection.test_targets {
             command.arg("--test").arg(test);
         }
-        let mut child = command.spawn().context("could not run cargo")?;
-        let stderr_pipe = child.stderr.take().expect("stderr is piped");
-        let stderr_reader = std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = BufReader::new(stderr_pipe).read_to_string(&mut text);
-            text
-        });
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let mut binaries = Vec::new();
-        let mut errors = Vec::new();
-        // Package directories with a recompiled target, and all package directories.
-        let mut rebuilt = BTreeSet::new();
-        let mut packages = BTreeSet::new();
-        for message in Message::parse_stream(BufReader::new(stdout)) {
-            match message.context("unreadable output from cargo")? {
-                Message::CompilerArtifact(artifact) => {
-                    let dir = artifact
-                        .manifest_path
-                        .parent()
-                        .map(|p| p.as_std_path().to_path_buf())
-                        .unwrap_or_default();
-                    if !artifact.fresh {
-                        rebuilt.insert(dir.clone());
-                    }
-                    packages.insert(dir.clone());
-                    if artifact.profile.test
-                        && let Some(executable) = artifact.executable
-                    {
-                        binaries.push(TestBinary {
-                            // Tests are matched by package directory, not by this name.
-                            package: artifact.target.name.clone(),
-                            package_root: dir,
-                            target: artifact.target.name.clone(),
-                            kind: artifact
-                                .target
-                                .kind
-                                .first()
-                                .map(|k| k.to_string())
-                                .unwrap_or_default(),
-                            executable: executable.into_std_path_buf(),
-                        });
-                    }
-                }
-                Message::CompilerMessage(message)
-                    if matches!(
-                        message.message.level,
-                        DiagnosticLevel::Error | DiagnosticLevel::Ice
-                    ) =>
-                {
-                    errors.push(message.message.rendered.unwrap_or(message.message.message));
-                }
-                _ => {}
-            }
-        }
-        let status = child.wait().context("could not wait for cargo")?;
-        let stderr = stderr_reader.join().unwrap_or_default();
-        if !status.success() {
-            let first = errors
+        let cargo = build::run_cargo_build(&mut command, |_| {})?;
+        if !cargo.success {
+            let first = cargo
+                .errors
                 .into_iter()
+                .map(|e| e.rendered.unwrap_or(e.message))
                 .next()
-                .unwrap_or_else(|| stderr.trim().lines().last().unwrap_or("").to_string());
+                .unwrap_or_else(|| cargo.stderr.trim().lines().last().unwrap_or("").to_string());
             return Ok(Err(format!(
                 "the patched code does not build: {}",
                 first.trim()
             )));
         }
+        // Package directories with a recompiled target, and all package directories.
+        let build::CargoBuild {
+            binaries,
+            packages,
+            rebuilt,
+            ..
+        } = cargo;
         for file in changed {
             // The innermost package directory holding the file.
             let owner = packages
@@ -340,7 +294,8 @@ impl Rebuild {
                 );
             }
         }
-        Ok(Ok(binaries))
+        // Tests are matched by package directory, not by the binary's package name.
+        Ok(Ok(binaries.into_iter().map(|(_, binary)| binary).collect()))
     }
 
     /// Runs every test of the suite found in `binaries`, each in its own process with its
@@ -371,7 +326,7 @@ impl Rebuild {
             )) {
                 continue;
             }
-            for test in run::list_tests(binary)? {
+            for test in engine::list_tests(binary)? {
                 let key = TestKey {
                     package_dir: package_dir.clone(),
                     target: test.target.clone(),
@@ -388,11 +343,12 @@ impl Rebuild {
             .filter(|(_, t)| !t.out_of_reach)
             .filter_map(|(i, t)| found.get(&t.key).map(|id| (i, id)))
             .collect();
-        let outcomes = run::run_parallel(
+        let outcomes = engine::run_parallel(
             &runs,
             self.jobs,
             |(i, test)| {
-                run::run_test(
+                engine::run_test(
+                    &self.engine,
                     test,
                     &RunConfig {
                         timeout: self.suite[*i].timeout,
@@ -510,6 +466,7 @@ mod tests {
             ]),
             2,
             Duration::ZERO,
+            Engine::default(),
         )
         .unwrap();
         let patched = |text: &str| vec![("src/lib.rs".to_string(), text.to_string())];

@@ -4,10 +4,9 @@
 //! a run in a process of its own gives. Anything that goes wrong falls back to one process
 //! per plan, so a batch is only ever faster, never a different answer.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -16,9 +15,10 @@ use autodebug_runtime::protocol::{
     SiteInfo,
 };
 
+use crate::engine::Recorder;
+use crate::engine::{self, Engine, EngineState, RunResult, TestId};
 use crate::outcome::{Location, Outcome};
-use crate::run::{self, RunResult, TestId};
-use crate::trace::{RawTrace, Recorder};
+use crate::trace::RawTrace;
 
 /// Plans per batch process below which splitting a batch across `--jobs` processes does not
 /// pay for the extra process start.
@@ -28,46 +28,30 @@ const MIN_PLANS_PER_PROCESS: usize = 16;
 /// go to one process each.
 const MAX_BARREN_BATCHES: usize = 2;
 
-/// Whether the instrumented build wraps libtest tests in the test attribute (see
-/// `zero::annotation::TEST_ATTRIBUTE`; set once, after the build): their binaries are sent
-/// batches without a probe.
-static WRAPPED_TESTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Tests (binary, name) found not to run batches: unwrapped in the end (the build left the
-/// attribute out), or refusing the request. They get one process per plan from then on.
-static NO_BATCH: Mutex<BTreeSet<(PathBuf, String)>> = Mutex::new(BTreeSet::new());
-
-/// Says whether the instrumented build's libtest tests carry the test attribute.
-pub fn set_wrapped_tests(wrapped: bool) {
-    WRAPPED_TESTS.store(wrapped, std::sync::atomic::Ordering::Relaxed);
-}
-
 /// Whether `test` is sent batches: its binary is built on the harness (and speaks this
 /// batch version), or its tests carry the test attribute and this test did not turn out
 /// unwrapped.
-pub fn supports_batch(test: &TestId) -> bool {
-    if WRAPPED_TESTS.load(std::sync::atomic::Ordering::Relaxed)
-        && !NO_BATCH
+pub fn supports_batch(engine: &Engine, test: &TestId) -> bool {
+    let state = engine.state();
+    if state.wrapped_tests
+        && !(state.no_batch)
             .lock()
             .unwrap()
             .contains(&(test.binary.clone(), test.name.clone()))
     {
         return true;
     }
-    harness_binary(test)
+    harness_binary(state, test)
 }
 
 /// Whether the test binary of `test` is built on the harness and speaks this batch
-/// version. Asked once per binary (and modification time) per process.
-fn harness_binary(test: &TestId) -> bool {
-    /// A binary, by path and modification time.
-    type Binary = (PathBuf, Option<std::time::SystemTime>);
-    static PROBED: OnceLock<Mutex<HashMap<Binary, bool>>> = OnceLock::new();
+/// version. Asked once per binary (and modification time) per session.
+fn harness_binary(state: &EngineState, test: &TestId) -> bool {
     let modified = std::fs::metadata(&test.binary)
         .and_then(|m| m.modified())
         .ok();
     let key = (test.binary.clone(), modified);
-    let cache = PROBED.get_or_init(Default::default);
+    let cache = &state.probed;
     if let Some(&known) = cache.lock().unwrap().get(&key) {
         return known;
     }
@@ -107,7 +91,7 @@ pub fn run_batch(
     if plans.is_empty() {
         return Ok(Vec::new());
     }
-    if !supports_batch(test) {
+    if !supports_batch(&recorder.engine, test) {
         return per_process(recorder, test, plans, mode);
     }
     let processes = recorder
@@ -115,7 +99,7 @@ pub fn run_batch(
         .min(plans.len().div_ceil(MIN_PLANS_PER_PROCESS))
         .max(1);
     let chunks: Vec<&[Plan]> = plans.chunks(plans.len().div_ceil(processes)).collect();
-    let results = run::run_parallel(
+    let results = engine::run_parallel(
         &chunks,
         processes,
         |chunk| run_chunk(recorder, test, chunk, mode),
@@ -135,7 +119,7 @@ fn per_process(
     plans: &[Plan],
     mode: &str,
 ) -> Result<Vec<(RunResult, RawTrace)>> {
-    run::run_parallel(
+    engine::run_parallel(
         plans,
         recorder.jobs,
         |plan| recorder.run(test, Some(plan), mode),
@@ -201,7 +185,7 @@ fn run_chunk(
                 barren = 0;
             }
             Stop::Unsupported => {
-                NO_BATCH
+                (recorder.engine.state().no_batch)
                     .lock()
                     .unwrap()
                     .insert((test.binary.clone(), test.name.clone()));
@@ -228,7 +212,8 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
     let n = recorder
         .runs
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let file = |suffix: &str| run::scratch_file(recorder.scratch, test, &format!("{n}.{suffix}"));
+    let file =
+        |suffix: &str| engine::scratch_file(recorder.scratch, test, &format!("{n}.{suffix}"));
     let request_path = file("batch.json");
     let results_path = file("batch-results.jsonl");
     let log_path = file("batch.log");
@@ -260,7 +245,7 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
     crate::trace::write_json(&request_path, &request)?;
     let log = std::fs::File::create(&log_path)
         .with_context(|| format!("could not create {}", log_path.display()))?;
-    let mut command = crate::run::test_command(test);
+    let mut command = crate::engine::test_command(test);
     // What the runs print is nobody's evidence (results come in the results file), and a
     // test printing megabytes would print them once per plan: only stderr, for the words
     // of a process that dies, is kept.
@@ -346,7 +331,7 @@ fn watch(
             last_len = len;
             last_progress = Instant::now();
         } else if last_progress.elapsed() >= timeout {
-            crate::run::kill_group(child);
+            crate::engine::kill_group(child);
             let _ = child.wait();
             return Ok(None);
         }
@@ -438,6 +423,7 @@ mod tests {
     use super::*;
     use autodebug_runtime::protocol::{PLAN_VERSION, PanicLocation, Record, Target};
     use std::collections::BTreeMap;
+    use std::sync::OnceLock;
     use std::sync::atomic::AtomicUsize;
 
     fn result(index: usize, outcome: BatchOutcome, message: Option<&str>) -> BatchResult {
@@ -592,6 +578,7 @@ mod tests {
 
     fn recorder<'a>(scratch: &'a Path, timeout: Duration, jobs: usize) -> Recorder<'a> {
         Recorder {
+            engine: Engine::default(),
             workspace_root: &fixture().root,
             output_dir: scratch,
             scratch,
@@ -641,14 +628,15 @@ mod tests {
     #[test]
     fn probes_tell_harness_binaries_from_libtest_ones() {
         let fixture = fixture();
-        assert!(supports_batch(&test_id(
-            &fixture.suite,
-            "finds_every_prime"
-        )));
-        assert!(!supports_batch(&test_id(
-            &fixture.unit,
-            "tests::finds_the_first"
-        )));
+        let engine = Engine::default();
+        assert!(supports_batch(
+            &engine,
+            &test_id(&fixture.suite, "finds_every_prime")
+        ));
+        assert!(!supports_batch(
+            &engine,
+            &test_id(&fixture.unit, "tests::finds_the_first")
+        ));
     }
 
     #[test]

@@ -1,13 +1,20 @@
-//! Running tests: listing a binary's tests, running one test in its own process with a
-//! timeout and an environment (trace, plan), and running many at once.
+//! The engine that runs test processes, the one module that does: listing a binary's tests,
+//! running one test in its own process with a timeout and an environment (trace, plan),
+//! running many at once; in [`batch`], one test under many plans inside one process (the
+//! in-process harness); in [`recorder`], runs that record a trace.
 
-use std::collections::BTreeSet;
+pub mod batch;
+mod recorder;
+
+pub use recorder::Recorder;
+
+use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
@@ -141,16 +148,52 @@ pub fn test_command(test: &TestId) -> Command {
     command
 }
 
-/// Where the harness's private result files go (set once by the run, inside its scratch
-/// directory; the system's temp dir otherwise).
-static RESULTS_DIR: OnceLock<PathBuf> = OnceLock::new();
+/// The test runs of one session: where the harness's private verdict files go, how the
+/// build left the tests, and what the runs learned of the test binaries on the way (which
+/// refuse `--logfile`, which tests do not take batches). Clones share it.
+#[derive(Debug, Clone)]
+pub struct Engine(Arc<EngineState>);
 
-/// Test binaries whose harness refused `--logfile`: judged by their stdout.
-static NO_LOGFILE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+#[derive(Debug)]
+pub(crate) struct EngineState {
+    results_dir: PathBuf,
+    /// The instrumented build wraps libtest tests in the test attribute (see
+    /// `zero::annotation::TEST_ATTRIBUTE`): their binaries are sent batches without a probe.
+    pub(crate) wrapped_tests: bool,
+    /// Test binaries whose harness refused `--logfile`: judged by their stdout.
+    no_logfile: Mutex<BTreeSet<PathBuf>>,
+    /// Tests (binary, name) found not to run batches: unwrapped in the end (the build left
+    /// the attribute out), or refusing the request. They get one process per plan from then
+    /// on.
+    pub(crate) no_batch: Mutex<BTreeSet<(PathBuf, String)>>,
+    /// Whether a test binary (by path and modification time) is built on the harness and
+    /// speaks this batch version: asked once per binary.
+    pub(crate) probed: Mutex<HashMap<(PathBuf, Option<SystemTime>), bool>>,
+}
 
-/// Sets the directory of the result files (the first call wins).
-pub fn set_results_dir(dir: PathBuf) {
-    let _ = RESULTS_DIR.set(dir);
+impl Default for Engine {
+    /// Result files in the system's temp dir; no test wrapped.
+    fn default() -> Engine {
+        Engine::new(std::env::temp_dir(), false)
+    }
+}
+
+impl Engine {
+    /// An engine writing result files under `results_dir`, for a build that did or did not
+    /// wrap the libtest tests.
+    pub fn new(results_dir: PathBuf, wrapped_tests: bool) -> Engine {
+        Engine(Arc::new(EngineState {
+            results_dir,
+            wrapped_tests,
+            no_logfile: Mutex::default(),
+            no_batch: Mutex::default(),
+            probed: Mutex::default(),
+        }))
+    }
+
+    pub(crate) fn state(&self) -> &EngineState {
+        &self.0
+    }
 }
 
 /// Runs one test alone in its own process (as `cargo test` would: in the package
@@ -159,23 +202,20 @@ pub fn set_results_dir(dir: PathBuf) {
 /// The harness writes its verdict to a private result file (`--logfile`) whose name holds
 /// a fresh random part: nothing the test prints is read as the verdict, and a test cannot
 /// guess where the verdict goes from its output.
-pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
-    let refused = NO_LOGFILE
+pub fn run_test(engine: &Engine, test: &TestId, config: &RunConfig) -> Result<RunResult> {
+    let refused = (engine.0.no_logfile)
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .contains(&test.binary);
     let log = if refused {
         None
     } else {
-        let dir = RESULTS_DIR
-            .get()
-            .cloned()
-            .unwrap_or_else(std::env::temp_dir);
-        std::fs::create_dir_all(&dir).ok();
+        let dir = &engine.0.results_dir;
+        std::fs::create_dir_all(dir).ok();
         Some(
             tempfile::Builder::new()
                 .prefix("result-")
-                .tempfile_in(&dir)
+                .tempfile_in(dir)
                 .context("could not create a result file")?,
         )
     };
@@ -203,11 +243,11 @@ pub fn run_test(test: &TestId, config: &RunConfig) -> Result<RunResult> {
         outcome::Verdict::read(&String::from_utf8_lossy(&text), &test.name)
     });
     if verdict == Some(outcome::Verdict::Nothing) && refuses_logfile(&stderr) {
-        NO_LOGFILE
+        (engine.0.no_logfile)
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(test.binary.clone());
-        return run_test(test, config);
+        return run_test(engine, test, config);
     }
     let outcome = match status {
         None => Outcome::Timeout {

@@ -1,0 +1,93 @@
+//! The output directory (`autodebug.out` by default): created afresh for each run, the
+//! previous run's moved aside to `<dir>.old`; it names the files a run writes there.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::options::Options;
+use crate::workspace::Workspace;
+
+/// The output directory of one run.
+#[derive(Debug)]
+pub struct OutputDir {
+    path: PathBuf,
+}
+
+impl OutputDir {
+    /// Creates the directory `--output` names (or `autodebug.out` in the workspace root),
+    /// moving a previous one aside to `<dir>.old` (and removing an older `.old`).
+    pub fn create(workspace: &Workspace, options: &Options) -> Result<OutputDir> {
+        let dir = match &options.output {
+            Some(dir) => std::path::absolute(dir).context("bad --output path")?,
+            None => workspace.root.join("autodebug.out"),
+        };
+        if dir.exists() {
+            let old = old_of(&dir);
+            if old.exists() {
+                std::fs::remove_dir_all(&old)
+                    .with_context(|| format!("could not remove {}", old.display()))?;
+            }
+            std::fs::rename(&dir, &old)
+                .with_context(|| format!("could not move {} aside", dir.display()))?;
+        }
+        std::fs::create_dir_all(dir.join("log"))
+            .with_context(|| format!("could not create {}", dir.display()))?;
+        Ok(OutputDir { path: dir })
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The directory as people want to read it (relative to the current directory when
+    /// inside it).
+    pub fn shown(&self) -> String {
+        display_path(&self.path)
+    }
+
+    /// The directories the tool owns beside the user's files: this one and its `.old`.
+    pub fn own_dirs(&self) -> [PathBuf; 2] {
+        [self.path.clone(), old_of(&self.path)]
+    }
+
+    /// Where cargo's and the tests' logs go.
+    pub fn log_dir(&self) -> PathBuf {
+        self.path.join("log")
+    }
+
+    /// The baseline coverage of every test.
+    pub fn coverage(&self) -> PathBuf {
+        self.path.join("coverage.json")
+    }
+
+    /// Saves a failing test's output under `log/`, returning its path relative to the
+    /// directory.
+    pub fn write_test_log(&self, result: &crate::baseline::BaselineResult) -> Result<String> {
+        let name = format!("log/{}.txt", result.test.file_stem());
+        let text = format!(
+            "--- stdout ---\n{}\n--- stderr ---\n{}\n",
+            result.first.stdout, result.first.stderr
+        );
+        std::fs::write(self.path.join(&name), text)?;
+        Ok(name)
+    }
+}
+
+/// `<dir>.old`.
+fn old_of(dir: &Path) -> PathBuf {
+    let mut old = dir.to_path_buf().into_os_string();
+    old.push(".old");
+    PathBuf::from(old)
+}
+
+/// A path as people want to read it: relative to the current directory when inside it.
+pub fn display_path(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
+        .display()
+        .to_string()
+}

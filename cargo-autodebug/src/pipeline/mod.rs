@@ -1,0 +1,77 @@
+//! The pipeline of one run, stage by stage: build → baseline → record → oracle → localize →
+//! repair → publish. Each stage is a function of [`stages`] from what the earlier ones
+//! produced to what the later ones need; the [`Session`] holds what they share.
+
+mod publish;
+mod stages;
+
+use crate::console::Console;
+use crate::exit_code::{ExitCode, Failure};
+use crate::options::Options;
+use crate::report::Report;
+use crate::session::Session;
+
+/// Runs the whole pipeline, writes the report and says how the run ended.
+pub fn run(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
+    let mut session = Session::open(options, console)?;
+    let mut report = Report::new(&session.user.root);
+    report.plan = session.plan.as_ref().map(|p| p.display().to_string());
+    let code = match analyse(&mut session, &mut report, console)? {
+        Ended::Early(code) => code,
+        Ended::Analysed(code) => {
+            // Positions become the user's (zero-annotation mode ran in a copy), then the
+            // suspects and fixes are announced and `--apply` writes the top fix.
+            if let Some((zero, _)) = &session.zero {
+                zero.to_user(&mut report, session.output.path());
+                publish::announce_suspects(&report, console);
+                publish::announce_fixes(&report, console);
+            }
+            if let Some(tree) = session.tree.take() {
+                report.apply = Some(crate::repair::apply::apply_top(
+                    &report,
+                    &session.user.root,
+                    tree,
+                    console,
+                ));
+            }
+            code
+        }
+    };
+    publish::finish(report, code, &session, console)
+}
+
+/// How the analysis ended.
+enum Ended {
+    /// Before any test was diagnosed: the build failed, or no test was selected.
+    Early(ExitCode),
+    /// The failing tests (if any) were diagnosed.
+    Analysed(ExitCode),
+}
+
+/// The stages from the build to repair, each adding its part to `report`.
+fn analyse(
+    session: &mut Session,
+    report: &mut Report,
+    console: &Console,
+) -> Result<Ended, Failure> {
+    let Some(binaries) = stages::build(session, report, console)? else {
+        return Ok(Ended::Early(ExitCode::BuildFailed));
+    };
+    let session = &*session;
+    let Some(tests) = stages::select_tests(session, report, &binaries, console)? else {
+        return Ok(Ended::Early(ExitCode::NoTests));
+    };
+    let baseline = stages::baseline(session, report, &tests, console)?;
+    let recorder = session.recorder();
+    let traces = stages::record(report, &baseline, &recorder, console)?;
+    let oracles = stages::oracles(report, &baseline.results, &traces, &recorder, console);
+    let evidence = stages::Evidence {
+        baseline: &baseline.results,
+        traces: &traces,
+        oracles: &oracles,
+        recorder: &recorder,
+    };
+    let findings = stages::localize(session, report, &evidence, console);
+    stages::repair(session, report, &evidence, &findings, console);
+    Ok(Ended::Analysed(baseline.code))
+}

@@ -1,0 +1,132 @@
+//! The end of the pipeline: the suspects and fixes announced as events, the report written in
+//! every format, the summary printed.
+
+use anyhow::Context as _;
+
+use crate::console::Console;
+use crate::events::Event;
+use crate::exit_code::{ExitCode, Failure, OrExit};
+use crate::options::MessageFormat;
+use crate::report::{self, Report};
+use crate::session::Session;
+use crate::{localize, publish};
+
+/// The sites of validated fixes lead the suspects (see [`localize::rank_fixed_first`]); each
+/// fix's `suspect_rank` follows its site.
+pub fn rank_fixed_first(report: &mut Report) {
+    let fixed: Vec<localize::Fixed> = report
+        .fixes
+        .iter()
+        .filter(|f| f.validated)
+        .flat_map(|f| {
+            f.edits.iter().map(move |e| localize::Fixed {
+                file: &e.file,
+                line: e.line,
+                column: e.column,
+                detail: format!(
+                    "`{}` → `{}` passed {} of {} tests after a rebuild",
+                    e.original, e.replacement, f.tests_passed, f.tests_total
+                ),
+            })
+        })
+        .collect();
+    let before: Vec<(String, u32, u32, usize)> = report
+        .suspects
+        .iter()
+        .map(|s| (s.file.clone(), s.line, s.column, s.rank))
+        .collect();
+    localize::rank_fixed_first(&mut report.suspects, &fixed);
+    for fix in &mut report.fixes {
+        let old = before
+            .iter()
+            .find(|(_, _, _, rank)| *rank == fix.suspect_rank);
+        if let Some((file, line, column, _)) = old
+            && let Some(now) = report
+                .suspects
+                .iter()
+                .find(|s| (&s.file, s.line, s.column) == (file, *line, *column))
+        {
+            fix.suspect_rank = now.rank;
+        }
+    }
+}
+
+/// Suspects announced as events after localization.
+const EVENT_SUSPECTS: usize = 5;
+
+/// The first suspects, as events.
+pub fn announce_suspects(report: &Report, console: &Console) {
+    for suspect in report.suspects.iter().take(EVENT_SUSPECTS) {
+        console.event(&Event::SuspectFound {
+            rank: suspect.rank,
+            file: &suspect.file,
+            line: suspect.line,
+            column: suspect.column,
+            code: &suspect.code,
+            evidence: &suspect.evidence,
+        });
+    }
+}
+
+/// The fixes, as events.
+pub fn announce_fixes(report: &Report, console: &Console) {
+    for fix in &report.fixes {
+        console.event(&Event::FixFound {
+            rank: fix.rank,
+            file: &fix.file,
+            line: fix.line,
+            column: fix.column,
+            original: &fix.original,
+            replacement: &fix.replacement,
+            validated: fix.validated,
+            tests_passed: fix.tests_passed,
+            tests_total: fix.tests_total,
+        });
+    }
+}
+
+/// Writes the report and prints the summary (or, under `--message-format json`, the report
+/// as the last event).
+pub fn finish(
+    mut report: Report,
+    code: ExitCode,
+    session: &Session,
+    console: &Console,
+) -> Result<ExitCode, Failure> {
+    let output_dir = session.output.path();
+    let options = session.options();
+    let changed = session.changed.as_ref();
+    report.set_exit(code);
+    report.timing.total_s = session.start.elapsed().as_secs_f64();
+    report.timing.peak_rss_mb = report::peak_rss_mb();
+    report.write(output_dir).or_exit(ExitCode::Software)?;
+    publish::write(&report, output_dir, &session.output.shown(), changed)
+        .or_exit(ExitCode::Software)?;
+    if publish::github::in_actions() {
+        // Workflow commands: on stdout, where the runner reads them, unless stdout carries
+        // JSON lines only.
+        let commands = publish::github::annotations(&report);
+        match options.message_format {
+            MessageFormat::Human => commands.iter().for_each(|c| println!("{c}")),
+            MessageFormat::Json => commands.iter().for_each(|c| eprintln!("{c}")),
+        }
+    }
+    match options.message_format {
+        MessageFormat::Human => {
+            let style = report::Style {
+                colour: console.colour_stdout(),
+                verbose: options.verbose,
+            };
+            let summary = report.render(&session.output.shown(), style);
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(summary.as_bytes())
+                .and_then(|()| stdout.flush())
+                .context("could not write the summary")
+                .or_exit(ExitCode::Software)?;
+        }
+        MessageFormat::Json => console.event(&Event::Report { report: &report }),
+    }
+    Ok(code)
+}

@@ -1,0 +1,358 @@
+//! The stages, in the order they run. Each takes what the earlier stages produced, adds its
+//! part (counts, timings, findings) to the report and returns what the later stages need.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use crate::baseline::BaselineResult;
+use crate::build::{BuildOutcome, TestBinary};
+use crate::config::TechniqueName;
+use crate::console::Console;
+use crate::engine::Recorder;
+use crate::engine::{Engine, TestId};
+use crate::exit_code::{ExitCode, Failure, OrExit};
+use crate::localize::Findings;
+use crate::oracle::Oracle;
+use crate::outcome::Outcome;
+use crate::report::{FailingTest, Report};
+use crate::session::Session;
+use crate::trace::{RecordedTrace, Role};
+use crate::{baseline as baseline_run, build as cargo_build, localize as techniques};
+use crate::{engine, oracle, publish as outputs, repair as candidates, trace};
+
+/// Builds the tests (instrumented), or `None` when they do not compile: the compiler's
+/// errors are shown and kept in the report. In zero-annotation mode a copy made only to
+/// wrap the tests that does not build where the tree does (a file read from outside the
+/// workspace, say) is dropped: the tree builds as it is, and reruns take one process each.
+pub fn build(
+    session: &mut Session,
+    report: &mut Report,
+    console: &Console,
+) -> Result<Option<Vec<TestBinary>>, Failure> {
+    let names: Vec<&str> = session
+        .user
+        .packages
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    console.status("Building", &format!("{} (instrumented)", names.join(", ")));
+    let phase = Instant::now();
+    let log_dir = session.output.log_dir();
+    let mut built = match &session.zero {
+        Some((zero, copy)) => zero.build(copy, &log_dir, console),
+        None => cargo_build::build(&session.user, &session.configured, &log_dir, console),
+    }
+    .or_exit(ExitCode::Software)?;
+    if matches!(built, BuildOutcome::Failed { .. })
+        && session.zero.as_ref().is_some_and(|(z, _)| z.tests_only())
+    {
+        console.warn(
+            "the scratch copy (tests wrapped to run many plans per process) does not build; \
+             building the tree as it is",
+        );
+        session.zero = None;
+        built = cargo_build::build(&session.user, &session.configured, &log_dir, console)
+            .or_exit(ExitCode::Software)?;
+    }
+    // What the build kept of the test attribute decides which tests are sent batches.
+    let wrapped = session.zero.as_ref().is_some_and(|(z, _)| z.wraps_tests());
+    session.engine = Engine::new(session.scratch.path().join("results"), wrapped);
+    report.timing.build_s = phase.elapsed().as_secs_f64();
+    match built {
+        BuildOutcome::Built(binaries) => Ok(Some(binaries)),
+        BuildOutcome::Failed { errors, stderr } => {
+            if errors.is_empty() {
+                console.passthrough(&stderr);
+            }
+            for error in &errors {
+                console.passthrough(error);
+            }
+            console.error(&format!(
+                "the crate does not compile (instrumented build); cargo's output is in {}/log/build.log",
+                session.output.shown()
+            ));
+            report.build_errors = errors;
+            Ok(None)
+        }
+    }
+}
+
+/// The tests of the built binaries that the selection keeps, or `None` (said on the
+/// console) when there is none.
+pub fn select_tests(
+    session: &Session,
+    report: &mut Report,
+    binaries: &[TestBinary],
+    console: &Console,
+) -> Result<Option<Vec<TestId>>, Failure> {
+    let options = session.options();
+    let mut tests = Vec::new();
+    for binary in binaries {
+        tests.extend(engine::list_tests(binary).or_exit(ExitCode::Software)?);
+    }
+    if let Some(filter) = &options.test_name {
+        tests.retain(|t| t.name.contains(filter.as_str()));
+    }
+    report.tests.total = tests.len();
+    if tests.is_empty() {
+        let what = match &options.test_name {
+            Some(filter) => format!("no test name contains `{filter}`"),
+            None => "the selected targets have no tests".to_string(),
+        };
+        console.error(&format!("{what} ({} test binaries built)", binaries.len()));
+        return Ok(None);
+    }
+    Ok(Some(tests))
+}
+
+/// What the baseline showed.
+pub struct Baseline {
+    /// Every test's first run, reruns and coverage.
+    pub results: Vec<BaselineResult>,
+    /// How the run ends on what the tests did (the most severe outcome).
+    pub code: ExitCode,
+    /// The tests whose traces are recorded: the deterministic failures, then passing
+    /// tests reaching the same code.
+    pub to_record: Vec<(TestId, Role)>,
+}
+
+/// Runs every selected test once (failures again, to tell flaky ones), with coverage;
+/// writes `coverage.json`.
+pub fn baseline(
+    session: &Session,
+    report: &mut Report,
+    tests: &[TestId],
+    console: &Console,
+) -> Result<Baseline, Failure> {
+    let options = session.options();
+    let phase = Instant::now();
+    let results = baseline_run::run(&session.recorder(), tests, options.reruns, console)
+        .or_exit(ExitCode::Software)?;
+    report.timing.baseline_s = phase.elapsed().as_secs_f64();
+
+    let mut code = ExitCode::Clean;
+    let mut failing_coverage = BTreeSet::new();
+    let mut to_record = Vec::new();
+    for result in &results {
+        match &result.first.outcome {
+            Outcome::Passed => report.tests.passed += 1,
+            Outcome::NotRun => report.tests.not_run += 1,
+            outcome => {
+                report.tests.failed += 1;
+                let mut failing = FailingTest::new(
+                    &result.test,
+                    outcome,
+                    &result.reruns,
+                    result.first.duration.as_secs_f64(),
+                );
+                failing.log = session.output.write_test_log(result).ok();
+                if result.flaky() {
+                    report.tests.flaky += 1;
+                    code = code.max(ExitCode::Flaky);
+                } else {
+                    code = code.max(match outcome {
+                        Outcome::Timeout { .. } => ExitCode::Timeout,
+                        Outcome::Crashed { .. } => ExitCode::Crashed,
+                        Outcome::FuelExhausted => ExitCode::FuelExhausted,
+                        _ => ExitCode::TestsFailed,
+                    });
+                }
+                if result.deterministic_failure() {
+                    failing_coverage.extend(result.coverage.keys().cloned());
+                    to_record.push((result.test.clone(), Role::Failing));
+                }
+                report.failing_tests.push(failing);
+            }
+        }
+    }
+
+    let spectrum = trace::spectrum(
+        &session.workspace().root,
+        results
+            .iter()
+            .map(|r| (&r.test, &r.first.outcome, &r.coverage)),
+    );
+    trace::write_json(&session.output.coverage(), &spectrum).or_exit(ExitCode::Software)?;
+
+    if !to_record.is_empty() {
+        let passing = results
+            .iter()
+            .filter(|r| r.first.outcome.passed())
+            .map(|r| (&r.test, &r.coverage));
+        for test in
+            trace::passing_tests_to_record(&failing_coverage, passing, options.passing_traces)
+        {
+            to_record.push((test, Role::Passing));
+        }
+        if failing_coverage.is_empty() {
+            console.warn("the failing tests reach no instrumented code: annotate the code under test with #[autodebug] or a contract");
+        }
+    }
+    Ok(Baseline {
+        results,
+        code,
+        to_record,
+    })
+}
+
+/// Records the traces of the baseline's chosen tests (written under `traces/`).
+pub fn record(
+    report: &mut Report,
+    baseline: &Baseline,
+    recorder: &Recorder,
+    console: &Console,
+) -> Result<Vec<RecordedTrace>, Failure> {
+    let mut traces = Vec::new();
+    if baseline.to_record.is_empty() {
+        return Ok(traces);
+    }
+    let phase = Instant::now();
+    for (summary, trace) in recorder
+        .record(&baseline.to_record, console)
+        .or_exit(ExitCode::Software)?
+    {
+        report.traces.push(summary);
+        traces.push(trace);
+    }
+    report.timing.record_s = phase.elapsed().as_secs_f64();
+    for failing in &mut report.failing_tests {
+        let id = format!("{}::{}", failing.target, failing.name);
+        failing.trace = report
+            .traces
+            .iter()
+            .find(|t| t.role == Role::Failing && t.test == id)
+            .map(|t| t.path.clone());
+    }
+    Ok(traces)
+}
+
+/// What passing means for each failing test, confirmed by reruns.
+pub fn oracles(
+    report: &mut Report,
+    baseline: &[BaselineResult],
+    traces: &[RecordedTrace],
+    recorder: &Recorder,
+    console: &Console,
+) -> Vec<Oracle> {
+    let phase = Instant::now();
+    let oracles = oracle::derive(
+        &oracle::Context {
+            baseline,
+            traces,
+            rerun: recorder,
+        },
+        console,
+    );
+    report.oracles = oracles.iter().map(Oracle::entry).collect();
+    report.timing.oracle_s = phase.elapsed().as_secs_f64();
+    oracles
+}
+
+/// What localization and repair work from.
+pub struct Evidence<'a> {
+    pub baseline: &'a [BaselineResult],
+    pub traces: &'a [RecordedTrace],
+    pub oracles: &'a [Oracle],
+    pub recorder: &'a Recorder<'a>,
+}
+
+/// Ranks the suspects of the deterministic failures (the report's `suspects`, after the
+/// exclusions and `--in-diff`), returning what repair reads of the techniques' work.
+pub fn localize(
+    session: &Session,
+    report: &mut Report,
+    evidence: &Evidence,
+    console: &Console,
+) -> Findings {
+    if !report
+        .failing_tests
+        .iter()
+        .any(|f| f.deterministic && !f.flaky)
+    {
+        return Findings::default();
+    }
+    let options = session.options();
+    let phase = Instant::now();
+    let context = techniques::Context {
+        workspace_root: &session.workspace().root,
+        baseline: evidence.baseline,
+        traces: evidence.traces,
+        oracles: evidence.oracles,
+        rerun: evidence.recorder,
+        console,
+    };
+    let localization = techniques::localize(&context, options, console);
+    report.suspects = localization.suspects;
+    report.notes.extend(localization.notes);
+    report.localization = localization.details;
+    let excluded = options.exclude.filter_suspects(&mut report.suspects);
+    if excluded > 0 {
+        report.notes.push(format!(
+            "{excluded} suspect{} left out of the ranking by the exclusions",
+            if excluded == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(changed) = &session.changed {
+        let first = outputs::diff::prioritize(&mut report.suspects, changed);
+        console.detail(&format!(
+            "--in-diff: {first} of {} suspects are on lines the diff changes ({} files); they are ranked first",
+            report.suspects.len(),
+            changed.files().count()
+        ));
+        if first == 0 && !report.suspects.is_empty() {
+            report.notes.push(
+                "no suspect is on a line the --in-diff diff changes: the fault may predate it"
+                    .into(),
+            );
+        }
+    }
+    report.timing.localize_s = phase.elapsed().as_secs_f64();
+    // In zero-annotation mode, positions are the user's only once mapped back.
+    if session.zero.is_none() {
+        super::publish::announce_suspects(report, console);
+    }
+    localization.findings
+}
+
+/// Looks for fixes at the suspects (validated by reruns and rebuilds); the sites of
+/// validated fixes then lead the suspects.
+pub fn repair(
+    session: &Session,
+    report: &mut Report,
+    evidence: &Evidence,
+    findings: &Findings,
+    console: &Console,
+) {
+    let options = session.options();
+    if options.no_fix || !options.runs(TechniqueName::Repair) || report.suspects.is_empty() {
+        return;
+    }
+    let workspace = session.workspace();
+    let phase = Instant::now();
+    let repaired = candidates::repair(
+        &candidates::Context {
+            workspace_root: &workspace.root,
+            baseline: evidence.baseline,
+            traces: evidence.traces,
+            suspects: &report.suspects,
+            oracles: evidence.oracles,
+            findings,
+            rerun: evidence.recorder,
+            scratch_dir: cargo_build::target_dir(workspace, options).join("repair"),
+            skip: session.own_dirs.clone(),
+            selection: candidates::validate::Selection::of(workspace, options),
+            timeout: options.test_timeout(),
+            jobs: options.jobs(),
+        },
+        &options.repair_limits(),
+        console,
+    );
+    report.fixes = repaired.fixes;
+    super::publish::rank_fixed_first(report);
+    report.notes.extend(repaired.notes);
+    report.repair = Some(repaired.details);
+    report.timing.repair_s = phase.elapsed().as_secs_f64();
+    if session.zero.is_none() {
+        super::publish::announce_fixes(report, console);
+    }
+}

@@ -1,0 +1,443 @@
+//! The repair search: each target's sources propose candidates in batches, the suite is
+//! rerun under them (the runtime evaluating each change in place of the code), and the
+//! plausible ones, then those the runtime could not judge, are rebuilt and validated.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use autodebug_runtime::protocol::{SiteInfo, SiteKey};
+
+use super::rerun::{self, Rerun, Verdict};
+use super::validate::{Rebuild, SuiteTest, Validation};
+use super::{
+    BATCH, Candidate, CandidateSource, Context, Details, Files, Fix, Limits, Target, describe,
+    make_fix, patch, plural, rank, rebuilt_fix, runtime_fix, unchanged_runs, without_outer_parens,
+};
+use crate::console::Console;
+
+/// What the search works over.
+pub struct Search<'a> {
+    pub context: &'a Context<'a>,
+    pub limits: &'a Limits,
+    pub console: &'a Console,
+    /// When the stage began (its time budget runs from there).
+    pub start: Instant,
+    /// The sites to repair, in rank order, and each one's index by site.
+    pub targets: &'a [Target],
+    pub by_key: BTreeMap<SiteKey, usize>,
+    /// The files of the targets as read.
+    pub files: &'a Files,
+}
+
+/// What the reruns said of the candidates.
+#[derive(Default)]
+pub struct Checked {
+    /// Every test passed with the candidate in place (and which passed, for dedup).
+    pub plausible: Vec<(Candidate, Vec<bool>)>,
+    /// The runtime could not judge (or evaluate) them: the rebuild decides.
+    undecided: Vec<Candidate>,
+    /// Refuted, kept only to be rebuilt anyway (`rebuild_all`).
+    refuted: Vec<Candidate>,
+    /// Every candidate proposed so far, by its edits.
+    proposed: BTreeSet<Vec<(SiteKey, String)>>,
+}
+
+/// A candidate to rebuild, with the tests it passed when rerun (`None`: not plausible).
+type Queued = (Candidate, Option<Vec<bool>>);
+
+/// Why the proposals stopped before every source of every target ran dry.
+struct Cut;
+
+impl Search<'_> {
+    /// Every source of every target, in order, until a bound stops it.
+    pub fn check(
+        &self,
+        sources: &mut [Box<dyn CandidateSource + '_>],
+        rerun: &Rerun,
+        details: &mut Details,
+        notes: &mut Vec<String>,
+    ) -> Checked {
+        let mut checked = Checked::default();
+        let failing_tests: Vec<String> = rerun
+            .suite
+            .iter()
+            .zip(self.context.baseline)
+            .filter(|(test, result)| test.required && !result.first.outcome.passed())
+            .map(|(test, _)| test.display.clone())
+            .collect();
+        for (index, target) in self.targets.iter().enumerate() {
+            self.console.status(
+                "Repairing",
+                &format!(
+                    "[{}/{}] {}:{}:{}  `{}`",
+                    index + 1,
+                    self.targets.len(),
+                    target.path,
+                    target.site.line,
+                    target.site.column,
+                    target.located.original.lines().next().unwrap_or("")
+                ),
+            );
+            for source in sources.iter_mut() {
+                let exhausted = self.check_source(
+                    &mut **source,
+                    target,
+                    rerun,
+                    &failing_tests,
+                    &mut checked,
+                    details,
+                    notes,
+                );
+                if exhausted.is_err() {
+                    return checked;
+                }
+            }
+        }
+        checked
+    }
+
+    /// One source's batches for one target, until it has no more.
+    #[allow(clippy::too_many_arguments)]
+    fn check_source(
+        &self,
+        source: &mut (dyn CandidateSource + '_),
+        target: &Target,
+        rerun: &Rerun,
+        failing_tests: &[String],
+        checked: &mut Checked,
+        details: &mut Details,
+        notes: &mut Vec<String>,
+    ) -> Result<(), Cut> {
+        loop {
+            if self.start.elapsed() > self.limits.time {
+                details.cut = Some(format!("time budget of {:?}", self.limits.time));
+                return Err(Cut);
+            }
+            let room = self.limits.candidates.saturating_sub(details.candidates);
+            if room == 0 {
+                details.cut = Some(format!("{} candidates", self.limits.candidates));
+                return Err(Cut);
+            }
+            let proposing = Instant::now();
+            let mut batch = source.next(target, BATCH.min(room));
+            details.propose_s += proposing.elapsed().as_secs_f64();
+            for edit in batch.iter_mut().flat_map(|c| c.edits.iter_mut()) {
+                edit.rust = without_outer_parens(&edit.rust);
+            }
+            if batch.is_empty() {
+                return Ok(());
+            }
+            // What an earlier source proposed is not checked again (nor a candidate that
+            // changes nothing).
+            batch.retain(|c| {
+                if c.edits.is_empty() {
+                    return false;
+                }
+                let key: Vec<(SiteKey, String)> = c
+                    .edits
+                    .iter()
+                    .map(|e| (e.site.clone(), patch::squeeze(&e.rust)))
+                    .collect();
+                checked.proposed.insert(key)
+            });
+            details.candidates += batch.len();
+            let mut checkable = Vec::new();
+            for candidate in &batch {
+                let sites: Option<Vec<SiteInfo>> = candidate
+                    .edits
+                    .iter()
+                    .map(|e| {
+                        (self.by_key)
+                            .get(&e.site)
+                            .map(|&i| self.targets[i].site.clone())
+                    })
+                    .collect();
+                match (rerun::plan(candidate, rerun.fuel), sites) {
+                    (Some(plan), Some(sites)) => checkable.push((candidate, plan, sites)),
+                    _ if unchanged_runs(self.context, target, candidate) => {
+                        // The failing runs would go as recorded: no rebuild needed.
+                        details.refuted += 1;
+                        details.refuted_by_traces += 1;
+                        source.refute(target, candidate, failing_tests);
+                    }
+                    _ => {
+                        details.not_evaluable += 1;
+                        checked.undecided.push(candidate.clone());
+                    }
+                }
+            }
+            if checkable.is_empty() {
+                continue;
+            }
+            let checking = Instant::now();
+            let verdicts = rerun.check(&checkable);
+            details.runtime_s += checking.elapsed().as_secs_f64();
+            let verdicts = match verdicts {
+                Ok(verdicts) => verdicts,
+                Err(error) => {
+                    notes.push(format!(
+                        "repair: rerunning under candidates failed: {error:#}"
+                    ));
+                    return Err(Cut);
+                }
+            };
+            let mut found = 0;
+            for ((candidate, _, _), verdict) in checkable.iter().zip(verdicts) {
+                match verdict {
+                    Verdict::Plausible { passed } => {
+                        found += 1;
+                        checked.plausible.push(((*candidate).clone(), passed));
+                    }
+                    Verdict::Refuted { failing, .. } => {
+                        details.refuted += 1;
+                        source.refute(target, candidate, &failing);
+                        if self.limits.rebuild_all {
+                            checked.refuted.push((*candidate).clone());
+                        }
+                    }
+                    Verdict::Inconclusive { .. } => {
+                        details.inconclusive += 1;
+                        checked.undecided.push((*candidate).clone());
+                    }
+                    Verdict::Skipped => details.skipped += 1,
+                }
+            }
+            self.console.detail(&format!(
+                "{}: {}:{}:{}: {} candidates rerun, {found} plausible",
+                source.name(),
+                target.path,
+                target.site.line,
+                target.site.column,
+                checkable.len()
+            ));
+        }
+    }
+
+    /// Says on the console what the reruns decided.
+    pub fn say_checked(&self, details: &Details) {
+        if details.runtime_checked == 0 {
+            return;
+        }
+        self.console.status(
+            "Checked",
+            &format!(
+                "{} candidate{} by rerun ({} test runs in {} process{}, {:.1}s): {} plausible, {} refuted, {} undecided",
+                details.runtime_checked,
+                plural(details.runtime_checked),
+                details.runtime_runs,
+                details.runtime_processes,
+                if details.runtime_processes == 1 { "" } else { "es" },
+                details.runtime_s,
+                details.plausible,
+                details.refuted,
+                details.inconclusive
+            ),
+        );
+    }
+
+    /// The order of the rebuilds: plausible candidates first, then those the runtime could
+    /// not judge; each group by the rank of the site and the simplicity of the change.
+    pub fn queue(&self, checked: Checked) -> Vec<Queued> {
+        let Checked {
+            mut plausible,
+            mut undecided,
+            refuted,
+            ..
+        } = checked;
+        let order = |c: &Candidate| {
+            let rank = c
+                .edits
+                .iter()
+                .filter_map(|e| self.by_key.get(&e.site).map(|&i| self.targets[i].rank))
+                .min()
+                .unwrap_or(usize::MAX);
+            (c.edits.len(), rank, c.cost)
+        };
+        plausible.sort_by_key(|(c, _)| order(c));
+        undecided.sort_by_key(order);
+        plausible
+            .into_iter()
+            .map(|(c, passed)| (c, Some(passed)))
+            .chain(undecided.into_iter().map(|c| (c, None)))
+            .chain(refuted.into_iter().map(|c| (c, None)))
+            .collect()
+    }
+
+    /// The candidate as a fix (its edits written into the files as read).
+    fn fix_of(&self, candidate: &Candidate) -> anyhow::Result<Fix> {
+        make_fix(candidate, self.targets, &self.by_key, self.files)
+    }
+
+    /// Rebuilds the queue's candidates in order and runs the suite on each, within the
+    /// bounds; the fixes, ranked. Plausible candidates no rebuild reached are kept as
+    /// runtime-checked fixes.
+    pub fn rebuild(
+        &self,
+        queue: Vec<Queued>,
+        suite: &[SuiteTest],
+        details: &mut Details,
+        notes: &mut Vec<String>,
+    ) -> Vec<Fix> {
+        let limits = self.limits;
+        let mut fixes: Vec<Fix> = Vec::new();
+        let mut rebuild: Option<Rebuild> = None;
+        let rebuild_start = Instant::now();
+        let mut seen_texts = BTreeSet::new();
+        let mut fixed_sites: BTreeMap<Vec<SiteKey>, u32> = BTreeMap::new();
+        let total = queue.len().min(limits.rebuilds);
+        let mut queue = queue.into_iter();
+        for (candidate, runtime_passed) in queue.by_ref() {
+            if details.validated >= limits.fixes && !limits.rebuild_all {
+                break;
+            }
+            // Once a site (or set of sites) has a validated fix, only simpler candidates
+            // of it are rebuilt: the rebuilds go to other sites, so that the fixes offered
+            // are alternatives, not variants of one.
+            let sites: Vec<SiteKey> = candidate.edits.iter().map(|e| e.site.clone()).collect();
+            let site_fixed = fixed_sites
+                .get(&sites)
+                .is_some_and(|&cost| candidate.cost >= cost)
+                && !limits.rebuild_all;
+            if details.rebuilds >= limits.rebuilds || site_fixed {
+                if !site_fixed {
+                    details
+                        .cut
+                        .get_or_insert(format!("{} rebuilds", limits.rebuilds));
+                }
+                // Plausible candidates not rebuilt are still reported.
+                fixes.extend(self.not_rebuilt(&candidate, runtime_passed.as_deref()));
+                continue;
+            }
+            if self.start.elapsed() > limits.time {
+                details
+                    .cut
+                    .get_or_insert(format!("time budget of {:?}", limits.time));
+                break;
+            }
+            let fix = match self.fix_of(&candidate) {
+                Ok(fix) => fix,
+                Err(error) => {
+                    notes.push(format!(
+                        "repair: `{}` could not be written as a patch: {error:#}",
+                        candidate.edits[0].rust
+                    ));
+                    continue;
+                }
+            };
+            let text_key: Vec<String> =
+                fix.files.iter().map(|f| patch::squeeze(&f.after)).collect();
+            if !seen_texts.insert(text_key) {
+                continue;
+            }
+            if rebuild.is_none() {
+                match self.scratch_copy(suite) {
+                    Ok(r) => rebuild = Some(r),
+                    Err(error) => {
+                        notes.push(format!("repair: no scratch copy to rebuild in: {error:#}"));
+                        break;
+                    }
+                }
+            }
+            let builder = rebuild.as_mut().expect("created above");
+            details.rebuilds += 1;
+            self.console.status(
+                "Rebuilding",
+                &format!(
+                    "[{}/{total}] {}:{}: {}",
+                    details.rebuilds,
+                    fix.file,
+                    fix.line,
+                    crate::publish::describe(&fix)
+                ),
+            );
+            let changes: Vec<(String, String)> = fix
+                .files
+                .iter()
+                .map(|f| (f.path.clone(), f.after.clone()))
+                .collect();
+            let validation = match builder.validate(&changes) {
+                Ok(validation) => validation,
+                Err(error) => {
+                    notes.push(format!("repair: a rebuild failed: {error:#}"));
+                    break;
+                }
+            };
+            if validation.validated {
+                details.validated += 1;
+                let cost = fixed_sites.entry(sites).or_insert(candidate.cost);
+                *cost = (*cost).min(candidate.cost);
+            }
+            self.say_validation(&fix, &validation, runtime_passed.is_some());
+            if validation.validated || runtime_passed.is_some() {
+                fixes.push(rebuilt_fix(fix, &validation, runtime_passed.is_some()));
+            }
+        }
+        // Plausible candidates left when a bound stopped the rebuilds.
+        for (candidate, runtime_passed) in queue {
+            fixes.extend(self.not_rebuilt(&candidate, runtime_passed.as_deref()));
+        }
+        details.rebuild_s = rebuild_start.elapsed().as_secs_f64();
+        self.say_rebuilt(details);
+        rank(fixes)
+    }
+
+    /// A plausible candidate (one with the tests it passed when rerun) that no rebuild
+    /// checked, as a runtime-checked fix.
+    fn not_rebuilt(&self, candidate: &Candidate, runtime_passed: Option<&[bool]>) -> Option<Fix> {
+        let passed = runtime_passed?;
+        let fix = self.fix_of(candidate).ok()?;
+        Some(runtime_fix(fix, passed))
+    }
+
+    /// What a rebuild showed, on the console: a warning when the reruns had passed it.
+    fn say_validation(&self, fix: &Fix, validation: &Validation, plausible: bool) {
+        if !validation.validated && plausible {
+            // The reruns passed it: a rebuild that does not is worth saying.
+            self.console.warn(&format!(
+                "`{}` passed the reruns but not the rebuild: {}",
+                fix.replacement,
+                describe(validation)
+            ));
+        } else {
+            self.console.detail(&describe(validation));
+        }
+    }
+
+    /// The scratch copy the rebuilds patch (kept from run to run).
+    fn scratch_copy(&self, suite: &[SuiteTest]) -> anyhow::Result<Rebuild> {
+        let context = self.context;
+        Rebuild::new(
+            context.workspace_root,
+            &context.scratch_dir,
+            &context.skip,
+            context.selection.clone(),
+            suite.to_vec(),
+            context.jobs,
+            self.limits.time.saturating_sub(self.start.elapsed()),
+            context.rerun.engine.clone(),
+        )
+    }
+
+    /// The rates of both ways of checking, and the rebuilds' outcome on the console.
+    fn say_rebuilt(&self, details: &mut Details) {
+        if details.runtime_checked > 0 && details.runtime_s > 0.0 {
+            details.runtime_per_s = Some(details.runtime_checked as f64 / details.runtime_s);
+        }
+        if details.rebuilds > 0 && details.rebuild_s > 0.0 {
+            details.rebuild_per_s = Some(details.rebuilds as f64 / details.rebuild_s);
+        }
+        if details.rebuilds > 0 {
+            self.console.status(
+                "Validated",
+                &format!(
+                    "{} fix{} in {} rebuild{} ({:.1}s)",
+                    details.validated,
+                    if details.validated == 1 { "" } else { "es" },
+                    details.rebuilds,
+                    plural(details.rebuilds),
+                    details.rebuild_s
+                ),
+            );
+        }
+    }
+}
