@@ -6,8 +6,9 @@ use autodebug_runtime::protocol;
 
 use crate::console::Console;
 use crate::engine::Recorder;
-use crate::engine::{self, RunConfig, RunResult, TestId};
-use crate::outcome::Outcome;
+use crate::engine::{self, RunConfig, RunResult};
+use crate::model::Outcome;
+use crate::model::TestId;
 use crate::trace::{self, Coverage};
 
 /// One test's baseline.
@@ -79,7 +80,7 @@ pub fn run(
                 .as_ref()
                 .map_or(0.0, |(r, _)| r.duration.as_secs_f64());
             let test_name = &test.display();
-            console.event(&crate::events::Event::TestResult {
+            console.event(&crate::model::Event::TestResult {
                 test: test_name,
                 outcome: label,
                 duration_s,

@@ -94,7 +94,7 @@ impl Exclusions {
     }
 
     /// Drops the excluded suspects and renumbers the others; returns how many were dropped.
-    pub fn filter_suspects(&self, suspects: &mut Vec<crate::localize::Ranked>) -> usize {
+    pub fn filter_suspects(&self, suspects: &mut Vec<crate::model::Ranked>) -> usize {
         if self.is_empty() {
             return 0;
         }

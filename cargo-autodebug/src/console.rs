@@ -8,7 +8,7 @@ use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::events::Event;
+use crate::model::Event;
 use crate::options::{ColorChoice, MessageFormat, Options};
 
 /// Width a progress line is cut to.

@@ -13,7 +13,7 @@ use cargo_metadata::{MetadataCommand, Package, TargetKind};
 use syn::spanned::Spanned;
 
 use crate::console::Console;
-use crate::exit_code::ExitCode;
+use crate::model::ExitCode;
 use crate::options::InitOptions;
 use crate::zero::manifest::{self, RuntimeSource};
 

@@ -6,18 +6,15 @@ mod build;
 mod config;
 mod console;
 mod engine;
-mod events;
-mod exit_code;
 mod init;
 mod localize;
+mod model;
 mod options;
 mod oracle;
-mod outcome;
 mod output_dir;
 mod pipeline;
 mod publish;
 mod repair;
-mod report;
 #[cfg(test)]
 mod robustness;
 mod session;
@@ -26,7 +23,7 @@ mod workspace;
 mod zero;
 
 use crate::console::Console;
-use crate::exit_code::{ExitCode, OrExit};
+use crate::model::{ExitCode, OrExit};
 use crate::options::{Command, Options};
 
 fn main() {

@@ -12,12 +12,14 @@ use autodebug_runtime::protocol::{self, Plan};
 use crate::console::Console;
 use crate::engine::Engine;
 use crate::engine::Recorder;
-use crate::exit_code::{ExitCode, Failure, OrExit};
+use crate::model::{ExitCode, Failure, OrExit};
 use crate::options::Options;
 use crate::output_dir::{OutputDir, display_path};
 use crate::publish::diff::ChangedLines;
+use crate::trace::UserColumns;
 use crate::workspace::Workspace;
 use crate::zero::Zero;
+use crate::zero::coordinates::Shifts;
 use crate::{build, config, repair, zero};
 
 /// One run's state.
@@ -47,6 +49,9 @@ pub struct Session {
     pub tree: Option<Result<(), String>>,
     /// Runs the test processes (made once the build says how the tests were built).
     pub engine: Engine,
+    /// The user's columns of the build's files, when they differ (zero-annotation mode's
+    /// attributes move them; known once the build says which attributes it kept).
+    pub user_columns: Option<Shifts>,
 }
 
 impl Session {
@@ -109,6 +114,7 @@ impl Session {
             own_dirs,
             tree,
             engine,
+            user_columns: None,
         })
     }
 
@@ -138,6 +144,7 @@ impl Session {
             max_events: options.max_events,
             jobs: options.jobs(),
             runs: Default::default(),
+            user_columns: self.user_columns.as_ref().map(|s| s as &dyn UserColumns),
         }
     }
 }

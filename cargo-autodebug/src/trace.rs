@@ -10,8 +10,9 @@ use anyhow::{Context, Result};
 use autodebug_runtime::protocol::{self, Record, SiteInfo, SiteKey};
 use serde::Serialize;
 
-use crate::engine::TestId;
-use crate::outcome::Outcome;
+use crate::model::Outcome;
+use crate::model::Role;
+use crate::model::TestId;
 
 /// The sites a test reached, by identity.
 pub type Coverage = BTreeMap<SiteKey, SiteInfo>;
@@ -127,16 +128,6 @@ pub fn record_site(record: &Record) -> Option<u32> {
     }
 }
 
-/// Why a trace was recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Role {
-    /// The trace of a failing test.
-    Failing,
-    /// The trace of a passing test that reaches sites the failing tests reach.
-    Passing,
-}
-
 /// A site in a stored trace: the runtime's description plus its path relative to the
 /// workspace root (`file` stays as the compiler saw it, since plans name sites by it).
 #[derive(Debug, Serialize)]
@@ -145,6 +136,54 @@ pub struct StoredSite {
     pub path: String,
     #[serde(flatten)]
     pub site: SiteInfo,
+}
+
+impl StoredSite {
+    /// The site with its columns in the user's file.
+    pub fn in_user_columns(mut self, columns: &dyn UserColumns) -> StoredSite {
+        let site = &mut self.site;
+        site.column = columns.user_column(&self.path, site.line, site.column);
+        site.end_column = columns.user_column(&self.path, site.end_line, site.end_column);
+        self
+    }
+}
+
+/// Where a column of the build's files is in the user's: zero-annotation mode builds an
+/// annotated copy whose inserted attributes move the columns after them. What the run writes
+/// to the output directory (traces, the coverage) is in the user's columns.
+pub trait UserColumns: Sync {
+    /// The user's column of `column` on `line` of `file` (relative to the workspace root).
+    fn user_column(&self, file: &str, line: u32, column: u32) -> u32;
+}
+
+/// `outcome` with its panic location in the user's columns.
+pub fn outcome_to_user(outcome: &Outcome, columns: &dyn UserColumns) -> Outcome {
+    let mut outcome = outcome.clone();
+    if let Outcome::Failed {
+        location: Some(location),
+        ..
+    } = &mut outcome
+    {
+        location.column = columns.user_column(&location.file, location.line, location.column);
+    }
+    outcome
+}
+
+/// `events` with the panics' locations in the user's columns (`None` when no event has one).
+pub fn events_to_user(events: &[Record], columns: &dyn UserColumns) -> Option<Vec<Record>> {
+    if !events.iter().any(|e| matches!(e, Record::Panic { .. })) {
+        return None;
+    }
+    let mut events = events.to_vec();
+    for event in &mut events {
+        if let Record::Panic {
+            file, line, column, ..
+        } = event
+        {
+            *column = columns.user_column(file, *line, *column);
+        }
+    }
+    Some(events)
 }
 
 /// A trace as written to `autodebug.out/traces/`: the site table, then the events.
@@ -158,20 +197,6 @@ pub struct StoredTrace<'a> {
     pub truncated: bool,
     pub sites: Vec<StoredSite>,
     pub events: &'a [Record],
-}
-
-/// What the report says of a recorded trace.
-#[derive(Debug, Clone, Serialize)]
-pub struct TraceSummary {
-    pub test: String,
-    pub role: Role,
-    /// Path of the stored trace, relative to the output directory.
-    pub path: String,
-    pub outcome: String,
-    pub sites: usize,
-    pub events: usize,
-    pub truncated: bool,
-    pub complete: bool,
 }
 
 /// A recorded trace, read back, with the test it belongs to.

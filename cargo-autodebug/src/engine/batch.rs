@@ -16,8 +16,9 @@ use autodebug_runtime::protocol::{
 };
 
 use crate::engine::Recorder;
-use crate::engine::{self, Engine, EngineState, RunResult, TestId};
-use crate::outcome::{Location, Outcome};
+use crate::engine::{self, Engine, EngineState, RunResult};
+use crate::model::TestId;
+use crate::model::{Location, Outcome};
 use crate::trace::RawTrace;
 
 /// Plans per batch process below which splitting a batch across `--jobs` processes does not
@@ -587,6 +588,7 @@ mod tests {
             max_events: 100_000,
             jobs,
             runs: AtomicUsize::new(0),
+            user_columns: None,
         }
     }
 

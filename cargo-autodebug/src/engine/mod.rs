@@ -5,6 +5,7 @@
 
 pub mod batch;
 mod recorder;
+pub mod verdict;
 
 pub use recorder::Recorder;
 
@@ -17,54 +18,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
-use serde::Serialize;
 
 use crate::build::TestBinary;
-use crate::outcome::{self, Outcome};
-
-/// One test: a name inside a test binary.
-#[derive(Debug, Clone, Serialize)]
-pub struct TestId {
-    /// Package of the test target.
-    pub package: String,
-    /// Test target (`mylib` for unit tests, the file name for integration tests).
-    pub target: String,
-    /// Kind of the target (`lib`, `test`, `bin`).
-    pub kind: String,
-    /// The test's full libtest name (`tests::sum_of_three`).
-    pub name: String,
-    #[serde(skip)]
-    pub binary: PathBuf,
-    #[serde(skip)]
-    pub package_root: PathBuf,
-}
-
-impl TestId {
-    /// `package/target::name`, for people.
-    pub fn display(&self) -> String {
-        format!("{}::{}", self.target, self.name)
-    }
-
-    /// A file-name-safe form of the id; a hash of the whole id keeps names that differ
-    /// only in replaced characters apart.
-    pub fn file_stem(&self) -> String {
-        use std::hash::{Hash, Hasher};
-        let raw = format!("{}.{}.{}", self.package, self.target, self.name);
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        raw.hash(&mut hasher);
-        let safe: String = raw
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        format!("{safe}-{:08x}", hasher.finish() as u32)
-    }
-}
+use crate::model::{Outcome, TestId};
 
 /// Lists the (non-ignored) tests of a test binary.
 pub fn list_tests(binary: &TestBinary) -> Result<Vec<TestId>> {
@@ -240,9 +196,9 @@ pub fn run_test(engine: &Engine, test: &TestId, config: &RunConfig) -> Result<Ru
     let stderr = stderr.join().unwrap_or_default();
     let verdict = log.as_ref().map(|log| {
         let text = std::fs::read(log.path()).unwrap_or_default();
-        outcome::Verdict::read(&String::from_utf8_lossy(&text), &test.name)
+        verdict::Verdict::read(&String::from_utf8_lossy(&text), &test.name)
     });
-    if verdict == Some(outcome::Verdict::Nothing) && refuses_logfile(&stderr) {
+    if verdict == Some(verdict::Verdict::Nothing) && refuses_logfile(&stderr) {
         (engine.0.no_logfile)
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -255,7 +211,7 @@ pub fn run_test(engine: &Engine, test: &TestId, config: &RunConfig) -> Result<Ru
         },
         Some(status) => {
             use std::os::unix::process::ExitStatusExt;
-            outcome::classify(&outcome::Finished {
+            verdict::classify(&verdict::Finished {
                 code: status.code(),
                 signal: status.signal(),
                 stdout: &stdout,

@@ -8,11 +8,12 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use autodebug_runtime::protocol::{self, Plan};
 
-use super::{Engine, RunConfig, RunResult, TestId};
+use super::{Engine, RunConfig, RunResult};
 use crate::console::Console;
+use crate::model::{Role, TestId, TraceSummary};
 use crate::trace::{
-    RawTrace, RecordedTrace, Role, StoredSite, StoredTrace, TraceSummary, workspace_path,
-    write_json,
+    RawTrace, RecordedTrace, StoredSite, StoredTrace, UserColumns, events_to_user, outcome_to_user,
+    workspace_path, write_json,
 };
 
 /// Everything the recording phase needs to know.
@@ -28,6 +29,9 @@ pub struct Recorder<'a> {
     pub jobs: usize,
     /// Runs so far (keeps scratch file names apart).
     pub runs: AtomicUsize,
+    /// The user's columns, when the build's files are an annotated copy whose attributes
+    /// move them (the stored traces are written in the user's columns).
+    pub user_columns: Option<&'a dyn UserColumns>,
 }
 
 impl Recorder<'_> {
@@ -116,21 +120,33 @@ impl Recorder<'_> {
         let sites = raw
             .sites
             .iter()
-            .map(|(&id, site)| StoredSite {
-                id,
-                path: workspace_path(self.workspace_root, &site.file),
-                site: site.clone(),
+            .map(|(&id, site)| {
+                let stored = StoredSite {
+                    id,
+                    path: workspace_path(self.workspace_root, &site.file),
+                    site: site.clone(),
+                };
+                match self.user_columns {
+                    Some(columns) => stored.in_user_columns(columns),
+                    None => stored,
+                }
             })
             .collect::<Vec<_>>();
+        let user_outcome = self
+            .user_columns
+            .map(|columns| outcome_to_user(&result.outcome, columns));
+        let user_events = self
+            .user_columns
+            .and_then(|columns| events_to_user(&raw.events, columns));
         let stored = StoredTrace {
             version: protocol::TRACE_VERSION,
             test,
             role,
-            outcome: &result.outcome,
+            outcome: user_outcome.as_ref().unwrap_or(&result.outcome),
             complete: raw.complete,
             truncated: raw.truncated,
             sites,
-            events: &raw.events,
+            events: user_events.as_deref().unwrap_or(&raw.events),
         };
         let file_name = format!("{}.json", test.file_stem());
         let path = traces_dir.join(&file_name);

@@ -5,8 +5,9 @@
 use anyhow::Result;
 
 use super::registry::Registration;
-use super::{Context, Evidence, Suspect, Technique};
+use super::{Context, Suspect, Technique};
 use crate::config::TechniqueName;
+use crate::model::Evidence;
 
 struct ByKind;
 
@@ -44,7 +45,7 @@ fn a_technique_is_a_file_and_a_registration_line() {
     use autodebug_runtime::protocol::SiteKind;
 
     use crate::engine::Recorder;
-    use crate::outcome::Outcome;
+    use crate::model::Outcome;
 
     let registered = [Registration {
         option: TechniqueName::Spectrum,
@@ -60,7 +61,7 @@ fn a_technique_is_a_file_and_a_registration_line() {
         location: None,
     };
     let baseline = [crate::baseline::BaselineResult {
-        test: crate::engine::TestId {
+        test: crate::model::TestId {
             package: "p".into(),
             target: "p".into(),
             kind: "lib".into(),
@@ -89,6 +90,7 @@ fn a_technique_is_a_file_and_a_registration_line() {
         max_events: 1000,
         jobs: 1,
         runs: Default::default(),
+        user_columns: None,
     };
     let context = Context {
         workspace_root: dir.path(),

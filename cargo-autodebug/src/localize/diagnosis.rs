@@ -26,7 +26,8 @@ use autodebug_symbolic::ir::Program;
 use autodebug_symbolic::wp;
 use serde::Serialize;
 
-use super::{Context, Evidence, Findings, Suspect, Technique, is_candidate};
+use super::{Context, Findings, Suspect, Technique, is_candidate};
+use crate::model::Evidence;
 use crate::oracle::{self, Oracle};
 use crate::trace::{RecordedTrace, workspace_path};
 

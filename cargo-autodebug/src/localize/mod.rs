@@ -17,10 +17,10 @@ use std::path::Path;
 
 use anyhow::Result;
 use autodebug_runtime::protocol::{SiteInfo, SiteKey, SiteKind};
-use serde::Serialize;
 
 use crate::baseline::BaselineResult;
 use crate::engine::Recorder;
+use crate::model::{Evidence, Ranked};
 use crate::trace::RecordedTrace;
 
 /// What every technique can look at.
@@ -38,17 +38,6 @@ pub struct Context<'a> {
     pub rerun: &'a Recorder<'a>,
     /// Where long techniques show their progress.
     pub console: &'a crate::console::Console,
-}
-
-/// One technique's opinion of one site.
-#[derive(Debug, Clone, Serialize)]
-pub struct Evidence {
-    /// The technique (`ochiai`, `predicate-switching`, …).
-    pub technique: &'static str,
-    /// Its score for the site: higher is more suspicious; comparable within a technique.
-    pub score: f64,
-    /// What it found, for people (`ochiai: 0.82`, `critical predicate, instance 3 of 5`).
-    pub detail: String,
 }
 
 /// A suspect site with the evidence of every technique that ranked it.
@@ -185,32 +174,6 @@ fn add_source_lines(suspects: &mut [Ranked], workspace_root: &Path) {
 /// contracts themselves).
 pub fn is_candidate(kind: SiteKind) -> bool {
     kind.is_branch() || kind.is_component()
-}
-
-/// A suspect in the merged ranking.
-#[derive(Debug, Clone, Serialize)]
-pub struct Ranked {
-    pub rank: usize,
-    pub file: String,
-    pub line: u32,
-    pub column: u32,
-    pub end_line: u32,
-    pub end_column: u32,
-    pub kind: SiteKind,
-    pub code: String,
-    pub function: String,
-    /// The whole source line the site is on, trimmed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_line: Option<String>,
-    /// The merged score (see [`merge`]).
-    pub score: f64,
-    /// One line per technique: `ochiai: 0.82`.
-    pub evidence: Vec<String>,
-    /// The same, structured.
-    pub techniques: Vec<Evidence>,
-    /// On a line the `--in-diff` diff changed (such suspects are ranked first).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub in_diff: bool,
 }
 
 /// Merges the techniques' rankings. Each technique contributes, per site, the reciprocal of

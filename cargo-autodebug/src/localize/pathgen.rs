@@ -24,8 +24,9 @@ use autodebug_symbolic::ir::Program;
 use autodebug_symbolic::pathgen::{self, Bounds, Problem, Rerun, Runner};
 use serde::Serialize;
 
-use super::{Context, Evidence, Suspect, Technique, is_candidate};
+use super::{Context, Suspect, Technique, is_candidate};
 use crate::engine::Recorder;
+use crate::model::Evidence;
 use crate::oracle::{End, Expectation, Oracle};
 use crate::trace::{RawTrace, RecordedTrace, workspace_path};
 

@@ -15,11 +15,12 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use autodebug_runtime::protocol::{SiteInfo, SiteKey};
 
-use super::{Context, Evidence, Suspect, Technique, is_candidate};
-use crate::engine::TestId;
+use super::{Context, Suspect, Technique, is_candidate};
+use crate::model::Outcome;
+use crate::model::TestId;
+use crate::model::{Evidence, Role};
 use crate::oracle::top_level_calls;
-use crate::outcome::Outcome;
-use crate::trace::{Coverage, RawTrace, Role, record_site};
+use crate::trace::{Coverage, RawTrace, record_site};
 
 /// The suspiciousness formula.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -18,10 +18,11 @@ use autodebug_runtime::protocol::{PLAN_VERSION, Plan, SiteKey, SiteKind, Target}
 
 use super::slice::{Graph, NodeKind};
 use super::source::{Pos, SourceFacts};
-use super::{Context, Evidence, Findings, Suspect, Technique, is_candidate};
-use crate::engine::TestId;
-use crate::outcome::{Location, Outcome};
-use crate::trace::{RawTrace, RecordedTrace, Role, record_site, workspace_path};
+use super::{Context, Findings, Suspect, Technique, is_candidate};
+use crate::model::TestId;
+use crate::model::{Evidence, Role};
+use crate::model::{Location, Outcome};
+use crate::trace::{RawTrace, RecordedTrace, record_site, workspace_path};
 
 /// The order in which branch instances are switched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -935,7 +936,7 @@ mod tests {
         });
         let graph = Graph::build(&recorded_trace, &facts());
         let recorded = RecordedTrace {
-            test: crate::engine::TestId {
+            test: crate::model::TestId {
                 package: "p".into(),
                 target: "p".into(),
                 kind: "lib".into(),

@@ -11,14 +11,15 @@ pub mod calls;
 pub mod symbolic;
 
 use autodebug_runtime::protocol::{Override, PLAN_VERSION, Plan, Record, SiteKind, Target, Value};
-use serde::Serialize;
 
 use crate::baseline::BaselineResult;
 use crate::console::Console;
 use crate::engine::Recorder;
-use crate::engine::{self, TestId};
-use crate::outcome::{Location, Outcome};
-use crate::trace::{RawTrace, RecordedTrace, Role};
+use crate::engine::{self};
+use crate::model::{AcceptedCall, Arg, OracleEntry as Entry};
+use crate::model::{Location, Outcome};
+use crate::model::{Role, TestId};
+use crate::trace::{RawTrace, RecordedTrace};
 use assertion::{Comparison, describe, parse_like};
 pub use calls::{Call, End, top_level_calls};
 
@@ -545,65 +546,6 @@ fn contract_word(kind: SiteKind) -> &'static str {
     }
 }
 
-/// An oracle as `report.json` holds it (`oracles[]`).
-#[derive(Debug, Clone, Serialize)]
-pub struct Entry {
-    /// The failing test (`target::name`).
-    pub test: String,
-    /// The failing call's function.
-    pub function: Option<String>,
-    /// Index of the failing call among the test's top-level calls.
-    pub call: Option<usize>,
-    /// `returns`, `no-panic` or `contract`; none when the oracle is not formed.
-    pub kind: Option<&'static str>,
-    /// The failing call's arguments.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub args: Vec<Arg>,
-    /// The value it returned.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub returned: Option<Value>,
-    /// The value it should have returned.
-    pub expected: Option<Value>,
-    /// The value it should not have returned (a failing `assert_ne!`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub other_than: Option<Value>,
-    /// The violated contract's condition.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub contract: Option<String>,
-    /// The message of the panic the call must not have (`no-panic`, `contract`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub panic: Option<String>,
-    /// The oracle in a sentence.
-    pub statement: String,
-    pub confirmed: bool,
-    pub reruns: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub later_failure: Option<String>,
-    /// Why it is not confirmed, or not formed.
-    pub why: Option<String>,
-    /// The calls whose results the test accepted before the failing call.
-    pub accepted_calls: Vec<AcceptedCall>,
-}
-
-/// A call whose result the test accepted.
-#[derive(Debug, Clone, Serialize)]
-pub struct AcceptedCall {
-    /// Index among the test's top-level calls.
-    pub call: usize,
-    pub function: String,
-    /// The call as people write it (`triple(1)`).
-    pub shown: String,
-    pub args: Vec<Arg>,
-    pub returned: Option<Value>,
-}
-
-/// A named argument value.
-#[derive(Debug, Clone, Serialize)]
-pub struct Arg {
-    pub name: String,
-    pub value: Value,
-}
-
 fn args(call: &Call) -> Vec<Arg> {
     call.args
         .iter()
@@ -704,27 +646,6 @@ impl Oracle {
                     returned: c.returned.as_ref().map(|r| r.value.clone()),
                 })
                 .collect(),
-        }
-    }
-}
-
-impl Entry {
-    /// The oracle on one console line.
-    pub fn line(&self) -> String {
-        if self.kind.is_none() {
-            return format!("none ({})", self.why.as_deref().unwrap_or("not formed"));
-        }
-        if self.confirmed {
-            format!("{} (confirmed by a rerun)", self.statement)
-        } else if let Some(later) = &self.later_failure {
-            format!(
-                "{} (necessary, not sufficient: the rerun then failed: {later})",
-                self.statement
-            )
-        } else if self.expected.is_some() {
-            format!("{} (not confirmed by a rerun)", self.statement)
-        } else {
-            self.statement.clone()
         }
     }
 }

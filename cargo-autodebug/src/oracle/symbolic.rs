@@ -6,7 +6,8 @@ use autodebug_symbolic::conflicts::Role;
 use autodebug_symbolic::encode::{self, CallTrace, Concrete, Expected, Spec};
 
 use super::{Call, End, Expectation, Oracle, top_level_calls};
-use crate::trace::{RecordedTrace, Role as TraceRole};
+use crate::model::Role as TraceRole;
+use crate::trace::RecordedTrace;
 
 impl Oracle {
     /// What the failing call must satisfy: contracts, no panic, and the expected value

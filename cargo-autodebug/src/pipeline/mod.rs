@@ -6,9 +6,9 @@ mod publish;
 mod stages;
 
 use crate::console::Console;
-use crate::exit_code::{ExitCode, Failure};
+use crate::model::Report;
+use crate::model::{ExitCode, Failure};
 use crate::options::Options;
-use crate::report::Report;
 use crate::session::Session;
 
 /// Runs the whole pipeline, writes the report and says how the run ended.
@@ -22,7 +22,7 @@ pub fn run(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
             // Positions become the user's (zero-annotation mode ran in a copy), then the
             // suspects and fixes are announced and `--apply` writes the top fix.
             if let Some((zero, _)) = &session.zero {
-                zero.to_user(&mut report, session.output.path());
+                zero.to_user(&mut report);
                 publish::announce_suspects(&report, console);
                 publish::announce_fixes(&report, console);
             }

@@ -4,10 +4,8 @@
 use anyhow::Context as _;
 
 use crate::console::Console;
-use crate::events::Event;
-use crate::exit_code::{ExitCode, Failure, OrExit};
+use crate::model::{Event, ExitCode, Failure, OrExit, Report, peak_rss_mb};
 use crate::options::MessageFormat;
-use crate::report::{self, Report};
 use crate::session::Session;
 use crate::{localize, publish};
 
@@ -98,7 +96,7 @@ pub fn finish(
     let changed = session.changed.as_ref();
     report.set_exit(code);
     report.timing.total_s = session.start.elapsed().as_secs_f64();
-    report.timing.peak_rss_mb = report::peak_rss_mb();
+    report.timing.peak_rss_mb = peak_rss_mb();
     report.write(output_dir).or_exit(ExitCode::Software)?;
     publish::write(&report, output_dir, &session.output.shown(), changed)
         .or_exit(ExitCode::Software)?;
@@ -113,7 +111,7 @@ pub fn finish(
     }
     match options.message_format {
         MessageFormat::Human => {
-            let style = report::Style {
+            let style = publish::terminal::Style {
                 colour: console.colour_stdout(),
                 verbose: options.verbose,
             };

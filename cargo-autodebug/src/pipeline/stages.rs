@@ -8,15 +8,16 @@ use crate::baseline::BaselineResult;
 use crate::build::{BuildOutcome, TestBinary};
 use crate::config::TechniqueName;
 use crate::console::Console;
+use crate::engine::Engine;
 use crate::engine::Recorder;
-use crate::engine::{Engine, TestId};
-use crate::exit_code::{ExitCode, Failure, OrExit};
 use crate::localize::Findings;
+use crate::model::Outcome;
+use crate::model::{ExitCode, Failure, OrExit};
+use crate::model::{FailingTest, Report};
+use crate::model::{Role, TestId};
 use crate::oracle::Oracle;
-use crate::outcome::Outcome;
-use crate::report::{FailingTest, Report};
 use crate::session::Session;
-use crate::trace::{RecordedTrace, Role};
+use crate::trace::RecordedTrace;
 use crate::{baseline as baseline_run, build as cargo_build, localize as techniques};
 use crate::{engine, oracle, publish as outputs, repair as candidates, trace};
 
@@ -57,6 +58,7 @@ pub fn build(
     // What the build kept of the test attribute decides which tests are sent batches.
     let wrapped = session.zero.as_ref().is_some_and(|(z, _)| z.wraps_tests());
     session.engine = Engine::new(session.scratch.path().join("results"), wrapped);
+    session.user_columns = session.zero.as_ref().and_then(|(z, _)| z.user_columns());
     report.timing.build_s = phase.elapsed().as_secs_f64();
     match built {
         BuildOutcome::Built(binaries) => Ok(Some(binaries)),
@@ -172,6 +174,13 @@ pub fn baseline(
             .iter()
             .map(|r| (&r.test, &r.first.outcome, &r.coverage)),
     );
+    let mut spectrum = spectrum;
+    if let Some(columns) = &session.user_columns {
+        spectrum.sites = std::mem::take(&mut spectrum.sites)
+            .into_iter()
+            .map(|site| site.in_user_columns(columns))
+            .collect();
+    }
     trace::write_json(&session.output.coverage(), &spectrum).or_exit(ExitCode::Software)?;
 
     if !to_record.is_empty() {

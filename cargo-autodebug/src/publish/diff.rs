@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::localize::Ranked;
+use crate::model::Ranked;
 
 /// The new-side lines each file of a diff adds or changes (1-based, sorted ranges).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

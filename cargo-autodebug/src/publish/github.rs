@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::diff::ChangedLines;
 use super::markdown::suggestion_block;
 use super::{line_suggestions, offered};
-use crate::report::Report;
+use crate::model::Report;
 
 /// Whether the run is a GitHub Actions job (the runner sets `GITHUB_ACTIONS=true`).
 pub fn in_actions() -> bool {

@@ -6,7 +6,7 @@
 
 use super::{LineSuggestion, line_suggestions, offered};
 
-use crate::report::Report;
+use crate::model::Report;
 
 /// Suspects listed in the table.
 const LISTED_SUSPECTS: usize = 5;
@@ -57,7 +57,7 @@ pub fn render(report: &Report, output_shown: &str) -> String {
             } else {
                 failing.outcome
             },
-            inline(&crate::report::one_line(&failing.message))
+            inline(&crate::publish::terminal::one_line(&failing.message))
         ));
     }
     if report.failing_tests.len() > 3 {
@@ -126,7 +126,7 @@ pub fn render(report: &Report, output_shown: &str) -> String {
         if i == 0 {
             out.push_str(&format!(
                 "Apply it locally with `cargo autodebug --apply` or `git apply {output_shown}/{}`.\n\n",
-                crate::report::FIX_PATCH
+                crate::model::FIX_PATCH
             ));
         }
     }

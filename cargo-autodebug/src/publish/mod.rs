@@ -16,14 +16,15 @@ pub mod github;
 pub mod markdown;
 pub mod rustfix;
 pub mod sarif;
+pub mod terminal;
 
 use std::ops::Range;
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::repair::{EditEntry, FileChange, Fix};
-use crate::report::Report;
+use crate::model::Report;
+use crate::model::{EditEntry, FileChange, Fix};
 
 /// The Markdown report, in the output directory.
 pub const REPORT_MD: &str = "report.md";

@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 
 use super::{LineIndex, Replacement, offered, replacements};
-use crate::report::Report;
+use crate::model::Report;
 
 /// The applicability every suggestion carries.
 pub const APPLICABILITY: &str = "MaybeIncorrect";

@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::{offered, replacements};
-use crate::report::Report;
+use crate::model::Report;
 
 /// Suspects reported as results.
 const SUSPECT_RESULTS: usize = 10;
@@ -70,7 +70,7 @@ pub fn log(report: &Report) -> Value {
             "level": "error",
             "message": {
                 "text": format!("{}::{} {}: {}", failing.target, failing.name, failing.outcome,
-                    crate::report::one_line(&failing.message)),
+                    crate::publish::terminal::one_line(&failing.message)),
             },
             "locations": [location(&at.file, at.line, at.column, at.line, at.column)],
         }));
@@ -147,7 +147,7 @@ fn uri(path: &str) -> String {
 }
 
 /// A validated fix as a SARIF fix: each file's replacements.
-fn fix(fix: &crate::repair::Fix) -> Value {
+fn fix(fix: &crate::model::Fix) -> Value {
     let changes: Vec<Value> = fix
         .files
         .iter()

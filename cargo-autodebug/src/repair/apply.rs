@@ -4,13 +4,14 @@
 //! replaced atomically (written beside, synced, renamed over), so an interrupted apply
 //! leaves every file either as it was or fully patched.
 
+use crate::model::Fix;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use super::{Fix, fingerprint};
+use super::fingerprint;
 
 /// Whether the tree may be written by `--apply`: `Ok` when `allow_dirty`, or when git
 /// tracks it and has no uncommitted change but under `ignore` (the tool's own directories).
@@ -31,14 +32,14 @@ pub fn tree_state(
 /// when the run started (`tree`, from [`tree_state`]), saying on the console what it
 /// wrote or why it did not.
 pub fn apply_top(
-    report: &crate::report::Report,
+    report: &crate::model::Report,
     workspace_root: &Path,
     tree: Result<(), String>,
     console: &crate::console::Console,
-) -> crate::report::Applied {
+) -> crate::model::Applied {
     let refused = |why: String| {
         console.error(&format!("--apply: {why}"));
-        crate::report::Applied {
+        crate::model::Applied {
             files: Vec::new(),
             refused: Some(why),
         }
@@ -61,7 +62,7 @@ pub fn apply_top(
                     if written.len() == 1 { "" } else { "s" }
                 ),
             );
-            crate::report::Applied {
+            crate::model::Applied {
                 files,
                 refused: None,
             }

@@ -27,7 +27,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use autodebug_runtime::protocol::{Expr, Record, SiteInfo, SiteKey, SiteKind};
-use serde::Serialize;
 
 use self::expression::Types;
 use self::patch::Located;
@@ -36,7 +35,8 @@ use self::validate::{Selection, Validation};
 use crate::baseline::BaselineResult;
 use crate::console::Console;
 use crate::engine::Recorder;
-use crate::localize::Ranked;
+use crate::model::Ranked;
+use crate::model::{EditEntry, FileChange, Fix, RepairDetails as Details};
 use crate::trace::{RecordedTrace, workspace_path};
 
 /// A site a fix may change, with what the runs told about it.
@@ -139,115 +139,6 @@ pub struct Context<'a> {
     /// Per-test timeout of the run (the rebuilds' timeouts are at most this).
     pub timeout: Duration,
     pub jobs: usize,
-}
-
-/// One file a fix changes: its text as analysed (with its fingerprint) and patched.
-#[derive(Debug, Clone)]
-pub struct FileChange {
-    pub path: String,
-    pub before: String,
-    pub after: String,
-}
-
-/// One edit of a fix, for the report.
-#[derive(Debug, Clone, Serialize)]
-pub struct EditEntry {
-    pub file: String,
-    pub line: u32,
-    pub column: u32,
-    pub end_line: u32,
-    pub end_column: u32,
-    pub kind: SiteKind,
-    pub original: String,
-    pub replacement: String,
-}
-
-/// A fix: the report's `fixes[]` entry (field names are stable: the benchmark reads them).
-#[derive(Debug, Clone, Serialize)]
-pub struct Fix {
-    pub rank: usize,
-    /// The first edit's place and text (every edit is in `edits`).
-    pub file: String,
-    pub line: u32,
-    pub column: u32,
-    pub end_line: u32,
-    pub end_column: u32,
-    pub original: String,
-    pub replacement: String,
-    /// Unified diff of the whole fix, paths `a/…` `b/…` relative to the workspace root.
-    pub diff: String,
-    /// The candidate source (`syntactic`, `synthesis`).
-    pub technique: &'static str,
-    /// The kind of change or template.
-    pub template: String,
-    /// The patched code was rebuilt and passed every test that passed before and every
-    /// deterministic failure.
-    pub validated: bool,
-    /// How the test counts were obtained: `rebuild` (the patched code built and run) or
-    /// `runtime` (the suite rerun with the runtime evaluating the change; not rebuilt).
-    pub validation: &'static str,
-    pub tests_passed: usize,
-    pub tests_total: usize,
-    /// Every test passed when the runtime evaluated the change in place of the code.
-    pub plausible: bool,
-    pub cost: u32,
-    /// Rank of the (best) suspect the fix changes.
-    pub suspect_rank: usize,
-    /// Localization techniques that pointed at the changed sites.
-    pub localized_by: Vec<&'static str>,
-    pub edits: Vec<EditEntry>,
-    /// Fingerprint of each changed file as analysed; `--apply` refuses a file that no
-    /// longer has it.
-    pub file_hashes: BTreeMap<String, String>,
-    /// Why a rebuild did not validate it (it does not build, tests that fail).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rejected: Option<String>,
-    #[serde(skip)]
-    pub files: Vec<FileChange>,
-    /// Whether each test of the suite passed with the fix (dedup by effect).
-    #[serde(skip)]
-    pub effect: Vec<bool>,
-}
-
-/// What the stage did: counts and times, for the report (`repair`) and the benchmark.
-#[derive(Debug, Default, Clone, Serialize)]
-pub struct Details {
-    /// Sites tried.
-    pub targets: usize,
-    /// Candidates considered.
-    pub candidates: usize,
-    /// Candidates checked by rerunning the suite under a replacement.
-    pub runtime_checked: usize,
-    pub plausible: usize,
-    pub refuted: usize,
-    /// Of those, refuted by the recorded operands alone: a branch candidate that decides
-    /// every recorded instance of the failing runs as the written code did.
-    pub refuted_by_traces: usize,
-    /// Runtime checks that could not judge (the rebuild decided).
-    pub inconclusive: usize,
-    /// Candidates not rerun on the passing tests: enough simpler ones of their batch were
-    /// plausible first.
-    pub skipped: usize,
-    /// Candidates the runtime cannot evaluate (the rebuild decided).
-    pub not_evaluable: usize,
-    /// Seconds the sources took to propose candidates (synthesis solves).
-    pub propose_s: f64,
-    /// Test runs under replacements.
-    pub runtime_runs: usize,
-    /// Test processes those runs took (fewer than the runs where a test process runs many
-    /// plans: a batch).
-    pub runtime_processes: usize,
-    /// Seconds spent rerunning tests under candidates.
-    pub runtime_s: f64,
-    pub rebuilds: usize,
-    pub rebuild_s: f64,
-    pub validated: usize,
-    /// Candidates checked per second by rerun, and by rebuild (the baseline it replaces).
-    pub runtime_per_s: Option<f64>,
-    pub rebuild_per_s: Option<f64>,
-    /// The bound that ended the stage early, if one did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cut: Option<String>,
 }
 
 /// What the stage produced.

@@ -7,7 +7,8 @@
 use autodebug_runtime::protocol::{Record, SiteInfo, Value};
 use syn::spanned::Spanned;
 
-use crate::trace::{RecordedTrace, Role};
+use crate::model::Role;
+use crate::trace::RecordedTrace;
 
 /// The comparison operators, as syn parses them.
 fn comparison(op: &syn::BinOp) -> Option<fn(std::cmp::Ordering) -> bool> {
@@ -109,8 +110,8 @@ pub fn leaves_failing_runs_unchanged(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::TestId;
-    use crate::outcome::Outcome;
+    use crate::model::Outcome;
+    use crate::model::TestId;
     use crate::trace::RawTrace;
     use autodebug_runtime::protocol::SiteKind;
 

@@ -15,7 +15,7 @@ use super::Candidate;
 use super::validate::SuiteTest;
 use crate::baseline::BaselineResult;
 use crate::engine::Recorder;
-use crate::outcome::Outcome;
+use crate::model::Outcome;
 
 /// What a rerun of the suite under a candidate showed.
 #[derive(Debug, Clone, PartialEq)]
@@ -308,7 +308,7 @@ fn judge(outcome: &Outcome, sites: &[SiteInfo]) -> TestResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::Location;
+    use crate::model::Location;
     use autodebug_runtime::protocol::{Expr, SiteKind};
 
     fn site() -> SiteInfo {

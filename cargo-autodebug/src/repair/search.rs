@@ -10,10 +10,11 @@ use autodebug_runtime::protocol::{SiteInfo, SiteKey};
 use super::rerun::{self, Rerun, Verdict};
 use super::validate::{Rebuild, SuiteTest, Validation};
 use super::{
-    BATCH, Candidate, CandidateSource, Context, Details, Files, Fix, Limits, Target, describe,
-    make_fix, patch, plural, rank, rebuilt_fix, runtime_fix, unchanged_runs, without_outer_parens,
+    BATCH, Candidate, CandidateSource, Context, Files, Limits, Target, describe, make_fix, patch,
+    plural, rank, rebuilt_fix, runtime_fix, unchanged_runs, without_outer_parens,
 };
 use crate::console::Console;
+use crate::model::{Fix, RepairDetails as Details};
 
 /// What the search works over.
 pub struct Search<'a> {

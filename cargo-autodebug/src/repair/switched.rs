@@ -19,7 +19,8 @@ const NEGATION: &str = "negation";
 
 use super::{Candidate, CandidateEdit, CandidateSource, Target};
 use crate::localize::switching::Flipped;
-use crate::trace::{RawTrace, RecordedTrace, Role};
+use crate::model::Role;
+use crate::trace::{RawTrace, RecordedTrace};
 
 /// The name of this source in the report.
 pub const NAME: &str = "predicate-switching";

@@ -16,8 +16,9 @@ use autodebug_symbolic::ir::Program;
 use autodebug_symbolic::repair as symbolic;
 
 use super::{Candidate, CandidateEdit, CandidateSource, Target};
+use crate::model::Role as TraceRole;
 use crate::oracle::{self, Oracle};
-use crate::trace::{RecordedTrace, Role as TraceRole};
+use crate::trace::RecordedTrace;
 
 /// The name of this source in the report.
 pub const NAME: &str = "synthesis";

@@ -14,7 +14,8 @@ use anyhow::{Context, Result, bail};
 use super::copy_tree::ScratchCopy;
 use crate::baseline::BaselineResult;
 use crate::build::{self, TestBinary};
-use crate::engine::{self, Engine, RunConfig, TestId};
+use crate::engine::{self, Engine, RunConfig};
+use crate::model::TestId;
 
 /// A test of the suite, as the scratch build finds it again.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::annotation::{Insertion, LineIndex};
-use crate::repair::{Fix, fingerprint, patch};
+use crate::model::Fix;
+use crate::repair::{fingerprint, patch};
 
 /// The attributes of each annotated file, by path relative to the workspace root.
 #[derive(Debug, Default, Clone)]
@@ -147,6 +148,12 @@ impl Shifts {
         LineIndex::new(&text)
             .line(line)
             .map(|l| l.trim().to_string())
+    }
+}
+
+impl crate::trace::UserColumns for Shifts {
+    fn user_column(&self, file: &str, line: u32, column: u32) -> u32 {
+        Shifts::user_column(self, file, line, column)
     }
 }
 

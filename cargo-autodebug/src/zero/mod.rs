@@ -20,9 +20,9 @@ use anyhow::{Context, Result};
 
 use crate::build::{self, BuildOutcome};
 use crate::console::Console;
+use crate::model::Report;
 use crate::options::{Annotate, Options};
 use crate::repair::copy_tree::ScratchCopy;
-use crate::report::Report;
 use crate::workspace::{SelectedPackage, Workspace};
 use annotation::Insertion;
 use coordinates::Shifts;
@@ -392,6 +392,14 @@ impl Zero {
     }
 
     /// The copy's coordinates of the annotated files, for mapping back.
+    /// Where the copy's columns are in the user's files, when the inserted attributes move
+    /// any (what is written to the output directory is mapped with it).
+    pub fn user_columns(&self) -> Option<Shifts> {
+        let shifts = self.shifts();
+        shifts.moves_tokens().then_some(shifts)
+    }
+
+    /// The copy's attributes, file by file.
     fn shifts(&self) -> Shifts {
         Shifts::new(
             self.files
@@ -425,9 +433,10 @@ impl Zero {
 
     /// Puts the report in the user's coordinates: suspects, panic locations, fixes (their
     /// texts, spans, diff and fingerprints, so that `--apply` and `fix.patch` write the
-    /// user's files), the techniques' accounts, and the traces already written to
-    /// `output_dir`. A fix that cannot be mapped is dropped with a note.
-    pub fn to_user(&self, report: &mut Report, output_dir: &Path) {
+    /// user's files) and the techniques' accounts. (The traces and the coverage are written
+    /// in the user's columns: see [`Zero::user_columns`].) A fix that cannot be mapped is
+    /// dropped with a note.
+    pub fn to_user(&self, report: &mut Report) {
         let shifts = self.shifts();
         report.workspace_root = self.user_root.display().to_string();
         for suspect in &mut report.suspects {
@@ -462,15 +471,6 @@ impl Zero {
         report.fixes = fixes;
         for account in report.localization.values_mut() {
             shifts.map_json(account);
-        }
-        if shifts.moves_tokens() {
-            let mut written = vec![output_dir.join("coverage.json")];
-            if let Ok(entries) = std::fs::read_dir(output_dir.join("traces")) {
-                written.extend(entries.flatten().map(|e| e.path()));
-            }
-            for path in written {
-                map_json_file(&path, &shifts);
-            }
         }
     }
 }
@@ -523,19 +523,6 @@ fn add_insertions(
         entry.insertions.sort_by_key(|i| i.offset);
     }
     Ok(())
-}
-
-/// Maps the positions of a JSON file written from the copy, in place (a file that cannot
-/// be read or parsed is left as it is).
-fn map_json_file(path: &Path, shifts: &Shifts) {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return;
-    };
-    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return;
-    };
-    shifts.map_json(&mut value);
-    let _ = crate::trace::write_json(path, &value);
 }
 
 /// `(file, line)` of each ` --> file:line:column` in a rendered compiler message.

@@ -64,7 +64,7 @@ pub enum Event<'a> {
         tests_total: usize,
     },
     /// The final report (the last line).
-    Report { report: &'a crate::report::Report },
+    Report { report: &'a super::Report },
 }
 
 #[cfg(test)]

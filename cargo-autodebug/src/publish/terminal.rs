@@ -1,241 +1,9 @@
-//! The report: `autodebug.out/report.json` (versioned: fields are added, never renamed) and
-//! the summary a person reads on the terminal.
+//! The terminal summary of a report: which tests failed, where, why, the fix and how to
+//! apply it (and, verbose, the reasoning trail).
 
-use std::path::Path;
-
-use anyhow::{Context, Result};
-use serde::Serialize;
-
-use crate::exit_code::ExitCode;
-use crate::outcome::{Location, Outcome};
-use crate::trace::{Role, TraceSummary};
-
-/// Suspects shown in the console summary.
-const SHOWN_SUSPECTS: usize = 3;
-
-/// The top validated fix as a patch, in the output directory.
-pub const FIX_PATCH: &str = "fix.patch";
-
-/// Version of `report.json`.
-pub const REPORT_VERSION: u32 = 1;
-
-/// The whole report.
-#[derive(Debug, Serialize)]
-pub struct Report {
-    pub version: u32,
-    pub tool: Tool,
-    /// One word for the result (`clean`, `tests-failed`, `build-failed`, …).
-    pub status: &'static str,
-    pub exit_code: i32,
-    pub workspace_root: String,
-    pub tests: TestCounts,
-    pub failing_tests: Vec<FailingTest>,
-    pub traces: Vec<TraceSummary>,
-    /// What passing means for each failing test: the call the failure is about and what it
-    /// should have done, confirmed by a rerun where a value could be formed.
-    pub oracles: Vec<crate::oracle::Entry>,
-    /// Ranked suspect sites, with each technique's evidence.
-    pub suspects: Vec<crate::localize::Ranked>,
-    /// Candidate fixes that passed the suite, best first: validated ones (rebuilt and
-    /// rerun) before those only the runtime reruns checked.
-    pub fixes: Vec<crate::repair::Fix>,
-    pub timing: Timing,
-    /// The compiler's errors, when the build failed.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub build_errors: Vec<String>,
-    /// Each technique's account of what it did (e.g. `predicate-switching`: one search per
-    /// failing test and ordering, with its criterion and reruns).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub localization: std::collections::BTreeMap<&'static str, serde_json::Value>,
-    /// What a technique could not do (unsupported code, nothing to rank).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-    /// The plan every test ran under (`--plan`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub plan: Option<String>,
-    /// What the repair stage did (candidates, reruns, rebuilds, their rates).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub repair: Option<crate::repair::Details>,
-    /// What `--apply` did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub apply: Option<Applied>,
-}
-
-/// The outcome of `--apply`.
-#[derive(Debug, Clone, Serialize)]
-pub struct Applied {
-    /// Files written (relative to the workspace root); empty when refused.
-    pub files: Vec<String>,
-    /// Why nothing was written.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub refused: Option<String>,
-}
-
-/// Name and version of the tool that wrote the report.
-#[derive(Debug, Serialize)]
-pub struct Tool {
-    pub name: &'static str,
-    pub version: &'static str,
-}
-
-impl Default for Tool {
-    fn default() -> Tool {
-        Tool {
-            name: env!("CARGO_PKG_NAME"),
-            version: env!("CARGO_PKG_VERSION"),
-        }
-    }
-}
-
-/// How many tests did what.
-#[derive(Debug, Default, Serialize)]
-pub struct TestCounts {
-    pub total: usize,
-    pub passed: usize,
-    pub failed: usize,
-    pub flaky: usize,
-    pub not_run: usize,
-}
-
-/// A test that did not pass.
-#[derive(Debug, Serialize)]
-pub struct FailingTest {
-    pub package: String,
-    pub target: String,
-    pub name: String,
-    /// The panic message (or what else happened: timeout, crash).
-    pub message: String,
-    /// `failed`, `timeout`, `crashed`, `fuel-exhausted`.
-    pub outcome: &'static str,
-    /// Where it panicked, as the panic message says.
-    pub location: Option<Location>,
-    /// Failed on every rerun the same way.
-    pub deterministic: bool,
-    /// Passed on some rerun.
-    pub flaky: bool,
-    /// Outcomes of the reruns.
-    pub reruns: Vec<&'static str>,
-    /// The stored trace of this test, relative to the output directory.
-    pub trace: Option<String>,
-    /// Its output, relative to the output directory.
-    pub log: Option<String>,
-    pub duration_s: f64,
-}
-
-impl FailingTest {
-    /// The failing-test entry of a test that did not pass.
-    pub fn new(
-        test: &crate::engine::TestId,
-        outcome: &Outcome,
-        reruns: &[Outcome],
-        duration_s: f64,
-    ) -> FailingTest {
-        let (message, location) = match outcome {
-            Outcome::Failed { message, location } => (message.clone(), location.clone()),
-            other => (other.describe(), None),
-        };
-        FailingTest {
-            package: test.package.clone(),
-            target: test.target.clone(),
-            name: test.name.clone(),
-            message,
-            outcome: outcome.label(),
-            location,
-            deterministic: reruns.iter().all(|o| o.same_kind(outcome)),
-            flaky: reruns.iter().any(Outcome::passed),
-            reruns: reruns.iter().map(Outcome::label).collect(),
-            trace: None,
-            log: None,
-            duration_s,
-        }
-    }
-}
-
-/// Seconds spent in each phase.
-#[derive(Debug, Default, Serialize)]
-pub struct Timing {
-    pub build_s: f64,
-    pub baseline_s: f64,
-    pub record_s: f64,
-    pub oracle_s: f64,
-    pub localize_s: f64,
-    pub repair_s: f64,
-    pub total_s: f64,
-    /// The tool's own peak resident memory in MB (`VmHWM`; not the tests' nor cargo's),
-    /// where the system says.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub peak_rss_mb: Option<f64>,
-}
-
-/// The process's peak resident set size in MB, from `/proc/self/status` (Linux).
-pub fn peak_rss_mb() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some((kb / 1024.0 * 10.0).round() / 10.0)
-}
+use crate::model::{Applied, FIX_PATCH, Report, Role, SHOWN_SUSPECTS};
 
 impl Report {
-    /// An empty report for `workspace_root`.
-    pub fn new(workspace_root: &Path) -> Report {
-        Report {
-            version: REPORT_VERSION,
-            tool: Tool::default(),
-            status: "clean",
-            exit_code: 0,
-            workspace_root: workspace_root.display().to_string(),
-            tests: TestCounts::default(),
-            failing_tests: Vec::new(),
-            traces: Vec::new(),
-            oracles: Vec::new(),
-            suspects: Vec::new(),
-            fixes: Vec::new(),
-            timing: Timing::default(),
-            build_errors: Vec::new(),
-            localization: Default::default(),
-            notes: Vec::new(),
-            plan: None,
-            repair: None,
-            apply: None,
-        }
-    }
-
-    /// The fix `--apply` writes and `fix.patch` holds: the best validated one.
-    pub fn top_fix(&self) -> Option<&crate::repair::Fix> {
-        self.fixes.iter().find(|f| f.validated)
-    }
-
-    /// Sets the exit code and the status word that goes with it.
-    pub fn set_exit(&mut self, code: ExitCode) {
-        self.exit_code = code.code();
-        self.status = match code {
-            ExitCode::Clean => "clean",
-            ExitCode::Software => "tool-error",
-            ExitCode::Usage => "usage-error",
-            ExitCode::BuildFailed => "build-failed",
-            ExitCode::NoTests => "no-tests",
-            ExitCode::TestsFailed => "tests-failed",
-            ExitCode::Timeout => "timeout",
-            ExitCode::Crashed => "crashed",
-            ExitCode::Flaky => "flaky",
-            ExitCode::FuelExhausted => "fuel-exhausted",
-        };
-    }
-
-    /// Writes `report.json` into `dir`, and `fix.patch` when there is a validated fix.
-    pub fn write(&self, dir: &Path) -> Result<()> {
-        let path = dir.join("report.json");
-        let json = serde_json::to_string_pretty(self).context("could not serialize the report")?;
-        std::fs::write(&path, json + "\n")
-            .with_context(|| format!("could not write {}", path.display()))?;
-        if let Some(fix) = self.top_fix() {
-            let path = dir.join(FIX_PATCH);
-            std::fs::write(&path, &fix.diff)
-                .with_context(|| format!("could not write {}", path.display()))?;
-        }
-        Ok(())
-    }
-
     /// The summary a person reads in five seconds: which tests failed, where (the statement),
     /// why (the evidence that matters most), the fix and how to apply it; with
     /// `style.verbose`, the reasoning trail (what each technique did and found, and when).
@@ -360,7 +128,7 @@ impl Report {
     }
 
     /// The statement a fix changes, or else the top suspect.
-    pub(crate) fn culprit(&self) -> Option<&crate::localize::Ranked> {
+    pub(crate) fn culprit(&self) -> Option<&crate::model::Ranked> {
         match self.top_fix() {
             Some(fix) => self
                 .suspects
@@ -376,7 +144,7 @@ impl Report {
     /// statistical guess).
     pub(crate) fn strongest_evidence<'a>(
         &self,
-        suspect: &'a crate::localize::Ranked,
+        suspect: &'a crate::model::Ranked,
     ) -> Option<&'a str> {
         let weight = |technique: &str| {
             self.localization
@@ -521,7 +289,7 @@ impl Report {
                 .and_then(|s| s.get(technique))
                 .and_then(serde_json::Value::as_f64)
                 .map_or(String::new(), |s| format!(" in {s:.1}s"));
-            let ranked: Vec<&crate::localize::Ranked> = self
+            let ranked: Vec<&crate::model::Ranked> = self
                 .suspects
                 .iter()
                 .filter(|s| s.techniques.iter().any(|e| e.technique == technique))
@@ -682,8 +450,11 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
-    use crate::engine::TestId;
+    use crate::model::report::TestCounts;
+    use crate::model::{ExitCode, FailingTest, Location, Outcome, TestId, TraceSummary};
 
     fn failing_report() -> Report {
         let mut report = Report::new(Path::new("/w"));
@@ -734,7 +505,7 @@ mod tests {
             truncated: false,
             complete: true,
         });
-        report.oracles.push(crate::oracle::Entry {
+        report.oracles.push(crate::model::OracleEntry {
             test: "sum::tests::sum_of_three".into(),
             function: Some("sum::sum".into()),
             call: Some(2),
@@ -764,7 +535,7 @@ mod tests {
                 function: "sum::sum".into(),
             },
             path: "src/lib.rs".into(),
-            evidence: vec![crate::localize::Evidence {
+            evidence: vec![crate::model::Evidence {
                 technique: "ochiai",
                 score: 1.0 / line as f64,
                 detail: format!("{:.2}", 1.0 / line as f64),
@@ -820,10 +591,10 @@ mod tests {
         assert_snapshot("summary-suspects.txt", &plain(&failing_report()));
     }
 
-    fn fix(validated: bool) -> crate::repair::Fix {
+    fn fix(validated: bool) -> crate::model::Fix {
         let before = "    if s1 < n {\n";
         let after = "    if s1 <= n {\n";
-        crate::repair::Fix {
+        crate::model::Fix {
             rank: 1,
             file: "src/lib.rs".into(),
             line: 1,
@@ -843,7 +614,7 @@ mod tests {
             cost: 1,
             suspect_rank: 1,
             localized_by: vec!["ochiai"],
-            edits: vec![crate::repair::EditEntry {
+            edits: vec![crate::model::EditEntry {
                 file: "src/lib.rs".into(),
                 line: 1,
                 column: 13,
@@ -865,7 +636,7 @@ mod tests {
     #[test]
     fn summary_ends_with_the_fix() {
         let mut report = failing_report();
-        report.repair = Some(crate::repair::Details {
+        report.repair = Some(crate::model::RepairDetails {
             targets: 2,
             candidates: 7,
             plausible: 2,
@@ -942,7 +713,7 @@ mod tests {
     #[test]
     fn summary_without_a_validated_fix() {
         let mut report = failing_report();
-        report.repair = Some(crate::repair::Details {
+        report.repair = Some(crate::model::RepairDetails {
             candidates: 7,
             rebuilds: 1,
             ..Default::default()
@@ -962,7 +733,7 @@ mod tests {
         let top = &mut report.suspects[0];
         top.evidence
             .push("predicate-switching: critical predicate: instance 2 of 3 flipped".into());
-        top.techniques.push(crate::localize::Evidence {
+        top.techniques.push(crate::model::Evidence {
             technique: "predicate-switching",
             score: 1.0,
             detail: "critical predicate: instance 2 of 3 flipped".into(),
