@@ -15,6 +15,7 @@ pub mod patch;
 pub mod recorded;
 pub mod rerun;
 mod search;
+mod sources;
 pub mod switched;
 pub mod syntactic;
 pub mod synthesis;
@@ -159,20 +160,15 @@ pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
     let mut files = Files::default();
     let targets = targets(context, limits, &mut files, &mut notes);
     let programs = synthesis::Programs::lower(context.workspace_root, &targets);
-    let mut sources: Vec<Box<dyn CandidateSource + '_>> = vec![
-        Box::new(switched::Switched::new(
-            &context.findings.flipped,
-            context.traces,
-        )),
-        Box::new(synthesis::Synthesis::new(
-            &programs,
-            context.traces,
-            context.oracles,
-            SYNTHESIS_TIME.min(limits.time),
-        )),
-        Box::new(syntactic::Syntactic::default()),
-        Box::new(joint::Joint::new(&targets, &context.findings.diagnoses)),
-    ];
+    let inputs = sources::Inputs {
+        context,
+        limits,
+        programs: &programs,
+    };
+    let mut sources: Vec<Box<dyn CandidateSource + '_>> = sources::SOURCES
+        .iter()
+        .map(|make| make(&inputs, &targets))
+        .collect();
     let mut repair = repair_with(
         context,
         limits,

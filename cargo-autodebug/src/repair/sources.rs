@@ -1,0 +1,41 @@
+//! Repair's candidate sources, registered in one place, in the order they are asked on each
+//! target. A new source is a file of this folder (a [`CandidateSource`]) and one line here.
+
+use super::{CandidateSource, Context, Limits, SYNTHESIS_TIME, Target, joint, switched};
+use super::{syntactic, synthesis};
+
+/// What a source can be made from.
+pub struct Inputs<'a> {
+    pub context: &'a Context<'a>,
+    pub limits: &'a Limits,
+    /// The targets' functions in the symbolic model (template synthesis).
+    pub programs: &'a synthesis::Programs,
+}
+
+/// A source's constructor, from the inputs and the sites to repair (in rank order; a
+/// source keeps what it needs of them).
+pub type Make = for<'a, 't> fn(&Inputs<'a>, &'t [Target]) -> Box<dyn CandidateSource + 'a>;
+
+/// Every source, in the order they are asked.
+pub const SOURCES: &[Make] = &[
+    // The outcomes a critical predicate's passing run needed, as a condition's spec.
+    |i, _| {
+        Box::new(switched::Switched::new(
+            &i.context.findings.flipped,
+            i.context.traces,
+        ))
+    },
+    // Templates whose holes z3 fills from the failing and accepted calls.
+    |i, _| {
+        Box::new(synthesis::Synthesis::new(
+            i.programs,
+            i.context.traces,
+            i.context.oracles,
+            SYNTHESIS_TIME.min(i.limits.time),
+        ))
+    },
+    // One-token edits of the site's code.
+    |_, _| Box::new(syntactic::Syntactic::default()),
+    // Pairs of edits at the two sites of a two-component diagnosis.
+    |i, targets| Box::new(joint::Joint::new(targets, &i.context.findings.diagnoses)),
+];
