@@ -13,7 +13,6 @@ mod borrows;
 mod scope;
 
 use crate::site::site_ref;
-use autodebug_syntax::Kind as SiteKind;
 use autodebug_syntax::{
     chain_leaves_mut, contains_let, diverges, for_range_mut, is_chain, is_compound,
     is_effect_argument, is_returned_value, reports_assign, reports_let, returns_value,
@@ -66,8 +65,8 @@ struct Instrumenter {
 }
 
 impl Instrumenter {
-    fn site(&self, tokens: &TokenStream, kind: SiteKind) -> TokenStream {
-        site_ref(tokens, kind.name(), &self.function)
+    fn site(&self, tokens: &TokenStream, kind: &str) -> TokenStream {
+        site_ref(tokens, kind, &self.function)
     }
 
     /// Declares the parameters in the outermost scope and returns the entry statement
@@ -105,7 +104,7 @@ impl Instrumenter {
 
     /// The entry site and the argument hooks (see [`instrument_body`]).
     fn arguments(&self, sig: &syn::Signature) -> TokenStream {
-        let site = self.site(&sig.ident.to_token_stream(), SiteKind::Fn);
+        let site = self.site(&sig.ident.to_token_stream(), "Fn");
         let mut names = Vec::new();
         let mut lets = Vec::new();
         for input in &sig.inputs {
@@ -145,7 +144,7 @@ impl Instrumenter {
 
     /// Replaces `expr` by `component(SITE, expr, || scope)`, the site covering `original`.
     /// `expr` must already be instrumented inside.
-    fn wrap_component(&self, expr: &mut Expr, original: &TokenStream, kind: SiteKind) {
+    fn wrap_component(&self, expr: &mut Expr, original: &TokenStream, kind: &str) {
         if diverges(expr) {
             // `component(SITE, panic!(), …)` would warn about unreachable code.
             return;
@@ -176,7 +175,7 @@ impl Instrumenter {
             let original = arg.to_token_stream();
             self.visit_expr_mut(arg);
             if is_effect_argument(arg) {
-                self.wrap_component(arg, &original, SiteKind::Arg);
+                self.wrap_component(arg, &original, "Arg");
             }
         }
     }
@@ -211,7 +210,7 @@ impl Instrumenter {
             _ if is_returned_value(expr) => {
                 let original = expr.to_token_stream();
                 self.visit_expr_mut(expr);
-                self.wrap_component(expr, &original, SiteKind::Return);
+                self.wrap_component(expr, &original, "Return");
             }
             _ => self.visit_expr_mut(expr),
         }
@@ -221,7 +220,7 @@ impl Instrumenter {
         // Bindings of `if let` are visible in the condition's later operands and in the
         // `then` block only.
         self.scopes.push();
-        self.visit_condition(&mut e.cond, SiteKind::If);
+        self.visit_condition(&mut e.cond, "If");
         if tail {
             self.visit_block_tail(&mut e.then_branch, true);
         } else {
@@ -243,7 +242,7 @@ impl Instrumenter {
             self.scopes.push();
             self.scopes.declare_pattern(&arm.pat);
             if let Pat::Guard(guard) = &mut arm.pat {
-                self.visit_condition(&mut guard.guard, SiteKind::Guard);
+                self.visit_condition(&mut guard.guard, "Guard");
             }
             if tail {
                 self.visit_tail(&mut arm.body);
@@ -258,7 +257,7 @@ impl Instrumenter {
     /// `let` becomes `branch(SITE, cond, || operands, || scope)`, and each operand of a
     /// top-level `&&`/`||` chain an `Operand` branch; in a chain with `let`, only the
     /// non-`let` operands are wrapped. Bindings of `let`s are declared in the current scope.
-    fn visit_condition(&mut self, cond: &mut Expr, kind: SiteKind) {
+    fn visit_condition(&mut self, cond: &mut Expr, kind: &str) {
         if contains_let(cond) {
             self.visit_chain(cond);
             return;
@@ -288,7 +287,7 @@ impl Instrumenter {
                 let original = operand.to_token_stream();
                 let operands = self.operands(operand);
                 self.visit_expr_mut(operand);
-                let site = self.site(&original, SiteKind::Operand);
+                let site = self.site(&original, "Operand");
                 let scope = self.scope_closure();
                 *operand = Expr::Verbatim(quote! {
                     ::autodebug_runtime::__rt::branch(#site, #operand, #operands, #scope)
@@ -323,7 +322,7 @@ impl Instrumenter {
     /// `iter(SITE)` as the first statement of a loop body; `header` is the loop's
     /// keyword and header (`for x in xs`, `while c`, `loop`).
     fn insert_iteration(&self, body: &mut Block, header: &TokenStream) {
-        let site = self.site(header, SiteKind::Loop);
+        let site = self.site(header, "Loop");
         if let Some(stmt) = parse_stmt(quote!(::autodebug_runtime::__rt::iter(#site);)) {
             body.stmts.insert(0, stmt);
         }
@@ -347,7 +346,7 @@ impl Instrumenter {
             let original = init.expr.to_token_stream();
             self.visit_expr_mut(&mut init.expr);
             if wrap {
-                self.wrap_component(&mut init.expr, &original, SiteKind::Let);
+                self.wrap_component(&mut init.expr, &original, "Let");
             }
             if let Some((_, diverge)) = &mut init.diverge {
                 self.visit_expr_mut(diverge);
@@ -370,12 +369,12 @@ impl Instrumenter {
                 if let Some(start) = &mut range.start {
                     let original = start.to_token_stream();
                     self.visit_expr_mut(start);
-                    self.wrap_component(start, &original, SiteKind::Start);
+                    self.wrap_component(start, &original, "Start");
                 }
                 if let Some(end) = &mut range.end {
                     let original = end.to_token_stream();
                     self.visit_expr_mut(end);
-                    self.wrap_component(end, &original, SiteKind::Bound);
+                    self.wrap_component(end, &original, "Bound");
                 }
                 true
             }
@@ -403,7 +402,7 @@ impl Instrumenter {
         let (while_token, cond) = (&e.while_token, &e.cond);
         let header = quote!(#while_token #cond);
         self.scopes.push();
-        self.visit_condition(&mut e.cond, SiteKind::While);
+        self.visit_condition(&mut e.cond, "While");
         self.visit_block_mut(&mut e.body);
         self.scopes.pop();
         self.insert_iteration(&mut e.body, &header);
@@ -449,21 +448,21 @@ impl VisitMut for Instrumenter {
                 let original = e.right.to_token_stream();
                 self.visit_expr_mut(&mut e.right);
                 if wrap {
-                    self.wrap_component(&mut e.right, &original, SiteKind::Assign);
+                    self.wrap_component(&mut e.right, &original, "Assign");
                 }
             }
             Expr::Binary(e) if is_compound(&e.op) => {
                 self.visit_expr_mut(&mut e.left);
                 let original = e.right.to_token_stream();
                 self.visit_expr_mut(&mut e.right);
-                self.wrap_component(&mut e.right, &original, SiteKind::Compound);
+                self.wrap_component(&mut e.right, &original, "Compound");
             }
             Expr::Return(e) => {
                 if let Some(value) = &mut e.expr {
                     let original = value.to_token_stream();
                     self.visit_expr_mut(value);
                     if self.returns {
-                        self.wrap_component(value, &original, SiteKind::Return);
+                        self.wrap_component(value, &original, "Return");
                     }
                 }
             }

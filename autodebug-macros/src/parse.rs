@@ -32,11 +32,10 @@ impl Kind {
     /// The `SiteKind` variant a check of this kind reports as.
     pub(crate) fn site_kind(self) -> &'static str {
         match self {
-            Kind::Requires => autodebug_syntax::Kind::Requires,
-            Kind::Ensures => autodebug_syntax::Kind::Ensures,
-            Kind::Invariant => autodebug_syntax::Kind::Invariant,
+            Kind::Requires => "Requires",
+            Kind::Ensures => "Ensures",
+            Kind::Invariant => "Invariant",
         }
-        .name()
     }
 
     /// The start of the panic message of a violation (followed by ` of {fn} violated`).

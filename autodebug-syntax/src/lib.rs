@@ -14,7 +14,6 @@ mod rules;
 pub mod sites;
 
 pub use rules::*;
-pub use sites::Kind;
 
 /// A 1-based line and 1-based character column from `proc-macro2`'s 1-based line and
 /// 0-based character column: the convention of sites.

@@ -179,28 +179,22 @@ pub fn is_effect_argument(arg: &Expr) -> bool {
 /// the value, a `Return` site when it does not diverge, rather than something to descend
 /// into (`if`, `match`, blocks: their own tails are the values) or control flow.
 pub fn is_returned_value(expr: &Expr) -> bool {
-    !matches!(
-        expr,
-        Expr::If(_)
-            | Expr::Match(_)
-            | Expr::Unsafe(_)
-            | Expr::Group(_)
-            | Expr::Return(_)
-            | Expr::Break(_)
-            | Expr::Continue(_)
-            | Expr::Loop(_)
-            | Expr::While(_)
-            | Expr::ForLoop(_)
-    ) && !matches!(expr, Expr::Block(b) if b.label.is_none())
+    match expr {
+        // Their own tails are the values.
+        Expr::If(_) | Expr::Match(_) | Expr::Unsafe(_) | Expr::Group(_) => false,
+        Expr::Block(b) => b.label.is_some(),
+        // Control flow.
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => false,
+        Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) => false,
+        _ => true,
+    }
 }
 
 /// Whether `expr` denotes a place (a variable, a field, an element, a dereference).
 pub fn is_place(expr: &Expr) -> bool {
-    match expr {
+    match strip(expr) {
         Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => true,
         Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)),
-        Expr::Paren(p) => is_place(&p.expr),
-        Expr::Group(g) => is_place(&g.expr),
         _ => false,
     }
 }
@@ -208,13 +202,11 @@ pub fn is_place(expr: &Expr) -> bool {
 /// Whether `expr` is a place inside a variable (`x`, `x.f[i]`, `*x`), as opposed to a place
 /// inside a temporary (`f().x`, `v()[0]`).
 fn rooted_in_variable(expr: &Expr) -> bool {
-    match expr {
+    match strip(expr) {
         Expr::Path(_) => true,
         Expr::Field(f) => rooted_in_variable(&f.base),
         Expr::Index(i) => rooted_in_variable(&i.expr),
         Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)) && rooted_in_variable(&u.expr),
-        Expr::Paren(p) => rooted_in_variable(&p.expr),
-        Expr::Group(g) => rooted_in_variable(&g.expr),
         _ => false,
     }
 }
@@ -223,7 +215,7 @@ fn rooted_in_variable(expr: &Expr) -> bool {
 /// (`&f()`, `&v()[0]`, `(&a.b(), 1)`, `S { r: &vec![] }`, `if c { &f() } else { &g() }`).
 /// Conservative: any borrow of something that is not a variable's place counts.
 pub fn extends_temporary(expr: &Expr) -> bool {
-    match expr {
+    match strip(expr) {
         Expr::Reference(r) => !rooted_in_variable(&r.expr),
         Expr::RawAddr(_) => true,
         Expr::Tuple(t) => t.elems.iter().any(extends_temporary),
@@ -233,8 +225,6 @@ pub fn extends_temporary(expr: &Expr) -> bool {
                 || s.rest.as_deref().is_some_and(extends_temporary)
         }
         Expr::Call(c) => c.args.iter().any(extends_temporary),
-        Expr::Paren(p) => extends_temporary(&p.expr),
-        Expr::Group(g) => extends_temporary(&g.expr),
         Expr::Cast(c) => extends_temporary(&c.expr),
         Expr::Block(b) => block_extends_temporary(&b.block),
         Expr::Unsafe(u) => block_extends_temporary(&u.block),
@@ -259,11 +249,9 @@ fn block_extends_temporary(block: &Block) -> bool {
 /// Expressions of type `!`, which are never wrapped (a hook around them would only be
 /// unreachable code).
 pub fn diverges(expr: &Expr) -> bool {
-    match expr {
+    match strip(expr) {
         Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
         Expr::Macro(m) => is_panic_macro(&m.mac),
-        Expr::Paren(p) => diverges(&p.expr),
-        Expr::Group(g) => diverges(&g.expr),
         _ => false,
     }
 }

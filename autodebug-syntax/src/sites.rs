@@ -9,67 +9,9 @@ use crate::rules::{
     is_returned_value, reports_assign, reports_let,
 };
 
-/// What a site is. The names are those of the runtime's `SiteKind`, which the generated code
-/// names (`SiteKind::Let`) and traces carry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
-    /// Function entry (the span is the function's name).
-    Fn,
-    /// Condition of an `if` / `else if`.
-    If,
-    /// Condition of a `while`.
-    While,
-    /// Guard of a `match` arm.
-    Guard,
-    /// Operand of `&&` / `||` inside a condition.
-    Operand,
-    /// Right-hand side of a `let`.
-    Let,
-    /// Right-hand side of an assignment `place = rhs`.
-    Assign,
-    /// Right-hand side of a compound assignment `place op= rhs`.
-    Compound,
-    /// A returned value: `return e` or a value the function's tail produces.
-    Return,
-    /// A computed argument of a call made for its effect (`x + 1` in `v.push(x + 1);`).
-    Arg,
-    /// A loop (`for`, `while`, `loop`); the span is its header.
-    Loop,
-    /// The end bound of a `for` loop over a range (`n` in `0..n`).
-    Bound,
-    /// The start of a `for` loop's range (`1` in `1..n`).
-    Start,
-    /// A `#[requires]` condition.
-    Requires,
-    /// An `#[ensures]` condition.
-    Ensures,
-    /// An `#[invariant]` condition.
-    Invariant,
-}
-
-impl Kind {
-    /// The variant's name, as the generated code writes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Fn => "Fn",
-            Kind::If => "If",
-            Kind::While => "While",
-            Kind::Guard => "Guard",
-            Kind::Operand => "Operand",
-            Kind::Let => "Let",
-            Kind::Assign => "Assign",
-            Kind::Compound => "Compound",
-            Kind::Return => "Return",
-            Kind::Arg => "Arg",
-            Kind::Loop => "Loop",
-            Kind::Bound => "Bound",
-            Kind::Start => "Start",
-            Kind::Requires => "Requires",
-            Kind::Ensures => "Ensures",
-            Kind::Invariant => "Invariant",
-        }
-    }
-}
+/// What a site is: the name of the runtime's `SiteKind` variant (`"Let"`), as the generated
+/// code names it (`Site"Let"`) and traces carry it.
+pub type Kind = &'static str;
 
 /// Calls `found` with every expression of `file` that has the shape of a site, with its
 /// kind, in the order of a walk of the syntax tree: conditions and their operands, `let`
@@ -97,7 +39,7 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Walk<F> {
         if is_chain(cond) || contains_let(cond) {
             chain_leaves(cond, &mut |leaf| {
                 if !matches!(leaf, Expr::Let(_)) {
-                    (self.found)(leaf, Kind::Operand);
+                    (self.found)(leaf, "Operand");
                 }
             });
         }
@@ -113,24 +55,24 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Walk<F> {
     /// A value that may be what a function returns.
     fn returned(&mut self, expr: &'ast Expr) {
         if is_returned_value(expr) {
-            self.component(expr, Kind::Return);
+            self.component(expr, "Return");
         }
     }
 }
 
 impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
     fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
-        self.condition(&e.cond, Kind::If);
+        self.condition(&e.cond, "If");
         visit::visit_expr_if(self, e);
     }
 
     fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
-        self.condition(&e.cond, Kind::While);
+        self.condition(&e.cond, "While");
         visit::visit_expr_while(self, e);
     }
 
     fn visit_pat_guard(&mut self, g: &'ast syn::PatGuard) {
-        self.condition(&g.guard, Kind::Guard);
+        self.condition(&g.guard, "Guard");
         visit::visit_pat_guard(self, g);
     }
 
@@ -143,7 +85,7 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
             };
             for arg in args.into_iter().flatten() {
                 if is_effect_argument(arg) {
-                    (self.found)(arg, Kind::Arg);
+                    (self.found)(arg, "Arg");
                 }
             }
         }
@@ -154,28 +96,28 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
         if let Some(init) = &local.init
             && reports_let(&local.pat, &init.expr)
         {
-            (self.found)(&init.expr, Kind::Let);
+            (self.found)(&init.expr, "Let");
         }
         visit::visit_local(self, local);
     }
 
     fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
         if reports_assign(&e.left, &e.right) {
-            (self.found)(&e.right, Kind::Assign);
+            (self.found)(&e.right, "Assign");
         }
         visit::visit_expr_assign(self, e);
     }
 
     fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
         if is_compound(&e.op) {
-            self.component(&e.right, Kind::Compound);
+            self.component(&e.right, "Compound");
         }
         visit::visit_expr_binary(self, e);
     }
 
     fn visit_expr_return(&mut self, e: &'ast syn::ExprReturn) {
         if let Some(value) = &e.expr {
-            self.component(value, Kind::Return);
+            self.component(value, "Return");
         }
         visit::visit_expr_return(self, e);
     }
@@ -195,10 +137,10 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
         if let Some((range, _)) = for_range(&e.expr) {
             if let Some(end) = range.end.as_deref() {
-                self.component(end, Kind::Bound);
+                self.component(end, "Bound");
             }
             if let Some(start) = range.start.as_deref() {
-                self.component(start, Kind::Start);
+                self.component(start, "Start");
             }
         }
         visit::visit_expr_for_loop(self, e);
@@ -232,14 +174,14 @@ mod tests {
                 .map(|(_, code)| code.as_str())
                 .collect()
         };
-        assert_eq!(of(Kind::Let), ["0"]);
-        assert!(of(Kind::While).is_empty());
-        assert_eq!(of(Kind::Operand), ["acc < 10"]);
-        assert_eq!(of(Kind::Compound), ["x"]);
-        assert_eq!(of(Kind::Bound), ["n"]);
-        assert_eq!(of(Kind::Start), ["1"]);
-        assert_eq!(of(Kind::Arg), ["i as i32 * 2"]);
-        assert_eq!(of(Kind::Guard), ["x > 3"]);
-        assert_eq!(of(Kind::Return), ["x"]);
+        assert_eq!(of("Let"), ["0"]);
+        assert!(of("While").is_empty());
+        assert_eq!(of("Operand"), ["acc < 10"]);
+        assert_eq!(of("Compound"), ["x"]);
+        assert_eq!(of("Bound"), ["n"]);
+        assert_eq!(of("Start"), ["1"]);
+        assert_eq!(of("Arg"), ["i as i32 * 2"]);
+        assert_eq!(of("Guard"), ["x > 3"]);
+        assert_eq!(of("Return"), ["x"]);
     }
 }
