@@ -13,11 +13,16 @@ mod borrows;
 mod scope;
 
 use crate::site::site_ref;
+use autodebug_syntax::{
+    chain_leaves_mut, contains_let, diverges, for_range_mut, is_chain, is_compound,
+    is_effect_argument, is_returned_value, reports_assign, reports_let, returns_value,
+    simple_binding, strip,
+};
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
-use scope::{Kind, Scopes, simple_binding, type_kind};
+use scope::{Kind, Scopes, type_kind};
 use syn::visit_mut::{self, VisitMut};
-use syn::{BinOp, Block, Expr, FnArg, Pat, ReturnType, Stmt, Type};
+use syn::{BinOp, Block, Expr, FnArg, Pat, Stmt, Type};
 
 /// Rewrites `block` (the body of a function with signature `sig`) so that it reports its
 /// sites to the runtime. `function` is the name shown for the function (`max`, `Stack::push`).
@@ -48,26 +53,6 @@ pub(crate) fn instrument_body(
         block.stmts.insert(0, stmt);
     }
     walker.arguments(sig)
-}
-
-/// Whether `return e` and the tail expression are component sites: not when the function
-/// returns `()` (there is no value to report) or `!` (the tail never produces one).
-fn returns_value(output: &ReturnType) -> bool {
-    match output {
-        ReturnType::Default => false,
-        ReturnType::Type(_, ty) => {
-            !matches!(strip_type(ty), Type::Never(_))
-                && !matches!(strip_type(ty), Type::Tuple(t) if t.elems.is_empty())
-        }
-    }
-}
-
-fn strip_type(ty: &Type) -> &Type {
-    match ty {
-        Type::Paren(p) => strip_type(&p.elem),
-        Type::Group(g) => strip_type(&g.elem),
-        other => other,
-    }
 }
 
 /// The walk. It keeps the lexical scopes of the body so that every component knows which
@@ -222,17 +207,12 @@ impl Instrumenter {
             Expr::Block(b) if b.label.is_none() => self.visit_block_tail(&mut b.block, true),
             Expr::Unsafe(u) => self.visit_block_tail(&mut u.block, true),
             Expr::Group(g) => self.visit_tail(&mut g.expr),
-            Expr::Return(_)
-            | Expr::Break(_)
-            | Expr::Continue(_)
-            | Expr::Loop(_)
-            | Expr::While(_)
-            | Expr::ForLoop(_) => self.visit_expr_mut(expr),
-            _ => {
+            _ if is_returned_value(expr) => {
                 let original = expr.to_token_stream();
                 self.visit_expr_mut(expr);
                 self.wrap_component(expr, &original, "Return");
             }
+            _ => self.visit_expr_mut(expr),
         }
     }
 
@@ -298,15 +278,7 @@ impl Instrumenter {
 
     /// Walks a `&&`/`||` chain left to right, wrapping each non-`let` operand.
     fn visit_chain(&mut self, expr: &mut Expr) {
-        match expr {
-            Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
-                self.visit_chain(&mut b.left);
-                self.visit_chain(&mut b.right);
-            }
-            Expr::Paren(p) if is_chain(&p.expr) => self.visit_chain(&mut p.expr),
-            Expr::Group(g) if is_chain(&g.expr) || contains_let(&g.expr) => {
-                self.visit_chain(&mut g.expr)
-            }
+        chain_leaves_mut(expr, &mut |leaf| match leaf {
             Expr::Let(l) => {
                 self.visit_expr_mut(&mut l.expr);
                 self.scopes.declare_pattern(&l.pat);
@@ -321,7 +293,7 @@ impl Instrumenter {
                     ::autodebug_runtime::__rt::branch(#site, #operand, #operands, #scope)
                 });
             }
-        }
+        });
     }
 
     /// `|| eq_operands(&(a), &(b))` (or `ord_operands`) when `expr` is a comparison `a OP b`
@@ -366,14 +338,10 @@ impl Instrumenter {
             };
             (ident.clone(), kind)
         });
-        // Passing the initializer through `component` turns it into a value: a place
-        // (`let (a, _) = pair`, `let ref mut r = x`, `let _ = s`) would be moved or copied
-        // instead of bound in part or by reference, and a borrowed temporary (`let v =
-        // &f()`) would lose its lifetime extension. Such `let`s are not sites.
-        let by_value = simple_binding(&local.pat).is_some();
-        let wrap = local.init.as_ref().is_some_and(|init| {
-            !extends_temporary(&init.expr) && (by_value || !is_place(&init.expr))
-        });
+        let wrap = local
+            .init
+            .as_ref()
+            .is_some_and(|init| reports_let(&local.pat, &init.expr));
         if let Some(init) = &mut local.init {
             let original = init.expr.to_token_stream();
             self.visit_expr_mut(&mut init.expr);
@@ -396,7 +364,7 @@ impl Instrumenter {
     fn visit_for(&mut self, e: &mut syn::ExprForLoop) {
         let (for_token, pat, in_token, iterated) = (&e.for_token, &e.pat, &e.in_token, &e.expr);
         let header = quote!(#for_token #pat #in_token #iterated);
-        let over_range = match range_mut(&mut e.expr) {
+        let over_range = match for_range_mut(&mut e.expr).map(|(range, _)| range) {
             Some(range) => {
                 if let Some(start) = &mut range.start {
                     let original = start.to_token_stream();
@@ -475,9 +443,7 @@ impl VisitMut for Instrumenter {
                 self.insert_iteration(&mut e.body, &header);
             }
             Expr::Assign(e) => {
-                // A destructuring assignment from a place (`(a, _) = pair`, `_ = s`) moves
-                // only what its pattern names; through `component` it would move it all.
-                let wrap = !is_place(&e.right) || is_place(&e.left);
+                let wrap = reports_assign(&e.left, &e.right);
                 self.visit_expr_mut(&mut e.left);
                 let original = e.right.to_token_stream();
                 self.visit_expr_mut(&mut e.right);
@@ -485,7 +451,7 @@ impl VisitMut for Instrumenter {
                     self.wrap_component(&mut e.right, &original, "Assign");
                 }
             }
-            Expr::Binary(e) if borrows::is_compound(&e.op) => {
+            Expr::Binary(e) if is_compound(&e.op) => {
                 self.visit_expr_mut(&mut e.left);
                 let original = e.right.to_token_stream();
                 self.visit_expr_mut(&mut e.right);
@@ -527,142 +493,6 @@ fn strip_pat(pat: &Pat) -> &Pat {
 fn parse_stmt(tokens: TokenStream) -> Option<Stmt> {
     let block: Block = syn::parse2(quote!({ #tokens })).ok()?;
     block.stmts.into_iter().next()
-}
-
-fn strip(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Paren(p) => strip(&p.expr),
-        Expr::Group(g) => strip(&g.expr),
-        other => other,
-    }
-}
-
-fn is_chain(expr: &Expr) -> bool {
-    matches!(strip(expr), Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)))
-}
-
-/// Whether a condition is, or chains, a `let` (`if let`, let-chains).
-fn contains_let(expr: &Expr) -> bool {
-    match expr {
-        Expr::Let(_) => true,
-        Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
-            contains_let(&b.left) || contains_let(&b.right)
-        }
-        Expr::Group(g) => contains_let(&g.expr),
-        _ => false,
-    }
-}
-
-/// The range a `for` loop iterates, looking through parentheses and adapters that keep
-/// the element type (`(0..n).rev()`).
-fn range_mut(expr: &mut Expr) -> Option<&mut syn::ExprRange> {
-    match expr {
-        Expr::Range(r) if r.end.is_some() => Some(r),
-        Expr::Paren(p) => range_mut(&mut p.expr),
-        Expr::Group(g) => range_mut(&mut g.expr),
-        Expr::MethodCall(m)
-            if ["rev", "step_by", "skip", "take"]
-                .iter()
-                .any(|name| m.method == name) =>
-        {
-            match &mut *m.receiver {
-                Expr::Paren(p) => range_mut(&mut p.expr),
-                chained @ Expr::MethodCall(_) => range_mut(chained),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// Whether `expr` denotes a place (a variable, a field, an element, a dereference).
-fn is_place(expr: &Expr) -> bool {
-    match expr {
-        Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => true,
-        Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)),
-        Expr::Paren(p) => is_place(&p.expr),
-        Expr::Group(g) => is_place(&g.expr),
-        _ => false,
-    }
-}
-
-/// Whether an argument of a call statement is an `Arg` site. A place is not (passed through
-/// `component` it would be moved where the call reborrows or copies part of it), nor is a
-/// closure or an `async`/`const` block (its type is inferred from the callee's signature,
-/// which a generic wrapper hides), nor an expression that diverges.
-fn is_effect_argument(arg: &Expr) -> bool {
-    !is_place(arg)
-        && !diverges(arg)
-        && !matches!(
-            arg,
-            Expr::Closure(_) | Expr::Async(_) | Expr::Const(_) | Expr::Verbatim(_)
-        )
-}
-
-/// Whether `expr` is a place inside a variable (`x`, `x.f[i]`, `*x`), as opposed to a place
-/// inside a temporary (`f().x`, `v()[0]`).
-fn rooted_in_variable(expr: &Expr) -> bool {
-    match expr {
-        Expr::Path(_) => true,
-        Expr::Field(f) => rooted_in_variable(&f.base),
-        Expr::Index(i) => rooted_in_variable(&i.expr),
-        Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)) && rooted_in_variable(&u.expr),
-        Expr::Paren(p) => rooted_in_variable(&p.expr),
-        Expr::Group(g) => rooted_in_variable(&g.expr),
-        _ => false,
-    }
-}
-
-/// Whether a `let` initializer borrows a temporary whose lifetime the `let` extends
-/// (`&f()`, `&v()[0]`, `(&a.b(), 1)`, `S { r: &vec![] }`, `if c { &f() } else { &g() }`).
-/// Conservative: any borrow of something that is not a variable's place counts.
-fn extends_temporary(expr: &Expr) -> bool {
-    match expr {
-        Expr::Reference(r) => !rooted_in_variable(&r.expr),
-        Expr::RawAddr(_) => true,
-        Expr::Tuple(t) => t.elems.iter().any(extends_temporary),
-        Expr::Array(a) => a.elems.iter().any(extends_temporary),
-        Expr::Struct(s) => {
-            s.fields.iter().any(|f| extends_temporary(&f.expr))
-                || s.rest.as_deref().is_some_and(extends_temporary)
-        }
-        Expr::Call(c) => c.args.iter().any(extends_temporary),
-        Expr::Paren(p) => extends_temporary(&p.expr),
-        Expr::Group(g) => extends_temporary(&g.expr),
-        Expr::Cast(c) => extends_temporary(&c.expr),
-        Expr::Block(b) => block_extends_temporary(&b.block),
-        Expr::Unsafe(u) => block_extends_temporary(&u.block),
-        Expr::If(i) => {
-            block_extends_temporary(&i.then_branch)
-                || i.else_branch
-                    .as_ref()
-                    .is_some_and(|(_, e)| extends_temporary(e))
-        }
-        Expr::Match(m) => m.arms.iter().any(|arm| extends_temporary(&arm.body)),
-        _ => false,
-    }
-}
-
-fn block_extends_temporary(block: &Block) -> bool {
-    match block.stmts.last() {
-        Some(Stmt::Expr(tail, None)) => extends_temporary(tail),
-        _ => false,
-    }
-}
-
-/// Expressions of type `!` that wrapping would only turn into unreachable-code warnings.
-fn diverges(expr: &Expr) -> bool {
-    match expr {
-        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
-        Expr::Macro(m) => m.mac.path.segments.last().is_some_and(|s| {
-            ["panic", "unreachable", "todo", "unimplemented"]
-                .iter()
-                .any(|name| s.ident == name)
-        }),
-        Expr::Paren(p) => diverges(&p.expr),
-        Expr::Group(g) => diverges(&g.expr),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

@@ -19,19 +19,16 @@ pub(crate) struct Position {
 
 impl Position {
     fn start_of(span: Span) -> Position {
-        let lc = span.start();
-        Position {
-            line: lc.line as u32,
-            column: lc.column as u32 + 1,
-        }
+        Position::at(span.start())
     }
 
     fn end_of(span: Span) -> Position {
-        let lc = span.end();
-        Position {
-            line: lc.line as u32,
-            column: lc.column as u32 + 1,
-        }
+        Position::at(span.end())
+    }
+
+    fn at(lc: proc_macro2::LineColumn) -> Position {
+        let (line, column) = autodebug_syntax::position(lc);
+        Position { line, column }
     }
 }
 

@@ -7,16 +7,18 @@
 //! from the trace) and a [`Degradation`](crate::ir::Degradation) of the function, with the
 //! construct, its position and the reason.
 //!
-//! Sites are placed where `autodebug-macros` places them (see [`rules`]), so that trace
-//! events join IR nodes by position and kind.
+//! Sites are placed where `autodebug-macros` places them, by the same rules
+//! (`autodebug-syntax`, read here as `rules`), so that trace events join IR nodes by
+//! position and kind.
 
 mod body;
 mod contract;
 mod effects;
 mod expr;
 mod pattern;
-mod rules;
 mod source;
+
+use autodebug_syntax as rules;
 mod types;
 
 use std::collections::{HashMap, HashSet};

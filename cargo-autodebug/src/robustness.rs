@@ -4,8 +4,10 @@
 //! and those syn cannot parse.
 //!
 //! - The repair stage's span rewrite ([`patch::locate`], [`patch::apply_edits`],
-//!   [`patch::unified_diff`]): the expressions a site can be (conditions of `if`/`while`,
-//!   `let` initializers, assigned values, returned values) are found again, replaced by
+//!   [`patch::unified_diff`]): the expressions that have the shape of a site
+//!   ([`autodebug_syntax::sites`]: conditions and their operands, `let` initializers,
+//!   assigned values, returned values, arguments of call statements, a `for` range's
+//!   bounds) are found again, replaced by
 //!   `(0)`, by themselves in parentheses, by themselves (the identical file must come back)
 //!   and, for a binary expression, by the same with its operator swapped. Bytes outside the
 //!   span never change, the result parses, nothing panics.
@@ -24,12 +26,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use autodebug_runtime::protocol::{SiteInfo, SiteKind};
+use autodebug_syntax::parseable;
 use syn::spanned::Spanned;
-use syn::visit::{self, Visit};
-use syn::{BinOp, Expr, Stmt};
+use syn::{BinOp, Expr};
 
-use crate::localize::source::is_compound;
-use crate::repair::patch::{self, Edit};
+use crate::repair::patch::{self, Edit, site_kind};
 use crate::zero::annotation::{self, ATTRIBUTE};
 
 /// Files larger than this are left out of the corpus.
@@ -373,25 +374,10 @@ impl Tally {
     }
 }
 
-/// The text syn parses and the byte offset of its start in `text`: a byte-order mark is
-/// skipped and a shebang line blanked (as the repair stage does, so offsets stay the file's).
-fn parseable(text: &str) -> (usize, String) {
-    let (offset, body) = match text.strip_prefix('\u{feff}') {
-        Some(rest) => ('\u{feff}'.len_utf8(), rest),
-        None => (0, text),
-    };
-    let mut body = body.to_string();
-    if body.starts_with("#!") && !body[2..].trim_start().starts_with('[') {
-        let end = body.find('\n').unwrap_or(body.len());
-        body.replace_range(..end, &" ".repeat(end));
-    }
-    (offset, body)
-}
-
 // ----------------------------------------------------------------------------------------
 // 1. The span rewrite of the repair stage
 
-/// An expression that can be a site, found by its own walk of the file.
+/// An expression that has the shape of a site.
 struct Found {
     kind: SiteKind,
     bytes: Range<usize>,
@@ -419,29 +405,6 @@ impl Finder {
         let bytes = self.bytes(expr);
         self.found.push(Found { kind, bytes, swap });
     }
-
-    /// A condition is a site unless it binds (`if let`, let chains).
-    fn condition(&mut self, cond: &Expr, kind: SiteKind) {
-        if !contains_let(cond) {
-            self.add(cond, kind);
-        }
-    }
-
-    fn tail(&mut self, block: &syn::Block) {
-        if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
-            self.add(tail, SiteKind::Return);
-        }
-    }
-}
-
-fn contains_let(expr: &Expr) -> bool {
-    match expr {
-        Expr::Let(_) => true,
-        Expr::Binary(b) => contains_let(&b.left) || contains_let(&b.right),
-        Expr::Paren(p) => contains_let(&p.expr),
-        Expr::Group(g) => contains_let(&g.expr),
-        _ => false,
-    }
 }
 
 /// The operator a mutation puts in place of `op`.
@@ -467,75 +430,7 @@ fn swapped(op: &BinOp) -> Option<&'static str> {
     })
 }
 
-impl<'ast> Visit<'ast> for Finder {
-    fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
-        self.condition(&e.cond, SiteKind::If);
-        visit::visit_expr_if(self, e);
-    }
-
-    fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
-        self.condition(&e.cond, SiteKind::While);
-        visit::visit_expr_while(self, e);
-    }
-
-    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
-        if let Stmt::Expr(Expr::MethodCall(syn::ExprMethodCall { args, .. }), Some(_))
-        | Stmt::Expr(Expr::Call(syn::ExprCall { args, .. }), Some(_)) = stmt
-        {
-            for arg in args {
-                if !matches!(arg, Expr::Path(_) | Expr::Closure(_)) {
-                    self.add(arg, SiteKind::Arg);
-                }
-            }
-        }
-        visit::visit_stmt(self, stmt);
-    }
-
-    fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
-        if let Expr::Range(range) = &*e.expr
-            && let Some(start) = &range.start
-        {
-            self.add(start, SiteKind::Start);
-        }
-        visit::visit_expr_for_loop(self, e);
-    }
-
-    fn visit_local_init(&mut self, init: &'ast syn::LocalInit) {
-        self.add(&init.expr, SiteKind::Let);
-        visit::visit_local_init(self, init);
-    }
-
-    fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
-        self.add(&e.right, SiteKind::Assign);
-        visit::visit_expr_assign(self, e);
-    }
-
-    fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
-        if is_compound(&e.op) {
-            self.add(&e.right, SiteKind::Compound);
-        }
-        visit::visit_expr_binary(self, e);
-    }
-
-    fn visit_expr_return(&mut self, e: &'ast syn::ExprReturn) {
-        if let Some(value) = &e.expr {
-            self.add(value, SiteKind::Return);
-        }
-        visit::visit_expr_return(self, e);
-    }
-
-    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        self.tail(&f.block);
-        visit::visit_item_fn(self, f);
-    }
-
-    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        self.tail(&f.block);
-        visit::visit_impl_item_fn(self, f);
-    }
-}
-
-/// The sites of a file's text (`None` when it does not parse), in text order.
+/// The sites of a file's text (`None` when it does not parse), in the order of the walk.
 fn find_sites(text: &str) -> Option<Vec<Found>> {
     let (offset, body) = parseable(text);
     let file: syn::File = syn::parse_str(&body).ok()?;
@@ -543,37 +438,12 @@ fn find_sites(text: &str) -> Option<Vec<Found>> {
         offset,
         found: Vec::new(),
     };
-    finder.visit_file(&file);
+    autodebug_syntax::sites::visit_file(&file, |expr, kind| finder.add(expr, site_kind(kind)));
     Some(finder.found)
 }
 
-/// The 1-based line and character column of byte `offset` (a byte-order mark not counted),
-/// as sites give them.
-fn line_column(text: &str, offset: usize) -> (u32, u32) {
-    let before = &text[..offset];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let line = before.matches('\n').count() + 1;
-    let column = before[line_start..]
-        .chars()
-        .filter(|&c| c != '\u{feff}')
-        .count()
-        + 1;
-    (line as u32, column as u32)
-}
-
 fn site_info(text: &str, found: &Found) -> SiteInfo {
-    let (line, column) = line_column(text, found.bytes.start);
-    let (end_line, end_column) = line_column(text, found.bytes.end);
-    SiteInfo {
-        file: "src/lib.rs".into(),
-        line,
-        column,
-        end_line,
-        end_column,
-        kind: found.kind,
-        code: text[found.bytes.clone()].to_string(),
-        function: "f".into(),
-    }
+    patch::site_at(text, found.bytes.clone(), found.kind)
 }
 
 /// At most `cap` of `items`, spread evenly over them.

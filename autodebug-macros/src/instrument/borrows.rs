@@ -4,11 +4,12 @@
 //! A shared borrow of such a variable may meet a live `&mut` and fail to compile, so they
 //! are excluded by name, for the whole body.
 
+use autodebug_syntax::is_compound;
 use proc_macro2::{TokenStream, TokenTree};
 use std::collections::HashSet;
 use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
-use syn::{BinOp, Expr, Pat, Token};
+use syn::{Expr, Pat, Token};
 
 /// The names of the variables of `block` that scope closures must not borrow.
 pub(super) fn excluded_names(block: &syn::Block) -> HashSet<String> {
@@ -183,21 +184,4 @@ impl<'ast> Visit<'ast> for Collector {
     fn visit_item(&mut self, _: &'ast syn::Item) {
         // Nested items have their own variables.
     }
-}
-
-/// Whether `op` is a compound assignment (`+=`, `<<=`, …).
-pub(super) fn is_compound(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::AddAssign(_)
-            | BinOp::SubAssign(_)
-            | BinOp::MulAssign(_)
-            | BinOp::DivAssign(_)
-            | BinOp::RemAssign(_)
-            | BinOp::BitXorAssign(_)
-            | BinOp::BitAndAssign(_)
-            | BinOp::BitOrAssign(_)
-            | BinOp::ShlAssign(_)
-            | BinOp::ShrAssign(_)
-    )
 }

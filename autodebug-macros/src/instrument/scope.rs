@@ -302,18 +302,3 @@ pub(super) fn pattern_idents(pat: &Pat, out: &mut Vec<syn::Ident>) {
         _ => {}
     }
 }
-
-/// The single variable a pattern binds by value (`x`, `mut x`, `x: T`), with its
-/// annotated type.
-pub(super) fn simple_binding(pat: &Pat) -> Option<(&syn::Ident, Option<&Type>)> {
-    match pat {
-        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some((&p.ident, None)),
-        Pat::Type(t) => match &*t.pat {
-            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
-                Some((&p.ident, Some(&t.ty)))
-            }
-            _ => None,
-        },
-        _ => None,
-    }
-}

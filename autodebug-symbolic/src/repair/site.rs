@@ -102,7 +102,7 @@ impl<'p> Located<'p> {
         );
         let written = syn::parse_str::<syn::Expr>(self.code()).ok();
         let same_operator = written.as_ref().is_some_and(|w| {
-            matches!(strip(w), syn::Expr::Binary(b)
+            matches!(autodebug_syntax::strip(w), syn::Expr::Binary(b)
                 if quote::ToTokens::to_token_stream(&b.op).to_string() == op.symbol())
         });
         let typed = recorded.len() == 2
@@ -123,15 +123,6 @@ impl<'p> Located<'p> {
                 .reported
                 .as_ref()
                 .is_none_or(|names| names.contains(&var.name))
-    }
-}
-
-/// A condition without its parentheses, as the instrumentation reads it for its operands.
-fn strip(e: &syn::Expr) -> &syn::Expr {
-    match e {
-        syn::Expr::Paren(p) => strip(&p.expr),
-        syn::Expr::Group(g) => strip(&g.expr),
-        other => other,
     }
 }
 

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use autodebug_runtime::protocol::{SiteInfo, SiteKind};
+use autodebug_syntax::{is_and_or, is_compound, strip};
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{BinOp, Expr, Pat};
@@ -25,10 +26,8 @@ pub struct Pos {
 impl Pos {
     /// The one conversion from `proc-macro2`'s 1-based line, 0-based column.
     fn from_line_column(lc: proc_macro2::LineColumn) -> Pos {
-        Pos {
-            line: lc.line as u32,
-            column: lc.column as u32 + 1,
-        }
+        let (line, column) = autodebug_syntax::position(lc);
+        Pos { line, column }
     }
 
     /// Where a site starts.
@@ -212,7 +211,7 @@ impl Walker {
     /// (the last one evaluated, really) decide on.
     fn operands(&mut self, expr: &Expr, controls: &[Region]) {
         match strip(expr) {
-            Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
+            Expr::Binary(b) if is_and_or(&b.op) => {
                 let mut left_controls = controls.to_vec();
                 if let Some(range) = Range::of(&b.right) {
                     left_controls.push(Region {
@@ -351,31 +350,6 @@ impl<'ast> Visit<'ast> for Walker {
             _ => {}
         }
         visit::visit_expr(self, expr);
-    }
-}
-
-/// Whether `op` is a compound assignment (`+=`, `<<=`, …).
-pub(crate) fn is_compound(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::AddAssign(_)
-            | BinOp::SubAssign(_)
-            | BinOp::MulAssign(_)
-            | BinOp::DivAssign(_)
-            | BinOp::RemAssign(_)
-            | BinOp::BitXorAssign(_)
-            | BinOp::BitAndAssign(_)
-            | BinOp::BitOrAssign(_)
-            | BinOp::ShlAssign(_)
-            | BinOp::ShrAssign(_)
-    )
-}
-
-fn strip(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Paren(p) => strip(&p.expr),
-        Expr::Group(g) => strip(&g.expr),
-        other => other,
     }
 }
 

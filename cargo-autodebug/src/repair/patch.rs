@@ -6,12 +6,12 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use crate::localize::source::is_compound;
 use anyhow::{Result, bail};
 use autodebug_runtime::protocol::{SiteInfo, SiteKind};
+use autodebug_syntax::{parseable, position};
+use syn::Expr;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
-use syn::{BinOp, Expr, Stmt};
 
 /// Where a site's expression is in its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,28 +46,6 @@ struct Index {
     roles: BTreeMap<(usize, usize), Vec<SiteKind>>,
 }
 
-/// A 1-based line and 1-based character column from `proc-macro2`'s 1-based line and
-/// 0-based character column: the convention of sites (the macro converts the same way).
-fn position(lc: proc_macro2::LineColumn) -> (u32, u32) {
-    (lc.line as u32, lc.column as u32 + 1)
-}
-
-/// The text syn should parse: a byte-order mark is skipped (rustc skips it too, so
-/// positions on the first line do not count it) and a shebang line is blanked to spaces,
-/// so byte offsets into the parsed text plus the returned offset are offsets into `text`.
-fn parseable(text: &str) -> (usize, String) {
-    let (offset, body) = match text.strip_prefix('\u{feff}') {
-        Some(rest) => ('\u{feff}'.len_utf8(), rest),
-        None => (0, text),
-    };
-    let mut body = body.to_string();
-    if body.starts_with("#!") && !body[2..].trim_start().starts_with('[') {
-        let end = body.find('\n').unwrap_or(body.len());
-        body.replace_range(..end, &" ".repeat(end));
-    }
-    (offset, body)
-}
-
 impl Index {
     fn of(text: &str) -> Result<Index> {
         let (offset, body) = parseable(text);
@@ -86,6 +64,9 @@ impl Index {
             },
         };
         visitor.visit_file(&file);
+        autodebug_syntax::sites::visit_file(&file, |expr, kind| {
+            visitor.mark(expr, site_kind(kind))
+        });
         Ok(visitor.index)
     }
 
@@ -115,74 +96,15 @@ impl Collector {
             .or_default()
             .push(kind);
     }
-
-    /// A branch condition of `kind`, as the macro instruments it: the whole condition is
-    /// the site unless it contains a `let`; each operand of a top-level `&&`/`||` chain is
-    /// an `Operand` site.
-    fn condition(&mut self, cond: &Expr, kind: SiteKind) {
-        if !contains_let(cond) {
-            self.mark(cond, kind);
-        }
-        if is_chain(cond) || contains_let(cond) {
-            self.operands(cond);
-        }
-    }
-
-    fn operands(&mut self, expr: &Expr) {
-        match expr {
-            Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
-                self.operands(&b.left);
-                self.operands(&b.right);
-            }
-            Expr::Paren(p) if is_chain(&p.expr) => self.operands(&p.expr),
-            Expr::Group(g) if is_chain(&g.expr) || contains_let(&g.expr) => self.operands(&g.expr),
-            Expr::Let(_) => {}
-            operand => self.mark(operand, SiteKind::Operand),
-        }
-    }
 }
 
-fn is_chain(expr: &Expr) -> bool {
-    match expr {
-        Expr::Binary(b) => matches!(b.op, BinOp::And(_) | BinOp::Or(_)),
-        Expr::Paren(p) => is_chain(&p.expr),
-        Expr::Group(g) => is_chain(&g.expr),
-        _ => false,
-    }
-}
-
-fn contains_let(expr: &Expr) -> bool {
-    match expr {
-        Expr::Let(_) => true,
-        Expr::Binary(b) if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) => {
-            contains_let(&b.left) || contains_let(&b.right)
-        }
-        Expr::Paren(p) => contains_let(&p.expr),
-        Expr::Group(g) => contains_let(&g.expr),
-        _ => false,
-    }
-}
-
-/// The range a `for` loop iterates, through the parentheses and adapters the macro looks
-/// through (`(0..n).rev()`).
-fn iterated_range(expr: &Expr) -> Option<&syn::ExprRange> {
-    match expr {
-        Expr::Range(r) if r.end.is_some() => Some(r),
-        Expr::Paren(p) => iterated_range(&p.expr),
-        Expr::Group(g) => iterated_range(&g.expr),
-        Expr::MethodCall(m)
-            if ["rev", "step_by", "skip", "take"]
-                .iter()
-                .any(|name| m.method == name) =>
-        {
-            match &*m.receiver {
-                Expr::Paren(p) => iterated_range(&p.expr),
-                chained @ Expr::MethodCall(_) => iterated_range(chained),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
+/// The runtime's `SiteKind` that a kind of the site rules names (`"Let"`): the variant of
+/// that name.
+pub(crate) fn site_kind(name: autodebug_syntax::sites::Kind) -> SiteKind {
+    use serde::de::IntoDeserializer;
+    let lower = name.to_ascii_lowercase();
+    serde::Deserialize::deserialize(lower.as_str().into_deserializer())
+        .unwrap_or_else(|_: serde::de::value::Error| panic!("no site kind `{name}`"))
 }
 
 /// A name for an expression's syntax, for messages.
@@ -220,87 +142,6 @@ impl<'ast> Visit<'ast> for Collector {
             });
         }
         visit::visit_expr(self, expr);
-    }
-
-    fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
-        self.condition(&e.cond, SiteKind::If);
-        visit::visit_expr_if(self, e);
-    }
-
-    fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
-        self.condition(&e.cond, SiteKind::While);
-        visit::visit_expr_while(self, e);
-    }
-
-    fn visit_pat_guard(&mut self, g: &'ast syn::PatGuard) {
-        self.condition(&g.guard, SiteKind::Guard);
-        visit::visit_pat_guard(self, g);
-    }
-
-    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
-        // The arguments of a call made for its effect (the macro leaves places and closures
-        // out; marking every argument is a superset, which is all `locate` needs).
-        if let Stmt::Expr(expr, Some(_)) = stmt {
-            let args = match expr {
-                Expr::MethodCall(call) => Some(&call.args),
-                Expr::Call(call) => Some(&call.args),
-                _ => None,
-            };
-            for arg in args.into_iter().flatten() {
-                self.mark(arg, SiteKind::Arg);
-            }
-        }
-        visit::visit_stmt(self, stmt);
-    }
-
-    fn visit_local_init(&mut self, init: &'ast syn::LocalInit) {
-        self.mark(&init.expr, SiteKind::Let);
-        visit::visit_local_init(self, init);
-    }
-
-    fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
-        self.mark(&e.right, SiteKind::Assign);
-        visit::visit_expr_assign(self, e);
-    }
-
-    fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
-        if is_compound(&e.op) {
-            self.mark(&e.right, SiteKind::Compound);
-        }
-        visit::visit_expr_binary(self, e);
-    }
-
-    fn visit_expr_return(&mut self, e: &'ast syn::ExprReturn) {
-        if let Some(value) = &e.expr {
-            self.mark(value, SiteKind::Return);
-        }
-        visit::visit_expr_return(self, e);
-    }
-
-    fn visit_block(&mut self, block: &'ast syn::Block) {
-        // A block's value may be what the function returns (the macro descends through
-        // `if`, `match` and blocks in tail position to the values).
-        if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
-            self.mark(tail, SiteKind::Return);
-        }
-        visit::visit_block(self, block);
-    }
-
-    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
-        self.mark(&arm.body, SiteKind::Return);
-        visit::visit_arm(self, arm);
-    }
-
-    fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
-        if let Some(range) = iterated_range(&e.expr) {
-            if let Some(end) = range.end.as_deref() {
-                self.mark(end, SiteKind::Bound);
-            }
-            if let Some(start) = range.start.as_deref() {
-                self.mark(start, SiteKind::Start);
-            }
-        }
-        visit::visit_expr_for_loop(self, e);
     }
 }
 
@@ -479,23 +320,27 @@ pub fn unified_diff(path: &str, before: &str, after: &str) -> String {
         .to_string()
 }
 
+/// The site of kind `kind` whose code is `bytes` of `text` (in `src/lib.rs`, function `f`),
+/// as a run would record it (tests).
+#[cfg(test)]
+pub(crate) fn site_at(text: &str, bytes: Range<usize>, kind: SiteKind) -> SiteInfo {
+    let (line, column) = autodebug_syntax::line_column(text, bytes.start);
+    let (end_line, end_column) = autodebug_syntax::line_column(text, bytes.end);
+    SiteInfo {
+        file: "src/lib.rs".into(),
+        line,
+        column,
+        end_line,
+        end_column,
+        kind,
+        code: text[bytes].to_string(),
+        function: "f".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The 1-based line and character column of byte `offset` in `text` (columns as sites
-    /// count them: characters, not bytes; a byte-order mark is not counted).
-    fn line_column(text: &str, offset: usize) -> (u32, u32) {
-        let before = &text[..offset];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let line = before.matches('\n').count() + 1;
-        let column = before[line_start..]
-            .chars()
-            .filter(|&c| c != '\u{feff}')
-            .count()
-            + 1;
-        (line as u32, column as u32)
-    }
 
     /// The site of `code`, found as the first `code` inside the first `context` in `text`.
     fn site(text: &str, kind: SiteKind, context: &str, code: &str) -> SiteInfo {
@@ -503,18 +348,7 @@ mod tests {
             .find(context)
             .unwrap_or_else(|| panic!("no `{context}` in the text"));
         let start = at + context.find(code).expect("code inside its context");
-        let (line, column) = line_column(text, start);
-        let (end_line, end_column) = line_column(text, start + code.len());
-        SiteInfo {
-            file: "src/lib.rs".into(),
-            line,
-            column,
-            end_line,
-            end_column,
-            kind,
-            code: code.into(),
-            function: "f".into(),
-        }
+        site_at(text, start..start + code.len(), kind)
     }
 
     /// Replaces the site and checks that every byte outside its span is unchanged and the
@@ -675,6 +509,19 @@ pub fn max( x:i32,y :i32 )->i32{
             after,
             "fn f(x: i32) -> i32 { let a = x; let b = a * 3; b }\n"
         );
+    }
+
+    #[test]
+    fn the_kinds_of_the_site_rules_are_the_runtimes() {
+        for (name, kind) in [
+            ("If", SiteKind::If),
+            ("Operand", SiteKind::Operand),
+            ("Let", SiteKind::Let),
+            ("Arg", SiteKind::Arg),
+            ("Start", SiteKind::Start),
+        ] {
+            assert_eq!(site_kind(name), kind);
+        }
     }
 
     #[test]

@@ -1,0 +1,187 @@
+//! What a site is: its [`Kind`], and the expressions of a file that have the shape of one
+//! ([`visit_file`]).
+
+use syn::visit::{self, Visit};
+use syn::{Expr, Stmt};
+
+use crate::rules::{
+    chain_leaves, contains_let, diverges, for_range, is_chain, is_compound, is_effect_argument,
+    is_returned_value, reports_assign, reports_let,
+};
+
+/// What a site is: the name of the runtime's `SiteKind` variant (`"Let"`), as the generated
+/// code names it (`Site"Let"`) and traces carry it.
+pub type Kind = &'static str;
+
+/// Calls `found` with every expression of `file` that has the shape of a site, with its
+/// kind, in the order of a walk of the syntax tree: conditions and their operands, `let`
+/// initializers, assigned values, returned values, computed arguments of call statements,
+/// a `for` range's bounds. The walk does not know which functions a build instruments nor
+/// whether they return a value, so `return` values, block tails and match arms are named
+/// wherever they stand: a superset of the sites of any one build, holding every site a
+/// trace names at its position with its kind. Function entries and loops (whose spans are
+/// no expressions) are not named.
+pub fn visit_file<'ast>(file: &'ast syn::File, found: impl FnMut(&'ast Expr, Kind)) {
+    Walk { found }.visit_file(file);
+}
+
+struct Walk<F> {
+    found: F,
+}
+
+impl<'ast, F: FnMut(&'ast Expr, Kind)> Walk<F> {
+    /// A branch condition of `kind`: the whole condition is the site unless it contains a
+    /// `let`; each non-`let` operand of a top-level `&&`/`||` chain is an `Operand` site.
+    fn condition(&mut self, cond: &'ast Expr, kind: Kind) {
+        if !contains_let(cond) {
+            (self.found)(cond, kind);
+        }
+        if is_chain(cond) || contains_let(cond) {
+            chain_leaves(cond, &mut |leaf| {
+                if !matches!(leaf, Expr::Let(_)) {
+                    (self.found)(leaf, "Operand");
+                }
+            });
+        }
+    }
+
+    /// A value the macro passes through a hook, unless it diverges.
+    fn component(&mut self, expr: &'ast Expr, kind: Kind) {
+        if !diverges(expr) {
+            (self.found)(expr, kind);
+        }
+    }
+
+    /// A value that may be what a function returns.
+    fn returned(&mut self, expr: &'ast Expr) {
+        if is_returned_value(expr) {
+            self.component(expr, "Return");
+        }
+    }
+}
+
+impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
+    fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
+        self.condition(&e.cond, "If");
+        visit::visit_expr_if(self, e);
+    }
+
+    fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+        self.condition(&e.cond, "While");
+        visit::visit_expr_while(self, e);
+    }
+
+    fn visit_pat_guard(&mut self, g: &'ast syn::PatGuard) {
+        self.condition(&g.guard, "Guard");
+        visit::visit_pat_guard(self, g);
+    }
+
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        if let Stmt::Expr(expr, Some(_)) = stmt {
+            let args = match expr {
+                Expr::MethodCall(call) => Some(&call.args),
+                Expr::Call(call) => Some(&call.args),
+                _ => None,
+            };
+            for arg in args.into_iter().flatten() {
+                if is_effect_argument(arg) {
+                    (self.found)(arg, "Arg");
+                }
+            }
+        }
+        visit::visit_stmt(self, stmt);
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let Some(init) = &local.init
+            && reports_let(&local.pat, &init.expr)
+        {
+            (self.found)(&init.expr, "Let");
+        }
+        visit::visit_local(self, local);
+    }
+
+    fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+        if reports_assign(&e.left, &e.right) {
+            (self.found)(&e.right, "Assign");
+        }
+        visit::visit_expr_assign(self, e);
+    }
+
+    fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+        if is_compound(&e.op) {
+            self.component(&e.right, "Compound");
+        }
+        visit::visit_expr_binary(self, e);
+    }
+
+    fn visit_expr_return(&mut self, e: &'ast syn::ExprReturn) {
+        if let Some(value) = &e.expr {
+            self.component(value, "Return");
+        }
+        visit::visit_expr_return(self, e);
+    }
+
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
+            self.returned(tail);
+        }
+        visit::visit_block(self, block);
+    }
+
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        self.returned(&arm.body);
+        visit::visit_arm(self, arm);
+    }
+
+    fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+        if let Some((range, _)) = for_range(&e.expr) {
+            if let Some(end) = range.end.as_deref() {
+                self.component(end, "Bound");
+            }
+            if let Some(start) = range.start.as_deref() {
+                self.component(start, "Start");
+            }
+        }
+        visit::visit_expr_for_loop(self, e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sites_of_a_file() {
+        let file: syn::File = syn::parse_str(
+            "fn f(n: usize, v: &mut Vec<i32>, pair: (i32, i32)) -> i32 {
+                let mut acc = 0;
+                let (a, _) = pair;
+                while acc < 10 && let Some(x) = v.pop() { acc += x; }
+                for i in 1..n { v.push(i as i32 * 2); v.push(a); }
+                match acc { x if x > 3 => x, _ => { panic!() } }
+            }",
+        )
+        .unwrap();
+        let mut found = Vec::new();
+        visit_file(&file, |expr, kind| {
+            found.push((kind, quote::quote!(#expr).to_string()))
+        });
+        let of = |kind: Kind| -> Vec<&str> {
+            found
+                .iter()
+                .filter(|(k, _)| *k == kind)
+                .map(|(_, code)| code.as_str())
+                .collect()
+        };
+        assert_eq!(of("Let"), ["0"]);
+        assert!(of("While").is_empty());
+        assert_eq!(of("Operand"), ["acc < 10"]);
+        assert_eq!(of("Compound"), ["x"]);
+        assert_eq!(of("Bound"), ["n"]);
+        assert_eq!(of("Start"), ["1"]);
+        assert_eq!(of("Arg"), ["i as i32 * 2"]);
+        assert_eq!(of("Guard"), ["x > 3"]);
+        assert_eq!(of("Return"), ["x"]);
+    }
+}
