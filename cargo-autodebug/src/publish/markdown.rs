@@ -37,6 +37,16 @@ pub fn render(report: &Report, output_shown: &str) -> String {
         }
         _ => {}
     }
+    failing_tests(&mut out, report);
+    where_and_why(&mut out, report);
+    fixes(&mut out, report, output_shown);
+    suspects(&mut out, report, output_shown);
+    out
+}
+
+/// The failing tests, the first three with their messages.
+fn failing_tests(out: &mut String, report: &Report) {
+    let t = &report.tests;
     out.push_str(&format!(
         "**{} of {} tests failed** ({} flaky).\n\n",
         report.failing_tests.len(),
@@ -67,7 +77,10 @@ pub fn render(report: &Report, output_shown: &str) -> String {
         ));
     }
     out.push('\n');
+}
 
+/// The top suspect and its strongest evidence.
+fn where_and_why(out: &mut String, report: &Report) {
     match report.culprit() {
         Some(suspect) => {
             let code = suspect.source_line.as_deref().unwrap_or(&suspect.code);
@@ -91,9 +104,12 @@ pub fn render(report: &Report, output_shown: &str) -> String {
             out.push_str(&format!("**Where:** no suspect: {}\n\n", inline(why)));
         }
     }
+}
 
-    let mut fixes = offered(report).peekable();
-    if fixes.peek().is_none() {
+/// The validated fixes as suggestions (the first with how to apply it).
+fn fixes(out: &mut String, report: &Report, output_shown: &str) {
+    let mut offered_fixes = offered(report).peekable();
+    if offered_fixes.peek().is_none() {
         let plausible = report.fixes.len();
         out.push_str(&if plausible > 0 {
             format!(
@@ -105,7 +121,7 @@ pub fn render(report: &Report, output_shown: &str) -> String {
             "**Fix:** none found.\n\n".to_string()
         });
     }
-    for (i, fix) in fixes.enumerate() {
+    for (i, fix) in offered_fixes.enumerate() {
         let title = if i == 0 {
             "Suggested fix".to_string()
         } else {
@@ -130,7 +146,10 @@ pub fn render(report: &Report, output_shown: &str) -> String {
             ));
         }
     }
+}
 
+/// The ranked suspects, folded.
+fn suspects(out: &mut String, report: &Report, output_shown: &str) {
     let listed: Vec<_> = report.suspects.iter().take(LISTED_SUSPECTS).collect();
     if !listed.is_empty() {
         out.push_str("<details><summary>Ranked suspects</summary>\n\n");
@@ -152,7 +171,6 @@ pub fn render(report: &Report, output_shown: &str) -> String {
             report.suspects.len()
         ));
     }
-    out
 }
 
 /// A suggestion block with its marker: the lines `start..=end` it replaces.

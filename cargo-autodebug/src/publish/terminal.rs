@@ -242,9 +242,6 @@ impl Report {
         let t = &self.tests;
         let timing = &self.timing;
         out.push_str(&format!("\n{}\n", style.paint(BOLD, "Trail:")));
-        let row = |out: &mut String, what: &str, text: String| {
-            out.push_str(&format!("  {:<20} {text}\n", what));
-        };
         let passing = self
             .traces
             .iter()
@@ -275,13 +272,38 @@ impl Report {
         for oracle in &self.oracles {
             row(out, "oracle", format!("{}: {}", oracle.test, oracle.line()));
         }
+        let mut shown_notes = vec![false; self.notes.len()];
+        self.trail_techniques(out, &mut shown_notes);
+        self.trail_repair(out);
+        for (note, shown) in self.notes.iter().zip(&shown_notes) {
+            if !shown {
+                row(out, "note", note.clone());
+            }
+        }
+        row(
+            out,
+            "time",
+            format!(
+                "build {:.1}s, baseline {:.1}s, record {:.1}s, oracle {:.1}s, localize {:.1}s, repair {:.1}s",
+                timing.build_s,
+                timing.baseline_s,
+                timing.record_s,
+                timing.oracle_s,
+                timing.localize_s,
+                timing.repair_s
+            ),
+        );
+    }
+
+    /// The trail's line per localization technique (what it ranked first), each followed
+    /// by the notes it left (marked shown).
+    fn trail_techniques(&self, out: &mut String, shown_notes: &mut [bool]) {
         let techniques: Vec<&str> = self
             .localization
             .get("weights")
             .and_then(serde_json::Value::as_object)
             .map(|w| w.keys().map(String::as_str).collect())
             .unwrap_or_default();
-        let mut shown_notes = vec![false; self.notes.len()];
         for technique in techniques {
             let seconds = self
                 .localization
@@ -321,43 +343,30 @@ impl Report {
                 }
             }
         }
-        if let Some(repair) = &self.repair {
-            row(
-                out,
-                "repair",
-                format!(
-                    "{} site{}, {} candidates: {} plausible by rerun, {} refuted, {} rebuilt, {} validated ({:.1}s){}",
-                    repair.targets,
-                    if repair.targets == 1 { "" } else { "s" },
-                    repair.candidates,
-                    repair.plausible,
-                    repair.refuted,
-                    repair.rebuilds,
-                    repair.validated,
-                    timing.repair_s,
-                    repair
-                        .cut
-                        .as_deref()
-                        .map_or(String::new(), |c| format!("; cut short by the {c}"))
-                ),
-            );
-        }
-        for (note, shown) in self.notes.iter().zip(&shown_notes) {
-            if !shown {
-                row(out, "note", note.clone());
-            }
-        }
+    }
+
+    /// The trail's repair line: candidates, reruns, rebuilds.
+    fn trail_repair(&self, out: &mut String) {
+        let Some(repair) = &self.repair else {
+            return;
+        };
         row(
             out,
-            "time",
+            "repair",
             format!(
-                "build {:.1}s, baseline {:.1}s, record {:.1}s, oracle {:.1}s, localize {:.1}s, repair {:.1}s",
-                timing.build_s,
-                timing.baseline_s,
-                timing.record_s,
-                timing.oracle_s,
-                timing.localize_s,
-                timing.repair_s
+                "{} site{}, {} candidates: {} plausible by rerun, {} refuted, {} rebuilt, {} validated ({:.1}s){}",
+                repair.targets,
+                if repair.targets == 1 { "" } else { "s" },
+                repair.candidates,
+                repair.plausible,
+                repair.refuted,
+                repair.rebuilds,
+                repair.validated,
+                self.timing.repair_s,
+                repair
+                    .cut
+                    .as_deref()
+                    .map_or(String::new(), |c| format!("; cut short by the {c}"))
             ),
         );
     }
@@ -446,6 +455,11 @@ impl Report {
         };
         out.push_str(&format!("{} {apply}\n", style.heading("Apply")));
     }
+}
+
+/// One line of the trail: what, in a column, then the text.
+fn row(out: &mut String, what: &str, text: String) {
+    out.push_str(&format!("  {:<20} {text}\n", what));
 }
 
 #[cfg(test)]
