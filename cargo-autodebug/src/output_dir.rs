@@ -1,5 +1,7 @@
 //! The output directory (`autodebug.out` by default): created afresh for each run, the
-//! previous run's moved aside to `<dir>.old`; it names the files a run writes there.
+//! previous run's moved aside to `<dir>.old`, and locked for the run (a second run on the
+//! same directory stops with a clear error instead of moving the first one's files away);
+//! it names the files a run writes there.
 
 use std::path::{Path, PathBuf};
 
@@ -12,17 +14,33 @@ use crate::workspace::Workspace;
 #[derive(Debug)]
 pub struct OutputDir {
     path: PathBuf,
+    /// The directory itself, opened and locked (`flock`) while the run lasts.
+    _lock: std::fs::File,
 }
 
 impl OutputDir {
     /// Creates the directory `--output` names (or `autodebug.out` in the workspace root),
     /// moving a previous one aside to `<dir>.old` (and removing an older `.old`).
-    pub fn create(workspace: &Workspace, options: &Options) -> Result<OutputDir> {
+    pub fn for_run(workspace: &Workspace, options: &Options) -> Result<OutputDir> {
         let dir = match &options.output {
             Some(dir) => std::path::absolute(dir).context("bad --output path")?,
             None => workspace.root.join("autodebug.out"),
         };
+        OutputDir::create(dir)
+    }
+
+    /// Creates `dir` afresh, moving a previous one aside to `<dir>.old` (and removing an
+    /// older `.old`), and locks it.
+    pub fn create(dir: PathBuf) -> Result<OutputDir> {
         if dir.exists() {
+            // A run still using it holds its lock (which moves with the directory).
+            let previous = lock(&dir).with_context(|| {
+                format!(
+                    "{} is in use by another cargo autodebug run; wait for it to finish or \
+                     give this one its own --output DIR",
+                    dir.display()
+                )
+            })?;
             let old = old_of(&dir);
             if old.exists() {
                 std::fs::remove_dir_all(&old)
@@ -30,10 +48,21 @@ impl OutputDir {
             }
             std::fs::rename(&dir, &old)
                 .with_context(|| format!("could not move {} aside", dir.display()))?;
+            drop(previous);
         }
         std::fs::create_dir_all(dir.join("log"))
             .with_context(|| format!("could not create {}", dir.display()))?;
-        Ok(OutputDir { path: dir })
+        let lock = lock(&dir).with_context(|| {
+            format!(
+                "{} is in use by another cargo autodebug run; wait for it to finish or give \
+                 this one its own --output DIR",
+                dir.display()
+            )
+        })?;
+        Ok(OutputDir {
+            path: dir,
+            _lock: lock,
+        })
     }
 
     /// The directory.
@@ -75,6 +104,13 @@ impl OutputDir {
     }
 }
 
+/// The directory `dir`, opened and locked for this process (an error when another holds it).
+fn lock(dir: &Path) -> Result<std::fs::File> {
+    let file = std::fs::File::open(dir)?;
+    file.try_lock()?;
+    Ok(file)
+}
+
 /// `<dir>.old`.
 fn old_of(dir: &Path) -> PathBuf {
     let mut old = dir.to_path_buf().into_os_string();
@@ -90,4 +126,28 @@ pub fn display_path(path: &Path) -> String {
         .unwrap_or_else(|| path.to_path_buf())
         .display()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_in_use_is_not_moved_aside() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("autodebug.out");
+        let first = OutputDir::create(dir.clone()).unwrap();
+        std::fs::write(first.path().join("report.json"), "{}").unwrap();
+        let error = OutputDir::create(dir.clone()).unwrap_err();
+        assert!(
+            format!("{error:#}").contains("is in use by another cargo autodebug run"),
+            "{error:#}"
+        );
+        assert!(first.path().join("report.json").exists());
+        assert!(!old_of(&dir).exists());
+        drop(first);
+        let second = OutputDir::create(dir.clone()).unwrap();
+        assert!(old_of(&dir).join("report.json").exists());
+        assert!(!second.path().join("report.json").exists());
+    }
 }

@@ -72,7 +72,7 @@ impl Session {
             Some(path) => Some(ChangedLines::read(path).or_exit(ExitCode::Usage)?),
             None => None,
         };
-        let output = OutputDir::create(&user, &options).or_exit(ExitCode::Software)?;
+        let output = OutputDir::for_run(&user, &options).or_exit(ExitCode::Software)?;
         let scratch = tempfile::Builder::new()
             .prefix("autodebug-")
             .tempdir()
