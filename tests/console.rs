@@ -247,8 +247,9 @@ fn techniques(report: &Value) -> Vec<String> {
 }
 
 /// `[package.metadata.autodebug]` is read, `.cargo/autodebug.toml` overrides it, the command
-/// line overrides both; unknown keys warn with the file and key, bad values stop the run
-/// with the file, the key and the type expected; exclusions leave suspects out.
+/// line overrides both; unknown keys stop the run with the file, the key's line and the keys
+/// there are, bad values with the file, the key and the type expected; exclusions leave
+/// suspects out.
 #[test]
 fn configuration_yields_to_the_command_line() {
     let dir = example("max2");
@@ -279,14 +280,18 @@ fn configuration_yields_to_the_command_line() {
         "disable-techniques = [\"diagnosis\"]\nmystery-knob = 3\n",
     )
     .unwrap();
-    let output = run_with(&[]);
-    assert_eq!(techniques(&common::report(dir.path())), ["ochiai"]);
+    let output = expect(run(dir.path(), &["--no-fix"], &[("NO_COLOR", "1")]), 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("warning: ")
-            && stderr.contains("autodebug.toml: `mystery-knob`: unknown key"),
+        stderr.contains("error: ")
+            && stderr.contains("autodebug.toml: `mystery-knob`: unknown key")
+            && stderr.contains("autodebug.toml:2:1")
+            && stderr.contains("help: the keys are `timeout`, "),
         "{stderr}"
     );
+    std::fs::write(&config, "disable-techniques = [\"diagnosis\"]\n").unwrap();
+    run_with(&[]);
+    assert_eq!(techniques(&common::report(dir.path())), ["ochiai"]);
 
     run_with(&["--techniques", "switching,spectrum"]);
     assert_eq!(

@@ -91,9 +91,8 @@ fn debug(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
     let start = Instant::now();
     let workspace = Workspace::discover(options).or_exit(ExitCode::Usage)?;
     // The configuration files, under what the command line says.
-    let mut configured = options.clone();
-    let config_files =
-        config::apply(&mut configured, &workspace, console).or_exit(ExitCode::Usage)?;
+    let (configured, config_files) =
+        config::configure(options, &workspace).or_exit(ExitCode::Usage)?;
     for file in &config_files {
         console.detail(&format!("configuration: {}", display_path(file)));
     }
