@@ -28,8 +28,6 @@ pub struct Console {
     verbose: bool,
     /// Events as JSON lines on stdout.
     json: bool,
-    /// Print nothing at all (unit tests).
-    quiet: bool,
     /// A progress line is on the screen (it is cleared before anything else is printed).
     drawn: Mutex<bool>,
 }
@@ -86,21 +84,6 @@ impl Console {
             colour_stdout: colour_of_env(color, std::io::stdout().is_terminal()),
             verbose,
             json,
-            quiet: false,
-            drawn: Mutex::new(false),
-        }
-    }
-
-    /// A console that prints nothing (for tests of code that reports on the console).
-    #[cfg(test)]
-    pub fn quiet() -> Console {
-        Console {
-            live: false,
-            colour: false,
-            colour_stdout: false,
-            verbose: false,
-            json: false,
-            quiet: true,
             drawn: Mutex::new(false),
         }
     }
@@ -112,9 +95,6 @@ impl Console {
 
     /// Writes one line on stderr, clearing a progress line first.
     fn line(&self, text: &str) {
-        if self.quiet {
-            return;
-        }
         let mut drawn = self.drawn.lock().unwrap_or_else(|e| e.into_inner());
         let mut stderr = std::io::stderr().lock();
         if *drawn {
@@ -126,9 +106,6 @@ impl Console {
 
     /// Redraws the progress line (a terminal only).
     fn redraw(&self, text: &str) {
-        if self.quiet {
-            return;
-        }
         let mut drawn = self.drawn.lock().unwrap_or_else(|e| e.into_inner());
         let mut stderr = std::io::stderr().lock();
         let _ = write!(stderr, "\r\x1b[2K{text}");
@@ -154,7 +131,7 @@ impl Console {
 
     /// One event, as a JSON line on stdout (`--message-format json` only).
     pub fn event(&self, event: &Event) {
-        if !self.json || self.quiet {
+        if !self.json {
             return;
         }
         match serde_json::to_string(event) {

@@ -61,9 +61,8 @@ impl Session {
         let start = Instant::now();
         let user = Workspace::discover(options).or_exit(ExitCode::Usage)?;
         // The configuration files, under what the command line says.
-        let mut configured = options.clone();
-        let config_files =
-            config::apply(&mut configured, &user, console).or_exit(ExitCode::Usage)?;
+        let (configured, config_files) =
+            config::configure(options, &user).or_exit(ExitCode::Usage)?;
         for file in &config_files {
             console.detail(&format!("configuration: {}", display_path(file)));
         }

@@ -1,7 +1,6 @@
-//! Helpers of the end-to-end tests: copy a crate to a temp dir (pointing its runtime
-//! dependency back at this repository), run the real `cargo autodebug` on it, read the report.
-
-#![allow(dead_code)]
+//! The fixture helper of the end-to-end tests (`tests/it/`): copy a fixture crate or an
+//! example to a temp dir (pointing its runtime dependency back at this repository), run the
+//! real `cargo autodebug` on it, read the report.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -14,6 +13,26 @@ pub fn repo_root() -> PathBuf {
         .parent()
         .unwrap()
         .to_path_buf()
+}
+
+/// `tests/fixtures/NAME`.
+pub fn fixture_path(name: &str) -> PathBuf {
+    repo_root().join("tests/fixtures").join(name)
+}
+
+/// `examples/NAME`.
+pub fn example_path(name: &str) -> PathBuf {
+    repo_root().join("examples").join(name)
+}
+
+/// A copy of the fixture crate `tests/fixtures/NAME` (see [`copy_crate`]).
+pub fn fixture(name: &str) -> tempfile::TempDir {
+    copy_crate(&fixture_path(name))
+}
+
+/// A copy of the example crate `examples/NAME` (see [`copy_crate`]).
+pub fn example(name: &str) -> tempfile::TempDir {
+    copy_crate(&example_path(name))
 }
 
 /// One target dir for every crate the tests build, so shared dependencies compile once.

@@ -571,30 +571,6 @@ mod tests {
         report
     }
 
-    /// Compares `actual` with `tests/snapshots/NAME` (rewritten when
-    /// `AUTODEBUG_UPDATE_SNAPSHOTS=1`): a change of wording is a reviewed diff.
-    pub(crate) fn assert_snapshot(name: &str, actual: &str) {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/snapshots")
-            .join(name);
-        if std::env::var_os("AUTODEBUG_UPDATE_SNAPSHOTS").is_some_and(|v| v == "1") {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, actual).unwrap();
-            return;
-        }
-        let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-            panic!(
-                "no snapshot {} (AUTODEBUG_UPDATE_SNAPSHOTS=1 writes it); actual:\n{actual}",
-                path.display()
-            )
-        });
-        assert!(
-            expected == actual,
-            "{} differs (AUTODEBUG_UPDATE_SNAPSHOTS=1 rewrites it)\n--- expected ---\n{expected}\n--- actual ---\n{actual}",
-            path.display()
-        );
-    }
-
     fn plain(report: &Report) -> String {
         report.render("autodebug.out", Style::default())
     }
@@ -602,7 +578,7 @@ mod tests {
     /// The summary of failing tests that localization ranked but repair did not run on.
     #[test]
     fn summary_of_failing_tests() {
-        assert_snapshot("summary-suspects.txt", &plain(&failing_report()));
+        insta::assert_snapshot!("summary-suspects", plain(&failing_report()));
     }
 
     fn fix(validated: bool) -> crate::model::Fix {
@@ -660,14 +636,14 @@ mod tests {
             ..Default::default()
         });
         report.fixes.push(fix(true));
-        assert_snapshot("summary-fix.txt", &plain(&report));
+        insta::assert_snapshot!("summary-fix", plain(&report));
         let verbose = Style {
             colour: false,
             verbose: true,
         };
-        assert_snapshot(
-            "summary-fix-verbose.txt",
-            &report.render("autodebug.out", verbose),
+        insta::assert_snapshot!(
+            "summary-fix-verbose",
+            report.render("autodebug.out", verbose)
         );
         let colour = Style {
             colour: true,
@@ -733,7 +709,7 @@ mod tests {
             ..Default::default()
         });
         report.fixes.push(fix(false));
-        assert_snapshot("summary-no-validated-fix.txt", &plain(&report));
+        insta::assert_snapshot!("summary-no-validated-fix", plain(&report));
         let dir = tempfile::tempdir().unwrap();
         report.write(dir.path()).unwrap();
         assert!(!dir.path().join(FIX_PATCH).exists());

@@ -7,7 +7,7 @@
 //! with the new text written beside the file and the file untouched). The number of trials
 //! is `AUTODEBUG_KILL_TRIALS` (default 8); the tally is printed (`--nocapture`).
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -67,7 +67,7 @@ fn apply_command(dir: &Path) -> Command {
 
 #[test]
 fn kill_9_during_apply_leaves_each_file_whole() {
-    let dir = common::copy_crate(&common::repo_root().join("tests/fixtures/repair-format"));
+    let dir = common::fixture("repair-format");
     common::git_commit_all(dir.path());
     let lib = dir.path().join("src/lib.rs");
     let original = std::fs::read_to_string(&lib).unwrap();

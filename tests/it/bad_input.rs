@@ -3,7 +3,7 @@
 //! `async`, trait methods, a huge function, a deeply nested expression). Each gets a clear
 //! message with its location, or a stated degradation; never a panic of the tool.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

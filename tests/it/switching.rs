@@ -2,7 +2,7 @@
 //! fixture crates (`tests/fixtures/switch-*`) with one planted fault each, asserting on the
 //! suspects of `report.json`.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
@@ -11,7 +11,7 @@ use serde_json::Value;
 /// Runs `cargo autodebug` with the switching options on a copy of fixture `name`, returning
 /// the report and how long the run took.
 fn debug(name: &str, extra: &[&str]) -> (Value, Duration) {
-    let dir = common::copy_crate(&common::repo_root().join("tests/fixtures").join(name));
+    let dir = common::fixture(name);
     // Localization alone: a validated fix would lead the ranking (repair's evidence).
     let mut args = vec!["--timeout", "20", "--jobs", "2", "--no-fix"];
     args.extend_from_slice(extra);

@@ -6,7 +6,7 @@
 //! the user's columns, `--annotate never` builds the tree as it is, code the macro cannot
 //! instrument is built uninstrumented, and an interrupted run removes its scratch copy.
 
-mod common;
+use crate::common::{self, fixture_path as fixture};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -62,10 +62,6 @@ const CASES: [Case; 3] = [
         replacement: "exponent < 0",
     },
 ];
-
-fn fixture(name: &str) -> PathBuf {
-    common::repo_root().join("tests/fixtures").join(name)
-}
 
 /// Every file of the tree but the tool's output, with its bytes.
 fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

@@ -2,7 +2,7 @@
 //! endings and non-ASCII text elsewhere are byte-identical), and a tree with uncommitted
 //! changes is refused unless `--allow-dirty`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! on `oracles[]` in `report.json`: the failing call, what it should have done, the calls
 //! the test accepted before it, and whether a rerun with the expected value passed.
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 
@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 /// The report of one `cargo autodebug` run on a copy of fixture `name`.
 fn debug(name: &str) -> Value {
-    let dir = common::copy_crate(&common::repo_root().join("tests/fixtures").join(name));
+    let dir = common::fixture(name);
     let output = common::autodebug(dir.path(), &["--timeout", "20", "--jobs", "2"]);
     assert!(
         dir.path().join("autodebug.out/report.json").exists(),

@@ -1,23 +1,15 @@
 //! End-to-end: what the real `cargo autodebug` shows. The summary of a real run is compared
-//! with a snapshot under `tests/snapshots/` (times masked; `AUTODEBUG_UPDATE_SNAPSHOTS=1`
-//! rewrites it); colour follows `--color`, `NO_COLOR` and `CARGO_TERM_COLOR`;
-//! `--message-format json` puts only JSON lines on stdout; the configuration files yield to
-//! the command line; `init` sets a crate up that then builds.
+//! with a reviewed snapshot under `tests/it/snapshots/` (times masked; a change is written
+//! beside it as `.snap.new` for `cargo insta review`); colour follows `--color`, `NO_COLOR`
+//! and `CARGO_TERM_COLOR`; `--message-format json` puts only JSON lines on stdout; the
+//! configuration files yield to the command line; `init` sets a crate up that then builds.
 
-mod common;
+use crate::common::{self, example, fixture};
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn fixture(name: &str) -> tempfile::TempDir {
-    common::copy_crate(&common::repo_root().join("tests/fixtures").join(name))
-}
-
-fn example(name: &str) -> tempfile::TempDir {
-    common::copy_crate(&common::repo_root().join("examples").join(name))
-}
 
 /// Runs `cargo autodebug ARGS` in `dir` with exactly the colour variables given.
 fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -46,27 +38,6 @@ fn expect(output: Output, code: i32) -> Output {
         common::describe(&output)
     );
     output
-}
-
-/// Compares `actual` with `tests/snapshots/NAME`, or rewrites it under
-/// `AUTODEBUG_UPDATE_SNAPSHOTS=1`.
-fn assert_snapshot(name: &str, actual: &str) {
-    let path = common::repo_root().join("tests/snapshots").join(name);
-    if std::env::var_os("AUTODEBUG_UPDATE_SNAPSHOTS").is_some_and(|v| v == "1") {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "no snapshot {} (AUTODEBUG_UPDATE_SNAPSHOTS=1 writes it); actual:\n{actual}",
-            path.display()
-        )
-    });
-    assert!(
-        expected == actual,
-        "{} differs (AUTODEBUG_UPDATE_SNAPSHOTS=1 rewrites it)\n--- expected ---\n{expected}\n--- actual ---\n{actual}",
-        path.display()
-    );
 }
 
 /// Times (`(29.5s)`, `in 0.1s`) replaced by `…s`, so that a snapshot holds what is stable.
@@ -118,7 +89,7 @@ fn summary_of_a_run_with_a_validated_fix() {
     let dir = example("max2");
     let output = expect(run(dir.path(), &[], &[("NO_COLOR", "1")]), 5);
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert_snapshot("run-max2.txt", &mask_times(&stdout));
+    insta::assert_snapshot!("run-max2", mask_times(&stdout));
     assert!(!has_escapes(stdout.as_bytes()) && !has_escapes(&output.stderr));
     let stderr = String::from_utf8_lossy(&output.stderr);
     for status in [
@@ -247,8 +218,9 @@ fn techniques(report: &Value) -> Vec<String> {
 }
 
 /// `[package.metadata.autodebug]` is read, `.cargo/autodebug.toml` overrides it, the command
-/// line overrides both; unknown keys warn with the file and key, bad values stop the run
-/// with the file, the key and the type expected; exclusions leave suspects out.
+/// line overrides both; unknown keys stop the run with the file, the key's line and the keys
+/// there are, bad values with the file, the key and the type expected; exclusions leave
+/// suspects out.
 #[test]
 fn configuration_yields_to_the_command_line() {
     let dir = example("max2");
@@ -279,14 +251,18 @@ fn configuration_yields_to_the_command_line() {
         "disable-techniques = [\"diagnosis\"]\nmystery-knob = 3\n",
     )
     .unwrap();
-    let output = run_with(&[]);
-    assert_eq!(techniques(&common::report(dir.path())), ["ochiai"]);
+    let output = expect(run(dir.path(), &["--no-fix"], &[("NO_COLOR", "1")]), 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("warning: ")
-            && stderr.contains("autodebug.toml: `mystery-knob`: unknown key"),
+        stderr.contains("error: ")
+            && stderr.contains("autodebug.toml: `mystery-knob`: unknown key")
+            && stderr.contains("autodebug.toml:2:1")
+            && stderr.contains("help: the keys are `timeout`, "),
         "{stderr}"
     );
+    std::fs::write(&config, "disable-techniques = [\"diagnosis\"]\n").unwrap();
+    run_with(&[]);
+    assert_eq!(techniques(&common::report(dir.path())), ["ochiai"]);
 
     run_with(&["--techniques", "switching,spectrum"]);
     assert_eq!(

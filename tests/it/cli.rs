@@ -1,15 +1,11 @@
 //! End-to-end: exit codes and messages of the real `cargo autodebug` on small fixture crates
 //! (`tests/fixtures/`), one per situation the tool must tell apart.
 
-mod common;
+use crate::common::{self, fixture};
 
 use std::path::Path;
 
 use serde_json::{Value, json};
-
-fn fixture(name: &str) -> tempfile::TempDir {
-    common::copy_crate(&common::repo_root().join("tests/fixtures").join(name))
-}
 
 #[test]
 fn all_tests_pass_exits_0() {

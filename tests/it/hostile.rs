@@ -2,7 +2,7 @@
 //! outcome in the report, the run goes on to localize and fix the crate's real fault, and
 //! nothing a test prints is taken for the harness's verdict or for its failure.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 
@@ -10,7 +10,7 @@ use serde_json::Value;
 
 #[test]
 fn every_hostile_test_gets_its_outcome_and_the_real_fault_is_still_fixed() {
-    let dir = common::copy_crate(&common::repo_root().join("tests/fixtures/hostile"));
+    let dir = common::fixture("hostile");
     let marker = dir.path().join("flaky.marker");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-autodebug"))
         .args(["autodebug", "--timeout", "3", "--target-dir"])

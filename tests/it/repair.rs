@@ -2,7 +2,7 @@
 //! crates, then the crate's own `cargo test` there. A fix counts when the applied patch is
 //! the expected one and the suite is green.
 
-mod common;
+use crate::common::{self, example_path as example, fixture_path as fixture};
 
 use std::path::Path;
 
@@ -16,14 +16,6 @@ fn repair(crate_dir: &Path) -> (tempfile::TempDir, Value) {
     common::autodebug_expecting(dir.path(), &["--apply"], 5);
     let report = common::report(dir.path());
     (dir, report)
-}
-
-fn example(name: &str) -> std::path::PathBuf {
-    common::repo_root().join("examples").join(name)
-}
-
-fn fixture(name: &str) -> std::path::PathBuf {
-    common::repo_root().join("tests/fixtures").join(name)
 }
 
 /// The top fix is validated by a rebuild, was applied, and the suite now passes.

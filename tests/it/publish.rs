@@ -5,7 +5,7 @@
 //! under `GITHUB_ACTIONS` (on stderr when stdout carries JSON); `--in-diff` ranks the changed
 //! lines first and keeps review comments on them.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::Path;

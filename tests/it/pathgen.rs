@@ -3,12 +3,12 @@
 //! rerun with the failing call's arguments replaced, and the branch it evaluates differently
 //! is the faulty one, alone and in the merged ranking.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 
 fn debug(extra: &[&str]) -> Value {
-    let dir = common::copy_crate(&common::repo_root().join("tests/fixtures/pathgen-grade"));
+    let dir = common::fixture("pathgen-grade");
     let mut args = vec!["--timeout", "20", "--jobs", "2", "--no-fix"];
     args.extend_from_slice(extra);
     let output = common::autodebug(dir.path(), &args);

@@ -3,16 +3,45 @@
 //! example's failing tests and write traces whose sites name the right file, line and
 //! source text — including the faulty line.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
 
-fn main() {
-    let args = Arguments::from_args();
+/// What a check of an example found wrong.
+type Failed = Box<dyn std::error::Error>;
+
+/// One test per example (`examples::NAME`); [`every_example_has_a_test`] keeps the list
+/// whole.
+macro_rules! examples {
+    ($($test:ident => $dir:literal),* $(,)?) => {
+        const EXAMPLES: &[&str] = &[$($dir),*];
+        $(
+            #[test]
+            fn $test() {
+                if let Err(failure) = check_example(&common::example_path($dir)) {
+                    panic!("example {}: {failure}", $dir);
+                }
+            }
+        )*
+    };
+}
+
+examples! {
+    array_copy => "array-copy",
+    binary_search => "binary-search",
+    fsm => "fsm",
+    max_array => "max-array",
+    max2 => "max2",
+    quicksort => "quicksort",
+    sum => "sum",
+}
+
+/// Every example crate with a `fault.json` is checked (at least the seven of the papers).
+#[test]
+fn every_example_has_a_test() {
     let examples = common::repo_root().join("examples");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&examples)
         .expect("examples/ exists")
@@ -25,14 +54,11 @@ fn main() {
         "expected at least 7 examples with a fault.json, found {}",
         dirs.len()
     );
-    let trials = dirs
-        .into_iter()
-        .map(|dir| {
-            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-            Trial::test(format!("example::{name}"), move || check_example(&dir))
-        })
+    let names: Vec<String> = dirs
+        .iter()
+        .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    libtest_mimic::run(&args, trials).exit();
+    assert_eq!(names, EXAMPLES, "an example without its test in examples!");
 }
 
 fn check_example(example: &Path) -> Result<(), Failed> {
