@@ -79,7 +79,8 @@ fn a_technique_is_a_file_and_a_registration_line() {
         coverage: [site(2, SiteKind::Assign), site(3, SiteKind::If)].into(),
     }];
     let dir = tempfile::tempdir().unwrap();
-    let console = crate::console::Console::quiet();
+    let options = crate::options::Options::parse_args(["cargo-autodebug"]).unwrap();
+    let console = crate::console::Console::new(&options);
     let rerun = Recorder {
         engine: Default::default(),
         workspace_root: dir.path(),
@@ -100,7 +101,6 @@ fn a_technique_is_a_file_and_a_registration_line() {
         rerun: &rerun,
         console: &console,
     };
-    let options = crate::options::Options::parse_args(["cargo-autodebug"]).unwrap();
     let found = super::localize_with(&registered, &context, &options, &console);
     let ranked: Vec<(usize, u32, &[String])> = found
         .suspects

@@ -319,27 +319,33 @@ impl Diagnosis {
             2
         };
         let mut model = self.model(program, &base, self.check_timeout, slack);
-        let failing_encoding = model.encodings.remove(0);
-        test.specification = failing_encoding
-            .spec
-            .iter()
-            .map(|s| s.label.clone())
-            .collect();
-        test.notes.extend(failing_encoding.notes.iter().cloned());
-        if !failing_encoding.added {
-            test.skipped = Some(format!(
-                "the failing call is outside what the model covers: {}",
-                failing_encoding.degradations.join("; ")
-            ));
+        if !encoded_failing_call(&model, test) {
             return None;
         }
-        test.calls_encoded = 1;
-        for encoding in &model.encodings {
-            test.count(encoding);
-        }
-        test.components = model.encoder.components().all().len();
         test.encode_s = began.elapsed().as_secs_f64();
         let searching = Instant::now();
+        let mut found = self.search(&mut model, test, deadline);
+
+        // The pruning, one passing call at a time.
+        for call in &passing {
+            if found.diagnoses.is_empty() || Instant::now() >= deadline {
+                break;
+            }
+            let mut calls = base.clone();
+            calls.push(call);
+            self.prune(program, &calls, slack, &mut found.diagnoses, test);
+        }
+        test.search_s = searching.elapsed().as_secs_f64();
+
+        let explaining = Instant::now();
+        let found = self.explain_diagnoses(recorded, &model, found, known, test, deadline);
+        test.explain_s = explaining.elapsed().as_secs_f64();
+        Some(found)
+    }
+
+    /// The search on one test's model (the failing call first): the minimal diagnoses, within
+    /// the technique's bounds and deadline, and each component's statement.
+    fn search(&self, model: &mut Model, test: &mut TestAccount, deadline: Instant) -> Found {
         let mut timed = Timed {
             model: &mut model.oracle,
             deadline,
@@ -366,7 +372,7 @@ impl Diagnosis {
             ));
         }
         let components = model.encoder.components();
-        let mut found: Vec<BTreeSet<SiteKey>> = result
+        let found: Vec<BTreeSet<SiteKey>> = result
             .minimal
             .iter()
             .filter_map(|set| {
@@ -380,37 +386,60 @@ impl Diagnosis {
             .iter()
             .map(|i| (i.site.clone(), i.statement.clone()))
             .collect();
-
-        // The pruning, one passing call at a time.
-        for call in &passing {
-            if found.is_empty() || Instant::now() >= deadline {
-                break;
-            }
-            let mut calls = base.clone();
-            calls.push(call);
-            let mut pruning = self.model(program, &calls, self.prune_timeout, slack);
-            let encoding = pruning.encodings.last().expect("one encoding per call");
-            test.count(encoding);
-            if !encoding.added || !pruning.encodings[0].added {
-                continue;
-            }
-            let before = found.len();
-            found.retain(|set| {
-                let ids: Option<BTreeSet<ComponentId>> = set
-                    .iter()
-                    .map(|site| pruning.encoder.components().id(site))
-                    .collect();
-                test.checks += 1;
-                !matches!(
-                    ids.map(|ids| pruning.oracle.check(&ids)),
-                    Some(Verdict::Conflict(_))
-                )
-            });
-            test.pruned += before - found.len();
+        Found {
+            diagnoses: found,
+            statements,
         }
-        test.search_s = searching.elapsed().as_secs_f64();
+    }
 
-        let explaining = Instant::now();
+    /// Drops the diagnoses that conflict with the model of `calls` (the failing call, the
+    /// accepted ones and one passing call): a fix they allow would break that call.
+    fn prune(
+        &self,
+        program: &Program,
+        calls: &[&Call],
+        slack: u32,
+        found: &mut Vec<BTreeSet<SiteKey>>,
+        test: &mut TestAccount,
+    ) {
+        let mut pruning = self.model(program, calls, self.prune_timeout, slack);
+        let encoding = pruning.encodings.last().expect("one encoding per call");
+        test.count(encoding);
+        if !encoding.added || !pruning.encodings[0].added {
+            return;
+        }
+        let before = found.len();
+        found.retain(|set| {
+            let ids: Option<BTreeSet<ComponentId>> = set
+                .iter()
+                .map(|site| pruning.encoder.components().id(site))
+                .collect();
+            test.checks += 1;
+            !matches!(
+                ids.map(|ids| pruning.oracle.check(&ids)),
+                Some(Verdict::Conflict(_))
+            )
+        });
+        test.pruned += before - found.len();
+    }
+
+    /// Puts each diagnosis in the test's account and explains each diagnosed component
+    /// (once, before the deadline): the diagnoses whose sites are all known.
+    fn explain_diagnoses(
+        &self,
+        recorded: &RecordedTrace,
+        model: &Model,
+        found: Found,
+        known: &mut BTreeMap<SiteKey, Known>,
+        test: &mut TestAccount,
+        deadline: Instant,
+    ) -> Vec<BTreeSet<SiteKey>> {
+        let Found {
+            diagnoses: mut found,
+            statements,
+        } = found;
+        let components = model.encoder.components();
+        let failing_encoding = &model.encodings[0];
         let wp_options = wp::Options {
             timeout_ms: millis(self.check_timeout),
             ..wp::Options::default()
@@ -430,13 +459,12 @@ impl Diagnosis {
                 if entry.explanation.is_none() && Instant::now() < deadline {
                     entry.explanation = components
                         .id(key)
-                        .and_then(|id| explain(&failing_encoding, id, &wp_options));
+                        .and_then(|id| explain(failing_encoding, id, &wp_options));
                 }
             }
         }
         found.retain(|set| set.iter().all(|k| known.contains_key(k)));
-        test.explain_s = explaining.elapsed().as_secs_f64();
-        Some(found)
+        found
     }
 
     /// `slack`: iterations unrolled beyond the recorded ones.
@@ -472,6 +500,38 @@ impl Diagnosis {
             encodings,
         }
     }
+}
+
+/// Accounts the failing call's encoding (the first of `model`'s) and the accepted calls':
+/// whether the failing call is in the model (`test.skipped` says why not).
+fn encoded_failing_call(model: &Model, test: &mut TestAccount) -> bool {
+    let failing_encoding = &model.encodings[0];
+    test.specification = failing_encoding
+        .spec
+        .iter()
+        .map(|s| s.label.clone())
+        .collect();
+    test.notes.extend(failing_encoding.notes.iter().cloned());
+    if !failing_encoding.added {
+        test.skipped = Some(format!(
+            "the failing call is outside what the model covers: {}",
+            failing_encoding.degradations.join("; ")
+        ));
+        return false;
+    }
+    test.calls_encoded = 1;
+    for encoding in &model.encodings[1..] {
+        test.count(encoding);
+    }
+    test.components = model.encoder.components().all().len();
+    true
+}
+
+/// What the search found in one test's model: the minimal diagnoses and the statement of
+/// each component, by site.
+struct Found {
+    diagnoses: Vec<BTreeSet<SiteKey>>,
+    statements: BTreeMap<SiteKey, String>,
 }
 
 /// Calls encoded into one solver.

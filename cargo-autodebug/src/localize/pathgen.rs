@@ -27,7 +27,7 @@ use serde::Serialize;
 use super::{Context, Suspect, Technique, is_candidate};
 use crate::engine::Recorder;
 use crate::model::Evidence;
-use crate::oracle::{End, Expectation, Oracle};
+use crate::oracle::{Call, End, Expectation, Oracle};
 use crate::trace::{RawTrace, RecordedTrace, workspace_path};
 
 /// The technique's name in evidence and in the report.
@@ -282,72 +282,96 @@ impl PathGeneration {
             judge,
             fuel: 20 * recorded.trace.events.len() as u64 + 10_000,
         };
-        // A defect of the model must cost this test's search, not the run.
-        let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            pathgen::generate(&problem, &options, &mut runner)
-        }));
-        let report = match searched {
-            Ok(Ok(report)) => report,
-            Ok(Err(why)) => {
-                test.skipped = Some(why);
-                return;
-            }
-            Err(panic) => {
-                let what = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                test.skipped = Some(format!("the search failed: {what}"));
-                return;
-            }
+        let Some(report) = generate_guarded(&problem, &options, &mut runner, test) else {
+            return;
         };
         if let Some(found) = &report.found {
-            let inputs: BTreeMap<String, String> = found
-                .inputs
-                .iter()
-                .map(|(n, v)| (n.clone(), crate::oracle::assertion::describe(v)))
-                .collect();
-            let shown_inputs = found
-                .inputs
-                .iter()
-                .map(|(n, v)| format!("{n} = {}", crate::oracle::assertion::describe(v)))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let mut distance = Vec::new();
-            for d in &found.distance {
-                let Some(info) = site_info(&recorded.trace, &d.site) else {
-                    continue;
-                };
-                distance.push(DifferingBranch {
-                    file: workspace_path(context.workspace_root, &info.file),
-                    line: info.line,
-                    column: info.column,
-                    code: info.code.clone(),
-                    instance: d.instance,
-                    failing: d.failing_outcome,
-                });
-                let detail = format!(
-                    "the closest successful run ({}({shown_inputs}), {} branch instance{} \
-                     away) evaluates `{}` {} at its evaluation {} of the call, where the \
-                     failing run had {}",
-                    call.name(),
-                    found.distance.len(),
-                    if found.distance.len() == 1 { "" } else { "s" },
-                    one_line(&info.code),
-                    !d.failing_outcome,
-                    d.instance + 1,
-                    d.failing_outcome
-                );
-                let entry = blamed
-                    .entry(d.site.clone())
-                    .or_insert_with(|| (info.clone(), 0, detail));
-                entry.1 += 1;
-            }
-            test.found = Some(FoundRun { inputs, distance });
+            test.found = Some(blame_differing(context, recorded, call, found, blamed));
         }
         test.search = Some(report);
     }
+}
+
+/// Runs the search; `None` when it gave up or failed (`test.skipped` says why).
+fn generate_guarded(
+    problem: &Problem,
+    options: &pathgen::Options,
+    runner: &mut Rerunner,
+    test: &mut TestAccount,
+) -> Option<pathgen::Report> {
+    // A defect of the model must cost this test's search, not the run.
+    let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pathgen::generate(problem, options, runner)
+    }));
+    match searched {
+        Ok(Ok(report)) => Some(report),
+        Ok(Err(why)) => {
+            test.skipped = Some(why);
+            None
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            test.skipped = Some(format!("the search failed: {what}"));
+            None
+        }
+    }
+}
+
+/// The closest successful run found for `call`: its inputs and the branch instances it
+/// evaluates differently, each blamed (once more) in `blamed`.
+fn blame_differing(
+    context: &Context,
+    recorded: &RecordedTrace,
+    call: &Call,
+    found: &pathgen::Found,
+    blamed: &mut BTreeMap<SiteKey, (SiteInfo, usize, String)>,
+) -> FoundRun {
+    let inputs: BTreeMap<String, String> = found
+        .inputs
+        .iter()
+        .map(|(n, v)| (n.clone(), crate::oracle::assertion::describe(v)))
+        .collect();
+    let shown_inputs = found
+        .inputs
+        .iter()
+        .map(|(n, v)| format!("{n} = {}", crate::oracle::assertion::describe(v)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut distance = Vec::new();
+    for d in &found.distance {
+        let Some(info) = site_info(&recorded.trace, &d.site) else {
+            continue;
+        };
+        distance.push(DifferingBranch {
+            file: workspace_path(context.workspace_root, &info.file),
+            line: info.line,
+            column: info.column,
+            code: info.code.clone(),
+            instance: d.instance,
+            failing: d.failing_outcome,
+        });
+        let detail = format!(
+            "the closest successful run ({}({shown_inputs}), {} branch instance{} \
+                     away) evaluates `{}` {} at its evaluation {} of the call, where the \
+                     failing run had {}",
+            call.name(),
+            found.distance.len(),
+            if found.distance.len() == 1 { "" } else { "s" },
+            one_line(&info.code),
+            !d.failing_outcome,
+            d.instance + 1,
+            d.failing_outcome
+        );
+        let entry = blamed
+            .entry(d.site.clone())
+            .or_insert_with(|| (info.clone(), 0, detail));
+        entry.1 += 1;
+    }
+    FoundRun { inputs, distance }
 }
 
 fn one_line(code: &str) -> String {

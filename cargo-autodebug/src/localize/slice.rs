@@ -15,7 +15,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use autodebug_runtime::protocol::{Record, SiteInfo, SiteKind};
+use autodebug_runtime::protocol::{Binding, Record, SiteInfo, SiteKind};
 
 use super::source::{Pos, SourceFacts};
 use crate::trace::RawTrace;
@@ -108,47 +108,30 @@ struct Frame {
 impl Graph {
     /// Builds the graph of `trace` with the static facts of its sites.
     pub fn build(trace: &RawTrace, facts: &SourceFacts) -> Graph {
-        let controllers = controllers(&trace.sites, facts);
-        let mut graph = Graph::default();
-        let mut stack: Vec<Frame> = Vec::new();
+        let mut builder = Builder {
+            trace,
+            facts,
+            controllers: controllers(&trace.sites, facts),
+            graph: Graph::default(),
+            stack: Vec::new(),
+        };
         for (index, record) in trace.events.iter().enumerate() {
             let (site, kind) = match record {
                 Record::Enter { site, args } => {
-                    let node = graph.add_node(index, *site, usize::MAX, NodeKind::Enter);
-                    let call = graph.calls.len();
-                    graph.nodes[node].call = call;
-                    graph.calls.push(Call {
-                        enter: node,
-                        enter_event: index,
-                        exit_event: None,
-                        depth: stack.len() + 1,
-                        returned: None,
-                    });
-                    stack.push(Frame {
-                        call,
-                        params: args.iter().map(|(name, _)| name.clone()).collect(),
-                        defs: HashMap::new(),
-                        latest: HashMap::new(),
-                        finished: Vec::new(),
-                    });
+                    builder.enter(index, *site, args);
                     continue;
                 }
                 Record::Exit { .. } => {
-                    if let Some(frame) = stack.pop() {
-                        graph.calls[frame.call].exit_event = Some(index);
-                        if let Some(caller) = stack.last_mut() {
-                            caller.finished.push(frame.call);
-                        }
-                    }
+                    builder.exit(index);
                     continue;
                 }
                 Record::Panic {
                     file, line, column, ..
                 } => {
-                    if graph.panic.is_none() {
-                        graph.panic = Some(PanicAt {
+                    if builder.graph.panic.is_none() {
+                        builder.graph.panic = Some(PanicAt {
                             event: index,
-                            depth: stack.len(),
+                            depth: builder.stack.len(),
                             file: file.clone(),
                             line: *line,
                             column: *column,
@@ -156,105 +139,14 @@ impl Graph {
                     }
                     continue;
                 }
-                Record::Branch {
-                    site,
-                    instance,
-                    outcome,
-                    ..
-                } => (
-                    *site,
-                    NodeKind::Branch {
-                        instance: *instance,
-                        outcome: *outcome,
-                    },
-                ),
-                Record::Component { site, instance, .. } => (
-                    *site,
-                    NodeKind::Component {
-                        instance: *instance,
-                    },
-                ),
-                Record::Iteration { site, instance } => (
-                    *site,
-                    NodeKind::Iteration {
-                        instance: *instance,
-                    },
-                ),
-                Record::Contract { site, instance, ok } => (
-                    *site,
-                    NodeKind::Contract {
-                        instance: *instance,
-                        ok: *ok,
-                    },
-                ),
-                _ => continue,
+                other => match node_kind(other) {
+                    Some(node) => node,
+                    None => continue,
+                },
             };
-            let Some(frame) = stack.last_mut() else {
-                // Events outside any recorded call have no scope to resolve names in.
-                continue;
-            };
-            let node = graph.add_node(index, site, frame.call, kind);
-            let info = trace.sites.get(&site);
-            let site_facts = info.and_then(|info| facts.of(info));
-            // Data: the latest definition of each variable used, or the parameter.
-            let mut data = Vec::new();
-            if let Some(f) = site_facts {
-                for name in &f.uses {
-                    if let Some(&def) = frame.defs.get(name) {
-                        data.push(def);
-                    } else if frame.params.iter().any(|p| p == name) {
-                        data.push(graph.calls[frame.call].enter);
-                    }
-                }
-            }
-            let kind_of_site = info.map(|i| i.kind);
-            match kind_of_site {
-                // A postcondition reads the returned value; a precondition the arguments.
-                Some(SiteKind::Ensures) => {
-                    data.extend(graph.calls[frame.call].returned);
-                }
-                Some(SiteKind::Requires | SiteKind::Invariant) => {
-                    data.push(graph.calls[frame.call].enter);
-                }
-                _ => {}
-            }
-            // Calls that finished since: this event consumed their results, and their
-            // arguments were computed from what this event reads.
-            for callee in std::mem::take(&mut frame.finished) {
-                let call = &graph.calls[callee];
-                let (enter, produced) = (call.enter, call.returned.unwrap_or(call.enter));
-                for &source in &data {
-                    graph.add_edge(enter, source, Dep::Data);
-                }
-                graph.add_edge(node, produced, Dep::Data);
-            }
-            for source in data {
-                graph.add_edge(node, source, Dep::Data);
-            }
-            // Control: the latest instance of a branch or loop whose code holds this site.
-            let frame = stack.last_mut().expect("frame checked above");
-            if let Some(parent) = controllers
-                .get(&site)
-                .into_iter()
-                .flatten()
-                .filter_map(|c| frame.latest.get(c))
-                .max()
-            {
-                graph.add_edge(node, *parent, Dep::Control);
-            }
-            if let Some(f) = site_facts {
-                for name in &f.defs {
-                    frame.defs.insert(name.clone(), node);
-                }
-            }
-            if matches!(kind, NodeKind::Branch { .. } | NodeKind::Iteration { .. }) {
-                frame.latest.insert(site, node);
-            }
-            if kind_of_site == Some(SiteKind::Return) {
-                graph.calls[frame.call].returned = Some(node);
-            }
+            builder.event(index, site, kind);
         }
-        graph
+        builder.graph
     }
 
     fn add_node(&mut self, event: usize, site: u32, call: usize, kind: NodeKind) -> usize {
@@ -324,6 +216,161 @@ fn bfs<'a>(from: usize, next: impl Fn(usize) -> &'a [(usize, Dep)]) -> BTreeMap<
         }
     }
     seen
+}
+
+/// What a record of a branch, component, iteration or contract adds to the graph: its site
+/// and the node's kind.
+fn node_kind(record: &Record) -> Option<(u32, NodeKind)> {
+    let node = match record {
+        Record::Branch {
+            site,
+            instance,
+            outcome,
+            ..
+        } => (
+            *site,
+            NodeKind::Branch {
+                instance: *instance,
+                outcome: *outcome,
+            },
+        ),
+        Record::Component { site, instance, .. } => (
+            *site,
+            NodeKind::Component {
+                instance: *instance,
+            },
+        ),
+        Record::Iteration { site, instance } => (
+            *site,
+            NodeKind::Iteration {
+                instance: *instance,
+            },
+        ),
+        Record::Contract { site, instance, ok } => (
+            *site,
+            NodeKind::Contract {
+                instance: *instance,
+                ok: *ok,
+            },
+        ),
+        _ => return None,
+    };
+    Some(node)
+}
+
+/// The graph of one trace while it is built: the static facts its edges come from and the
+/// call stack.
+struct Builder<'a> {
+    trace: &'a RawTrace,
+    facts: &'a SourceFacts,
+    /// The branch and loop sites whose code holds each site.
+    controllers: HashMap<u32, Vec<u32>>,
+    graph: Graph,
+    stack: Vec<Frame>,
+}
+
+impl Builder<'_> {
+    /// A call's entry (event `index`, with its arguments' names): a node and a frame.
+    fn enter(&mut self, index: usize, site: u32, args: &[Binding]) {
+        let node = self
+            .graph
+            .add_node(index, site, usize::MAX, NodeKind::Enter);
+        let call = self.graph.calls.len();
+        self.graph.nodes[node].call = call;
+        self.graph.calls.push(Call {
+            enter: node,
+            enter_event: index,
+            exit_event: None,
+            depth: self.stack.len() + 1,
+            returned: None,
+        });
+        self.stack.push(Frame {
+            call,
+            params: args.iter().map(|(name, _)| name.clone()).collect(),
+            defs: HashMap::new(),
+            latest: HashMap::new(),
+            finished: Vec::new(),
+        });
+    }
+
+    /// A call's exit: its frame is popped, and its caller will consume its result.
+    fn exit(&mut self, index: usize) {
+        if let Some(frame) = self.stack.pop() {
+            self.graph.calls[frame.call].exit_event = Some(index);
+            if let Some(caller) = self.stack.last_mut() {
+                caller.finished.push(frame.call);
+            }
+        }
+    }
+
+    /// The node of event `index` and its data and control edges.
+    fn event(&mut self, index: usize, site: u32, kind: NodeKind) {
+        let Some(frame) = self.stack.last_mut() else {
+            // Events outside any recorded call have no scope to resolve names in.
+            return;
+        };
+        let node = self.graph.add_node(index, site, frame.call, kind);
+        let info = self.trace.sites.get(&site);
+        let site_facts = info.and_then(|info| self.facts.of(info));
+        // Data: the latest definition of each variable used, or the parameter.
+        let mut data = Vec::new();
+        if let Some(f) = site_facts {
+            for name in &f.uses {
+                if let Some(&def) = frame.defs.get(name) {
+                    data.push(def);
+                } else if frame.params.iter().any(|p| p == name) {
+                    data.push(self.graph.calls[frame.call].enter);
+                }
+            }
+        }
+        let kind_of_site = info.map(|i| i.kind);
+        match kind_of_site {
+            // A postcondition reads the returned value; a precondition the arguments.
+            Some(SiteKind::Ensures) => {
+                data.extend(self.graph.calls[frame.call].returned);
+            }
+            Some(SiteKind::Requires | SiteKind::Invariant) => {
+                data.push(self.graph.calls[frame.call].enter);
+            }
+            _ => {}
+        }
+        // Calls that finished since: this event consumed their results, and their
+        // arguments were computed from what this event reads.
+        for callee in std::mem::take(&mut frame.finished) {
+            let call = &self.graph.calls[callee];
+            let (enter, produced) = (call.enter, call.returned.unwrap_or(call.enter));
+            for &source in &data {
+                self.graph.add_edge(enter, source, Dep::Data);
+            }
+            self.graph.add_edge(node, produced, Dep::Data);
+        }
+        for source in data {
+            self.graph.add_edge(node, source, Dep::Data);
+        }
+        // Control: the latest instance of a branch or loop whose code holds this site.
+        let frame = self.stack.last_mut().expect("frame checked above");
+        if let Some(parent) = self
+            .controllers
+            .get(&site)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| frame.latest.get(c))
+            .max()
+        {
+            self.graph.add_edge(node, *parent, Dep::Control);
+        }
+        if let Some(f) = site_facts {
+            for name in &f.defs {
+                frame.defs.insert(name.clone(), node);
+            }
+        }
+        if matches!(kind, NodeKind::Branch { .. } | NodeKind::Iteration { .. }) {
+            frame.latest.insert(site, node);
+        }
+        if kind_of_site == Some(SiteKind::Return) {
+            self.graph.calls[frame.call].returned = Some(node);
+        }
+    }
 }
 
 /// For every site of the trace, the branch and loop sites of the same function whose

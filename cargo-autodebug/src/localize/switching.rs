@@ -258,159 +258,266 @@ impl Switching {
         // batches grow (a few wasted runs past the first critical predicate cost less than a
         // process start); other binaries run one process per plan, `jobs` at a time.
         let in_process = crate::engine::batch::supports_batch(&context.rerun.engine, test);
-        let mut batch_size = if in_process {
+        let batch_size = if in_process {
             FIRST_BATCH
         } else {
             context.rerun.jobs.max(1)
         };
-        let mut cache: HashMap<usize, Verdict> = HashMap::new();
-        let mut criticals: Vec<Critical> = Vec::new();
-        let mut progress: Option<Critical> = None;
+        let mut search = TestSearch {
+            context,
+            test,
+            trace,
+            candidates: &candidates,
+            failure: &failure,
+            fuel,
+            in_process,
+            batch_size,
+            cache: HashMap::new(),
+            criticals: Vec::new(),
+            progress: None,
+        };
         let mut tried_total = 0;
         for order in self.orderings() {
-            let label = order_label(order);
             let sequence = ordered(order, &graph, &candidates, erroneous);
-            let sequence = &sequence[..sequence.len().min(self.max_switches)];
-            let shown =
-                (context.console).phase("Switching", "switched-runs", &test.name, sequence.len());
-            let mut tried = 0;
-            let mut found_here = false;
-            let mut start = 0;
-            while start < sequence.len() {
-                let batch = &sequence[start..(start + batch_size).min(sequence.len())];
-                start += batch.len();
-                shown.advance(batch.len(), label);
-                if in_process {
-                    batch_size = (batch_size * 2).min(MAX_BATCH);
-                }
-                let missing: Vec<usize> = batch
-                    .iter()
-                    .copied()
-                    .filter(|c| !cache.contains_key(c))
-                    .collect();
-                let verdicts =
-                    switched_runs(context, test, trace, &candidates, &missing, fuel, &failure);
-                for (c, verdict) in missing.into_iter().zip(verdicts) {
-                    cache.insert(c, verdict);
-                }
-                for &c in batch {
-                    tried += 1;
-                    match &cache[&c] {
-                        Verdict::Pass => {
-                            found_here = true;
-                            match criticals.iter_mut().find(|k| k.candidate == c) {
-                                Some(known) => known.reruns.push((label, tried)),
-                                None => criticals.push(Critical {
-                                    candidate: c,
-                                    verdict: Verdict::Pass,
-                                    reruns: vec![(label, tried)],
-                                }),
-                            }
-                        }
-                        verdict @ Verdict::Progress { .. } => match &mut progress {
-                            Some(p) if p.candidate == c => p.reruns.push((label, tried)),
-                            Some(_) => {}
-                            None => {
-                                progress = Some(Critical {
-                                    candidate: c,
-                                    verdict: verdict.clone(),
-                                    reruns: vec![(label, tried)],
-                                })
-                            }
-                        },
-                        _ => {}
-                    }
-                    if found_here && !self.all_critical {
-                        break;
-                    }
+            let tried = self.search_ordering(&mut search, order, &sequence);
+            tried_total = tried_total.max(tried);
+        }
+        let Some(criticals) = search.conclude(tried_total, notes) else {
+            return Vec::new();
+        };
+        slice_criticals(context, &graph, trace, &candidates, &criticals, test)
+    }
+
+    /// Tries the candidates in one ordering, batch by batch, until a critical predicate (all
+    /// of them with `--all-critical`), and records how the search went: the runs it tried.
+    fn search_ordering(&self, search: &mut TestSearch, order: Order, sequence: &[usize]) -> usize {
+        let label = order_label(order);
+        let sequence = &sequence[..sequence.len().min(self.max_switches)];
+        let shown = (search.context.console).phase(
+            "Switching",
+            "switched-runs",
+            &search.test.name,
+            sequence.len(),
+        );
+        let mut tried = 0;
+        let mut found_here = false;
+        let mut start = 0;
+        while start < sequence.len() {
+            let batch = &sequence[start..(start + search.batch_size).min(sequence.len())];
+            start += batch.len();
+            shown.advance(batch.len(), label);
+            search.run_batch(batch);
+            for &c in batch {
+                tried += 1;
+                if search.record(c, label, tried) {
+                    found_here = true;
                 }
                 if found_here && !self.all_critical {
                     break;
                 }
             }
-            tried_total = tried_total.max(tried);
-            let progressed = progress
-                .as_ref()
-                .is_some_and(|p| p.reruns.iter().any(|(l, _)| *l == label));
-            let criterion = if found_here {
-                "pass"
-            } else if progressed {
-                "progress"
-            } else {
-                "none"
-            };
-            let reruns = match (found_here, &progress) {
-                (false, Some(p)) if progressed => p
-                    .reruns
-                    .iter()
-                    .find(|(l, _)| *l == label)
-                    .map_or(tried, |(_, n)| *n),
-                _ => tried,
-            };
-            let critical = criticals
-                .iter()
-                .filter(|k| found_here && k.reruns.iter().any(|(l, _)| *l == label))
-                .find_map(|k| {
-                    let candidate = &candidates[k.candidate];
-                    Some(Flipped {
-                        test: test.display(),
-                        site: trace.sites.get(&candidate.site)?.key(),
-                        instances: candidate.instances.clone(),
-                    })
-                });
-            self.searches.lock().unwrap().push(Search {
-                test: test.display(),
-                ordering: label,
-                candidates: candidates.len(),
-                criterion,
-                reruns,
-                in_process,
-                critical,
-            });
+            if found_here && !self.all_critical {
+                break;
+            }
         }
-        let avoided = cache.values().filter(|v| **v == Verdict::Avoided).count();
+        let record = search.summary(label, tried, found_here);
+        self.searches.lock().unwrap().push(record);
+        tried
+    }
+}
+
+/// The search for a critical predicate in one failing test's run: what its switched runs
+/// need, and what they have shown so far across orderings.
+struct TestSearch<'a> {
+    context: &'a Context<'a>,
+    test: &'a TestId,
+    trace: &'a RawTrace,
+    candidates: &'a [Candidate],
+    failure: &'a Failure,
+    /// Events a switched run may execute.
+    fuel: u64,
+    /// Whether the switched runs run inside the test's own process (batches then grow).
+    in_process: bool,
+    /// Switched runs in the next batch.
+    batch_size: usize,
+    /// What each candidate's switched run showed.
+    cache: HashMap<usize, Verdict>,
+    /// The critical predicates found, in the order found.
+    criticals: Vec<Critical>,
+    /// The first candidate whose run moved the failure later.
+    progress: Option<Critical>,
+}
+
+impl TestSearch<'_> {
+    /// Runs the candidates of `batch` not run yet (in another ordering) and keeps their
+    /// verdicts; batches grow when the test runs in-process.
+    fn run_batch(&mut self, batch: &[usize]) {
+        if self.in_process {
+            self.batch_size = (self.batch_size * 2).min(MAX_BATCH);
+        }
+        let missing: Vec<usize> = batch
+            .iter()
+            .copied()
+            .filter(|c| !self.cache.contains_key(c))
+            .collect();
+        let verdicts = switched_runs(
+            self.context,
+            self.test,
+            self.trace,
+            self.candidates,
+            &missing,
+            self.fuel,
+            self.failure,
+        );
+        for (c, verdict) in missing.into_iter().zip(verdicts) {
+            self.cache.insert(c, verdict);
+        }
+    }
+
+    /// Records what candidate `c`, the `tried`th run of ordering `label`, showed: whether it
+    /// is a critical predicate (the test passed).
+    fn record(&mut self, c: usize, label: &'static str, tried: usize) -> bool {
+        match &self.cache[&c] {
+            Verdict::Pass => {
+                match self.criticals.iter_mut().find(|k| k.candidate == c) {
+                    Some(known) => known.reruns.push((label, tried)),
+                    None => self.criticals.push(Critical {
+                        candidate: c,
+                        verdict: Verdict::Pass,
+                        reruns: vec![(label, tried)],
+                    }),
+                }
+                true
+            }
+            verdict @ Verdict::Progress { .. } => {
+                match &mut self.progress {
+                    Some(p) if p.candidate == c => p.reruns.push((label, tried)),
+                    Some(_) => {}
+                    None => {
+                        self.progress = Some(Critical {
+                            candidate: c,
+                            verdict: verdict.clone(),
+                            reruns: vec![(label, tried)],
+                        })
+                    }
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// How the search in ordering `label` went, after `tried` runs (`found_here`: it found a
+    /// critical predicate).
+    fn summary(&self, label: &'static str, tried: usize, found_here: bool) -> Search {
+        let progressed = (self.progress)
+            .as_ref()
+            .is_some_and(|p| p.reruns.iter().any(|(l, _)| *l == label));
+        let criterion = if found_here {
+            "pass"
+        } else if progressed {
+            "progress"
+        } else {
+            "none"
+        };
+        let reruns = match (found_here, &self.progress) {
+            (false, Some(p)) if progressed => p
+                .reruns
+                .iter()
+                .find(|(l, _)| *l == label)
+                .map_or(tried, |(_, n)| *n),
+            _ => tried,
+        };
+        let critical = (self.criticals)
+            .iter()
+            .filter(|k| found_here && k.reruns.iter().any(|(l, _)| *l == label))
+            .find_map(|k| {
+                let candidate = &self.candidates[k.candidate];
+                Some(Flipped {
+                    test: self.test.display(),
+                    site: self.trace.sites.get(&candidate.site)?.key(),
+                    instances: candidate.instances.clone(),
+                })
+            });
+        Search {
+            test: self.test.display(),
+            ordering: label,
+            candidates: self.candidates.len(),
+            criterion,
+            reruns,
+            in_process: self.in_process,
+            critical,
+        }
+    }
+
+    /// The critical predicates found (the progress when no run passed), after noting the
+    /// runs that passed only by avoiding the panic; `None`, noted, when there is neither.
+    fn conclude(self, tried_total: usize, notes: &mut Vec<String>) -> Option<Vec<Critical>> {
+        let test = self.test;
+        let avoided = self
+            .cache
+            .values()
+            .filter(|v| **v == Verdict::Avoided)
+            .count();
         if avoided > 0 {
             notes.push(format!(
                 "{NAME}: {avoided} switched run(s) of {} passed only by not reaching the panicking point; not counted, as in the paper",
                 test.name
             ));
         }
+        let mut criticals = self.criticals;
         if criticals.is_empty() {
-            criticals.extend(progress);
+            criticals.extend(self.progress);
         }
         if criticals.is_empty() {
-            let runaway = cache.values().filter(|v| **v == Verdict::Runaway).count();
+            let runaway = self
+                .cache
+                .values()
+                .filter(|v| **v == Verdict::Runaway)
+                .count();
             notes.push(format!(
                 "{NAME}: no critical predicate in {} reruns for {} ({runaway} ran out of fuel or time)",
-                cache.len().max(tried_total),
+                self.cache.len().max(tried_total),
                 test.name
             ));
-            return Vec::new();
+            return None;
         }
-        let mut out: BTreeMap<SiteKey, Suspect> = BTreeMap::new();
-        for (rank, critical) in criticals.iter().enumerate() {
-            // Later critical predicates (with --all-critical) rank below the first one's slice.
-            let discount = 1.0 / (1 + rank) as f64;
-            for suspect in slice_suspects(
-                context,
-                &graph,
-                trace,
-                &candidates[critical.candidate],
-                critical,
-                test,
-                discount,
-            ) {
-                let key = suspect.site.key();
-                if out
-                    .get(&key)
-                    .is_none_or(|old| old.evidence[0].score < suspect.evidence[0].score)
-                {
-                    out.insert(key, suspect);
-                }
+        Some(criticals)
+    }
+}
+
+/// The suspects of the critical predicates' slices, the best evidence per site.
+fn slice_criticals(
+    context: &Context,
+    graph: &Graph,
+    trace: &RawTrace,
+    candidates: &[Candidate],
+    criticals: &[Critical],
+    test: &TestId,
+) -> Vec<Suspect> {
+    let mut out: BTreeMap<SiteKey, Suspect> = BTreeMap::new();
+    for (rank, critical) in criticals.iter().enumerate() {
+        // Later critical predicates (with --all-critical) rank below the first one's slice.
+        let discount = 1.0 / (1 + rank) as f64;
+        for suspect in slice_suspects(
+            context,
+            graph,
+            trace,
+            &candidates[critical.candidate],
+            critical,
+            test,
+            discount,
+        ) {
+            let key = suspect.site.key();
+            if out
+                .get(&key)
+                .is_none_or(|old| old.evidence[0].score < suspect.evidence[0].score)
+            {
+                out.insert(key, suspect);
             }
         }
-        out.into_values().collect()
     }
+    out.into_values().collect()
 }
 
 fn order_label(order: Order) -> &'static str {

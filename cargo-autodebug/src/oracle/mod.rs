@@ -219,35 +219,72 @@ pub fn form(index: usize, recorded: &RecordedTrace, should_panic: Option<String>
         );
         return oracle;
     }
-    let depth = calls::depth_at(trace, at);
-    let enclosing = || {
-        calls
-            .iter()
-            .find(|c| c.events.start < at && at < c.events.end)
-            .cloned()
+    let failure = FailurePoint {
+        trace,
+        depth: calls::depth_at(trace, at),
+        calls,
+        at,
+        message,
     };
     if let Some((site, info)) = violated_contract(trace, at) {
+        failure.contract_violated(&mut oracle, site, info);
+        return oracle;
+    }
+    if failure.depth > 0 {
+        failure.panicked_inside(&mut oracle);
+        return oracle;
+    }
+    failure.assertion_failed(&mut oracle);
+    oracle
+}
+
+/// Where a failing run panicked: its trace, its top-level calls, the panic's event and
+/// message, and how deep in calls it happened.
+struct FailurePoint<'t> {
+    trace: &'t RawTrace,
+    calls: Vec<Call>,
+    at: usize,
+    message: String,
+    depth: usize,
+}
+
+impl FailurePoint<'_> {
+    /// The top-level call the panic happened in.
+    fn enclosing(&self) -> Option<Call> {
+        self.calls
+            .iter()
+            .find(|c| c.events.start < self.at && self.at < c.events.end)
+            .cloned()
+    }
+
+    /// The oracle of a violated contract (`site`, `info`): the contract is the expectation.
+    fn contract_violated(
+        &self,
+        oracle: &mut Oracle,
+        site: u32,
+        info: &autodebug_runtime::protocol::SiteInfo,
+    ) {
         let expectation = Expectation::Contract {
             site,
             kind: info.kind,
             function: info.function.clone(),
             condition: info.code.clone(),
-            message: message.clone(),
+            message: self.message.clone(),
         };
         // A contract of a top-level call is checked outside its body: the precondition
         // before its entry (no call to name: the test passed the arguments), the
         // postcondition after its exit (the call just ended, unless an invariant failed
         // before a call of another method).
-        let call = if depth > 0 {
-            enclosing()
+        let call = if self.depth > 0 {
+            self.enclosing()
         } else if info.kind == SiteKind::Requires {
             None
         } else {
-            let before = trace.events[..at]
+            let before = self.trace.events[..self.at]
                 .iter()
                 .rposition(|e| !matches!(e, Record::Contract { .. }));
             before.and_then(|b| {
-                calls
+                self.calls
                     .iter()
                     .find(|c| {
                         c.events.end == b + 1
@@ -269,55 +306,67 @@ pub fn form(index: usize, recorded: &RecordedTrace, should_panic: Option<String>
                 info.code
             ),
         });
-        oracle.accepted =
-            accepted_before(&calls, call.as_ref().map_or(usize::MAX, |c| c.index), at);
+        oracle.accepted = accepted_before(
+            &self.calls,
+            call.as_ref().map_or(usize::MAX, |c| c.index),
+            self.at,
+        );
         oracle.call = call;
         oracle.expectation = Some(expectation);
-        return oracle;
     }
-    if depth > 0 {
-        let call = enclosing();
-        oracle.accepted =
-            accepted_before(&calls, call.as_ref().map_or(usize::MAX, |c| c.index), at);
+
+    /// The oracle of a panic inside a call: the call must not panic.
+    fn panicked_inside(&self, oracle: &mut Oracle) {
+        let call = self.enclosing();
+        oracle.accepted = accepted_before(
+            &self.calls,
+            call.as_ref().map_or(usize::MAX, |c| c.index),
+            self.at,
+        );
         oracle.call = call;
-        oracle.expectation = Some(Expectation::NoPanic { message });
+        oracle.expectation = Some(Expectation::NoPanic {
+            message: self.message.clone(),
+        });
         oracle.why =
             Some("the call must not panic: there is no returned value to override".to_string());
-        return oracle;
     }
-    // The test's own assertion failed: the value of a call that returned before it.
-    let returned: Vec<&Call> = calls
-        .iter()
-        .filter(|c| c.end == End::Returned && c.events.end <= at)
-        .collect();
-    let Some(&last) = returned.last() else {
-        oracle.why = Some(
-            "the test failed before any call of an instrumented function returned".to_string(),
-        );
-        return oracle;
-    };
-    let (call, expectation, why) = match Comparison::parse(&message) {
-        Some(comparison) => from_comparison(&comparison, &returned),
-        None => {
-            let headline = message.lines().next().unwrap_or_default();
-            let why = format!(
-                "the test's failure (`{headline}`) does not say which value it wanted from `{}`",
-                last.name()
+
+    /// The oracle of the test's own failed assertion.
+    fn assertion_failed(&self, oracle: &mut Oracle) {
+        // The test's own assertion failed: the value of a call that returned before it.
+        let returned: Vec<&Call> = self
+            .calls
+            .iter()
+            .filter(|c| c.end == End::Returned && c.events.end <= self.at)
+            .collect();
+        let Some(&last) = returned.last() else {
+            oracle.why = Some(
+                "the test failed before any call of an instrumented function returned".to_string(),
             );
-            (
-                last,
-                last.returned
-                    .as_ref()
-                    .map(|r| Expectation::Rejected(r.value.clone())),
-                Some(why),
-            )
-        }
-    };
-    oracle.accepted = accepted_before(&calls, call.index, at);
-    oracle.call = Some(call.clone());
-    oracle.expectation = expectation;
-    oracle.why = why;
-    oracle
+            return;
+        };
+        let (call, expectation, why) = match Comparison::parse(&self.message) {
+            Some(comparison) => from_comparison(&comparison, &returned),
+            None => {
+                let headline = self.message.lines().next().unwrap_or_default();
+                let why = format!(
+                    "the test's failure (`{headline}`) does not say which value it wanted from `{}`",
+                    last.name()
+                );
+                (
+                    last,
+                    last.returned
+                        .as_ref()
+                        .map(|r| Expectation::Rejected(r.value.clone())),
+                    Some(why),
+                )
+            }
+        };
+        oracle.accepted = accepted_before(&self.calls, call.index, self.at);
+        oracle.call = Some(call.clone());
+        oracle.expectation = expectation;
+        oracle.why = why;
+    }
 }
 
 /// The failing call and its expectation from a failed `assert_eq!`/`assert_ne!`: the latest

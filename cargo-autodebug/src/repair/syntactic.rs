@@ -410,6 +410,25 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
     let mut parts = Parts::default();
     parts.visit_expr(&expr);
     let mut out: Vec<Mutation> = Vec::new();
+    operator_swaps(original, &parts, types, &mut out);
+    bound_shifts(original, kind, types, &mut out);
+    arithmetic_and_negations(original, &parts, kind, &expr, types, &mut out);
+    clause_and_constant_edits(original, &parts, types, &mut out);
+    variable_and_operand_edits(original, &parts, types, &mut out);
+    element_and_method_edits(original, &parts, types, &mut out);
+    // Simplest first; the first of equal texts (after whitespace) stays.
+    out.sort_by_key(|m| m.cost);
+    let mut seen = BTreeSet::new();
+    let written = super::patch::squeeze(original);
+    out.retain(|m| {
+        let text = super::patch::squeeze(&m.rust);
+        text != written && seen.insert(text)
+    });
+    out
+}
+
+/// The relational and logical operators' swaps.
+fn operator_swaps(original: &str, parts: &Parts, types: &Types, out: &mut Vec<Mutation>) {
     for (range, op) in &parts.comparisons {
         for (to, cost) in swaps(*op) {
             let rust = splice(original, range, symbol(to));
@@ -420,6 +439,10 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
         let rust = splice(original, range, if *op == BinOp::And { "||" } else { "&&" });
         out.push(mutation(rust, "logical-operator", 1, types));
     }
+}
+
+/// A loop's bound or start (`kind`) moved by one either way.
+fn bound_shifts(original: &str, kind: SiteKind, types: &Types, out: &mut Vec<Mutation>) {
     if matches!(kind, SiteKind::Bound | SiteKind::Start) {
         for delta in [1i128, -1] {
             let rust = bound_text(original, delta);
@@ -447,6 +470,18 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
             });
         }
     }
+}
+
+/// The arithmetic operators' swaps, negations dropped, and flags or the whole condition
+/// (of a branch site, `kind`) negated.
+fn arithmetic_and_negations(
+    original: &str,
+    parts: &Parts,
+    kind: SiteKind,
+    expr: &syn::Expr,
+    types: &Types,
+    out: &mut Vec<Mutation>,
+) {
     for (range, op) in &parts.arithmetic {
         for (to, cost) in arithmetic_swaps(*op) {
             let rust = splice(original, range, symbol(to));
@@ -469,12 +504,21 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
     }
     if kind.is_branch()
         && parts.negations.is_empty()
-        && !matches!(expr, syn::Expr::Binary(ref b) if is_comparison_op(&b.op))
+        && !matches!(expr, syn::Expr::Binary(b) if is_comparison_op(&b.op))
     {
         // The whole condition negated (a comparison is negated by its operator swaps).
         let rust = format!("!({original})");
         out.push(mutation(rust, "negation", 2, types));
     }
+}
+
+/// Clauses of `&&` and `||` dropped, booleans flipped and integers moved by one.
+fn clause_and_constant_edits(
+    original: &str,
+    parts: &Parts,
+    types: &Types,
+    out: &mut Vec<Mutation>,
+) {
     for (whole, left, right) in &parts.clauses {
         for keep in [left, right] {
             let rust = splice(original, whole, &original[keep.clone()]);
@@ -510,6 +554,15 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
             out.push(mutation(rust, "constant±1", 1, types));
         }
     }
+}
+
+/// Names replaced by variables of the same type, operands dropped or swapped.
+fn variable_and_operand_edits(
+    original: &str,
+    parts: &Parts,
+    types: &Types,
+    out: &mut Vec<Mutation>,
+) {
     for (range, name) in &parts.names {
         let Some(ty) = types.vars.get(name) else {
             continue;
@@ -560,6 +613,10 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
             out.push(mutation(rust, template, 2, types));
         }
     }
+}
+
+/// Neighbouring elements of a list swapped, methods replaced by their counterparts.
+fn element_and_method_edits(original: &str, parts: &Parts, types: &Types, out: &mut Vec<Mutation>) {
     for list in &parts.lists {
         for pair in list.windows(2) {
             let (a, b) = (&original[pair[0].clone()], &original[pair[1].clone()]);
@@ -581,15 +638,6 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
             out.push(mutation(rust, "counterpart-method", 2, types));
         }
     }
-    // Simplest first; the first of equal texts (after whitespace) stays.
-    out.sort_by_key(|m| m.cost);
-    let mut seen = BTreeSet::new();
-    let written = super::patch::squeeze(original);
-    out.retain(|m| {
-        let text = super::patch::squeeze(&m.rust);
-        text != written && seen.insert(text)
-    });
-    out
 }
 
 /// An edit whose new code is `rust`, evaluated by the runtime when it can be.

@@ -7,7 +7,7 @@
 
 use proc_macro2::{LineColumn, TokenStream};
 use quote::ToTokens;
-use syn::{Attribute, ImplItem, Item, Signature, TraitItem};
+use syn::{Attribute, ImplItem, Item, ItemImpl, ItemTrait, Signature, TraitItem};
 
 /// The attribute inserted (the runtime re-exports the macro; the leading `::` names the
 /// dependency even where a module of the same name is in scope).
@@ -325,6 +325,8 @@ impl Planner<'_> {
         }
     }
 
+    /// Plans the attribute for one item (a function, an `impl` block, a trait's provided
+    /// methods) after `gap`, and enters modules.
     fn item(&mut self, item: &Item, gap: Gap, parents: &[String]) {
         if self.mode == Mode::Tests {
             return self.test_item(item, gap, parents);
@@ -341,110 +343,116 @@ impl Planner<'_> {
                     }
                 }
             }
-            Item::Impl(imp) => {
-                if test_only(&imp.attrs) || imp.attrs.iter().any(is_ours) {
-                    return;
-                }
-                let type_name = imp.self_ty.to_token_stream().to_string().replace(' ', "");
-                let mut eligible = 0;
-                let mut blocking = false;
-                for member in &imp.items {
-                    if let ImplItem::Fn(m) = member {
-                        let why = refusal(&m.attrs, &m.sig, Some(&m.block)).or_else(|| {
-                            m.modifiers
-                                .defaultness
-                                .is_some()
-                                .then(|| "`default fn`".to_string())
-                        });
-                        match why {
-                            None => eligible += 1,
-                            // The macro leaves a const fn alone: no reason to split the block.
-                            Some(_)
-                                if m.sig.constness.is_some() && !m.attrs.iter().any(is_ours) => {}
-                            Some(why) => {
-                                blocking = true;
-                                self.plan
-                                    .skipped
-                                    .push(format!("{type_name}::{}: {why}", m.sig.ident));
-                            }
-                        }
-                    }
-                }
-                if eligible == 0 {
-                    return;
-                }
-                if !blocking {
-                    let mut head = imp.clone();
-                    head.attrs.clear();
-                    self.insert(
-                        gap,
-                        &imp.attrs,
-                        &head,
-                        item,
-                        format!("impl {type_name}"),
-                        eligible,
-                    );
-                    return;
-                }
-                // Some method cannot be instrumented: the others get an attribute each.
-                let Some(open) = self.brace_open_end(imp.brace_token.span.open()) else {
-                    return;
-                };
-                let mut gap = self.body_start(open, &imp.attrs);
-                for member in &imp.items {
-                    let Some((_, end)) = self.extent(member) else {
-                        continue;
-                    };
-                    if let ImplItem::Fn(m) = member
-                        && refusal(&m.attrs, &m.sig, Some(&m.block)).is_none()
-                        && m.modifiers.defaultness.is_none()
-                    {
-                        let mut head = m.clone();
-                        head.attrs.clear();
-                        let name = format!("{type_name}::{}", m.sig.ident);
-                        self.insert(gap, &m.attrs, &head, member, name, 1);
-                    }
-                    gap = Gap {
-                        offset: end,
-                        in_line_comment: false,
-                        after_token: true,
-                    };
-                }
-            }
-            Item::Trait(t) => {
-                if test_only(&t.attrs) {
-                    return;
-                }
-                let Some(open) = self.brace_open_end(t.brace_token.span.open()) else {
-                    return;
-                };
-                let mut gap = self.body_start(open, &t.attrs);
-                for member in &t.items {
-                    let Some((_, end)) = self.extent(member) else {
-                        continue;
-                    };
-                    if let TraitItem::Fn(m) = member
-                        && m.default.is_some()
-                    {
-                        let name = format!("{}::{}", t.ident, m.sig.ident);
-                        match refusal(&m.attrs, &m.sig, m.default.as_ref()) {
-                            Some(why) => self.plan.skipped.push(format!("{name}: {why}")),
-                            None => {
-                                let mut head = m.clone();
-                                head.attrs.clear();
-                                self.insert(gap, &m.attrs, &head, member, name, 1);
-                            }
-                        }
-                    }
-                    gap = Gap {
-                        offset: end,
-                        in_line_comment: false,
-                        after_token: true,
-                    };
-                }
-            }
+            Item::Impl(imp) => self.impl_block(imp, item, gap),
+            Item::Trait(t) => self.trait_block(t),
             Item::Mod(m) if !test_only(&m.attrs) => self.module(m, parents),
             _ => {}
+        }
+    }
+
+    /// An `impl` block: one attribute on the block when every method can be instrumented,
+    /// else one on each method that can.
+    fn impl_block(&mut self, imp: &ItemImpl, item: &Item, gap: Gap) {
+        if test_only(&imp.attrs) || imp.attrs.iter().any(is_ours) {
+            return;
+        }
+        let type_name = imp.self_ty.to_token_stream().to_string().replace(' ', "");
+        let mut eligible = 0;
+        let mut blocking = false;
+        for member in &imp.items {
+            if let ImplItem::Fn(m) = member {
+                let why = refusal(&m.attrs, &m.sig, Some(&m.block)).or_else(|| {
+                    m.modifiers
+                        .defaultness
+                        .is_some()
+                        .then(|| "`default fn`".to_string())
+                });
+                match why {
+                    None => eligible += 1,
+                    // The macro leaves a const fn alone: no reason to split the block.
+                    Some(_) if m.sig.constness.is_some() && !m.attrs.iter().any(is_ours) => {}
+                    Some(why) => {
+                        blocking = true;
+                        self.plan
+                            .skipped
+                            .push(format!("{type_name}::{}: {why}", m.sig.ident));
+                    }
+                }
+            }
+        }
+        if eligible == 0 {
+            return;
+        }
+        if !blocking {
+            let mut head = imp.clone();
+            head.attrs.clear();
+            self.insert(
+                gap,
+                &imp.attrs,
+                &head,
+                item,
+                format!("impl {type_name}"),
+                eligible,
+            );
+            return;
+        }
+        // Some method cannot be instrumented: the others get an attribute each.
+        let Some(open) = self.brace_open_end(imp.brace_token.span.open()) else {
+            return;
+        };
+        let mut gap = self.body_start(open, &imp.attrs);
+        for member in &imp.items {
+            let Some((_, end)) = self.extent(member) else {
+                continue;
+            };
+            if let ImplItem::Fn(m) = member
+                && refusal(&m.attrs, &m.sig, Some(&m.block)).is_none()
+                && m.modifiers.defaultness.is_none()
+            {
+                let mut head = m.clone();
+                head.attrs.clear();
+                let name = format!("{type_name}::{}", m.sig.ident);
+                self.insert(gap, &m.attrs, &head, member, name, 1);
+            }
+            gap = Gap {
+                offset: end,
+                in_line_comment: false,
+                after_token: true,
+            };
+        }
+    }
+
+    /// A trait: an attribute on each provided method that can be instrumented.
+    fn trait_block(&mut self, t: &ItemTrait) {
+        if test_only(&t.attrs) {
+            return;
+        }
+        let Some(open) = self.brace_open_end(t.brace_token.span.open()) else {
+            return;
+        };
+        let mut gap = self.body_start(open, &t.attrs);
+        for member in &t.items {
+            let Some((_, end)) = self.extent(member) else {
+                continue;
+            };
+            if let TraitItem::Fn(m) = member
+                && m.default.is_some()
+            {
+                let name = format!("{}::{}", t.ident, m.sig.ident);
+                match refusal(&m.attrs, &m.sig, m.default.as_ref()) {
+                    Some(why) => self.plan.skipped.push(format!("{name}: {why}")),
+                    None => {
+                        let mut head = m.clone();
+                        head.attrs.clear();
+                        self.insert(gap, &m.attrs, &head, member, name, 1);
+                    }
+                }
+            }
+            gap = Gap {
+                offset: end,
+                in_line_comment: false,
+                after_token: true,
+            };
         }
     }
 

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::build::{self, BuildOutcome};
+use crate::config::Exclusions;
 use crate::console::Console;
 use crate::model::Report;
 use crate::options::{Annotate, Options};
@@ -73,165 +74,33 @@ impl Zero {
         }
         // The selected packages, and the workspace members their code calls into.
         let reached = workspace.member_dependencies();
-        let mut roots = Vec::new();
-        let mut roots_2015 = Vec::new();
-        let mut annotated_packages = Vec::new();
-        for package in workspace
-            .packages
-            .iter()
-            .chain(&reached)
-            .filter(|p| !p.uses_runtime)
-        {
-            if package.proc_macro {
-                console.warn(&format!(
-                    "{}: a procedural-macro crate runs inside the compiler; not instrumented",
-                    package.name
-                ));
-            } else {
-                let into = if package.edition_2015 {
-                    &mut roots_2015
-                } else {
-                    &mut roots
-                };
-                into.extend(package.code_roots.iter().cloned());
-                annotated_packages.push(package);
-            }
-        }
         let exclude = &options.exclude;
         // Annotated files by path relative to the workspace root: the user's text and the
         // attributes the copy gets.
         let mut planned: BTreeMap<String, Annotated> = BTreeMap::new();
-        let mut functions = 0;
-        if !annotated_packages.is_empty() {
-            let mut tree = ModuleTree::walk(&roots, &workspace.root);
-            if !roots_2015.is_empty() {
-                let mut tree_2015 = ModuleTree::walk(&roots_2015, &workspace.root);
-                tree_2015.for_edition_2015();
-                tree.merge(tree_2015);
-            }
-            // What the configuration excludes is not instrumented.
-            for file in &mut tree.files {
-                let path = relative_path(&file.path, &workspace.root).unwrap_or_default();
-                (file.plan.insertions).retain(|i| {
-                    !exclude.excludes_path(&path) && !exclude.excludes_function(&i.item)
-                });
-            }
-            for unreadable in &tree.unreadable {
-                console.warn(&format!("not instrumented: {unreadable}"));
-            }
-            for file in &tree.files {
-                for skipped in &file.plan.skipped {
-                    console.detail(&format!("not instrumented: {skipped}"));
-                }
-            }
-            functions = tree
-                .files
-                .iter()
-                .flat_map(|f| &f.plan.insertions)
-                .map(|i| i.functions)
-                .sum();
-            if functions == 0 {
-                let names: Vec<&str> = annotated_packages.iter().map(|p| p.name.as_str()).collect();
-                console.warn(&format!(
-                    "{}: no function to instrument; building the tree as it is",
-                    names.join(", ")
-                ));
-                annotated_packages.clear();
-            } else {
-                add_insertions(&mut planned, tree, &workspace.root)?;
-            }
-        }
+        let (functions, annotated_packages) =
+            plan_functions(workspace, &reached, exclude, console, &mut planned)?;
         // Nothing instrumented, nothing to run under plans: the tree builds as it is.
         if functions == 0 && !workspace.packages.iter().any(|p| p.uses_runtime) {
             return Ok(None);
         }
-        // The selected packages' plain tests get the test attribute: one process can then
-        // run a test under many plans (switching, repair) instead of one process per plan.
-        let mut trees: Vec<(&SelectedPackage, ModuleTree)> = Vec::new();
-        for package in workspace.packages.iter().filter(|p| !p.proc_macro) {
-            let mut tree =
-                ModuleTree::walk_with(&package.test_roots, &workspace.root, annotation::plan_tests);
-            if package.edition_2015 {
-                tree.for_edition_2015();
-            }
-            for file in &mut tree.files {
-                let path = relative_path(&file.path, &workspace.root).unwrap_or_default();
-                if exclude.excludes_path(&path) {
-                    file.plan.insertions.clear();
-                }
-            }
-            trees.push((package, tree));
-        }
-        // A run of a batch would see what the earlier runs of its process left in statics:
-        // code that keeps such state (the tests' packages, and the members they call into)
-        // keeps one process per plan.
-        let reached_trees: Vec<ModuleTree> = reached
-            .iter()
-            .map(|p| ModuleTree::walk_with(&p.code_roots, &workspace.root, annotation::plan_tests))
-            .collect();
-        let state = trees
-            .iter()
-            .map(|(_, tree)| tree)
-            .chain(&reached_trees)
-            .flat_map(|tree| &tree.files)
-            .find_map(|f| Some((&f.path, f.plan.keeps_state.as_ref()?)));
-        let mut tested_packages = Vec::new();
-        let mut tests = 0;
-        match state {
-            Some((file, what)) => console.detail(&format!(
-                "tests run one process per plan: {what} of {} keeps state from one run to the next",
-                relative_path(file, &workspace.root).unwrap_or_default()
-            )),
-            None => {
-                for (package, tree) in trees {
-                    let found: usize = tree.files.iter().map(|f| f.plan.insertions.len()).sum();
-                    if found > 0 {
-                        tests += found;
-                        tested_packages.push(package);
-                        add_insertions(&mut planned, tree, &workspace.root)?;
-                    }
-                }
-            }
-        }
+        let (tests, tested_packages) =
+            plan_tests(workspace, &reached, exclude, console, &mut planned)?;
         if planned.is_empty() {
             return Ok(None);
         }
         let runtime = RuntimeSource::find()?;
 
         let start = Instant::now();
-        // A place of this workspace's own (target dirs are shared between workspaces), the
-        // same from run to run so that the copy's builds are incremental.
-        let dir = build::target_dir(workspace, options)
-            .join("zero")
-            .join(place_name(&workspace.root));
-        let copy = ScratchCopy::create(&workspace.root, &dir, skip, COPY_WAIT)
-            .context("could not copy the workspace to a scratch directory")?;
-        let cleanup = interrupt::Cleanup::register(copy.root.clone());
-        for (relative, file) in &planned {
-            let target = copy.root.join(relative);
-            std::fs::write(
-                &target,
-                annotation::annotated(&file.user_text, &file.insertions),
-            )
-            .with_context(|| format!("could not write {}", target.display()))?;
-        }
+        let (copy, cleanup) = copy_annotated(workspace, options, skip, &planned)?;
         let files = planned;
-        let dependency = runtime.dependency();
-        let mut needing: Vec<&SelectedPackage> = annotated_packages.clone();
-        for package in tested_packages {
-            if !package.uses_runtime && !needing.iter().any(|p| p.name == package.name) {
-                needing.push(package);
-            }
-        }
-        for package in &needing {
-            let relative = relative_path(&package.manifest_path, &workspace.root)
-                .context("a package manifest outside the workspace")?;
-            let manifest = copy.root.join(relative);
-            let text = std::fs::read_to_string(&manifest)
-                .with_context(|| format!("could not read {}", manifest.display()))?;
-            std::fs::write(&manifest, manifest::with_dependency(&text, &dependency))
-                .with_context(|| format!("could not write {}", manifest.display()))?;
-        }
+        add_runtime_dependency(
+            workspace,
+            &copy,
+            &runtime,
+            &annotated_packages,
+            tested_packages,
+        )?;
         console.status(
             "Copied",
             &format!(
@@ -240,52 +109,16 @@ impl Zero {
                 copy.root.display()
             ),
         );
-        if functions > 0 {
-            let names: Vec<&str> = annotated_packages.iter().map(|p| p.name.as_str()).collect();
-            let annotated_files = files
-                .values()
-                .filter(|f| f.insertions.iter().any(|i| i.functions > 0))
-                .count();
-            console.status(
-                "Annotating",
-                &format!(
-                    "{functions} function{} in {annotated_files} file{} of {} (zero-annotation mode; runtime from {})",
-                    plural(functions),
-                    plural(annotated_files),
-                    names.join(", "),
-                    runtime.describe()
-                ),
-            );
-        }
-        if tests > 0 {
-            console.detail(&format!(
-                "{tests} test{} wrapped so that one process runs a test under many plans",
-                plural(tests)
-            ));
-        }
+        announce_annotations(
+            console,
+            functions,
+            &annotated_packages,
+            &files,
+            &runtime,
+            tests,
+        );
 
-        let mut run = options.clone();
-        let manifest = match &options.manifest_path {
-            Some(path) => {
-                let absolute = std::path::absolute(path).context("bad --manifest-path")?;
-                copy.root.join(
-                    relative_path(&absolute, &workspace.root)
-                        .context("the manifest is outside the workspace")?,
-                )
-            }
-            None => copy.root.join("Cargo.toml"),
-        };
-        run.manifest_path = Some(manifest);
-        run.packages = workspace.packages.iter().map(|p| p.name.clone()).collect();
-        // The copy builds where the instrumented build of the workspace itself would (its
-        // crates' artifacts are named by their paths relative to the workspace root, which
-        // the copy keeps; dependencies are shared); a copy of its own, made while another
-        // run of the workspace held the place, builds apart.
-        run.target_dir = Some(if copy.is_own() {
-            copy.target_dir.clone()
-        } else {
-            build::target_dir(workspace, options)
-        });
+        let run = copy_options(workspace, options, &copy)?;
         let copy_workspace =
             Workspace::discover(&run).context("cargo does not read the scratch copy")?;
         let zero = Zero {
@@ -473,6 +306,260 @@ impl Zero {
             shifts.map_json(account);
         }
     }
+}
+
+/// Plans the attribute on every function of the packages to instrument (the selected ones
+/// and the members they reach, short of those using the runtime): the functions counted and
+/// the packages annotated (none when there is no function to instrument).
+fn plan_functions<'w>(
+    workspace: &'w Workspace,
+    reached: &'w [SelectedPackage],
+    exclude: &Exclusions,
+    console: &Console,
+    planned: &mut BTreeMap<String, Annotated>,
+) -> Result<(usize, Vec<&'w SelectedPackage>)> {
+    let mut roots = Vec::new();
+    let mut roots_2015 = Vec::new();
+    let mut annotated_packages = Vec::new();
+    for package in workspace
+        .packages
+        .iter()
+        .chain(reached)
+        .filter(|p| !p.uses_runtime)
+    {
+        if package.proc_macro {
+            console.warn(&format!(
+                "{}: a procedural-macro crate runs inside the compiler; not instrumented",
+                package.name
+            ));
+        } else {
+            let into = if package.edition_2015 {
+                &mut roots_2015
+            } else {
+                &mut roots
+            };
+            into.extend(package.code_roots.iter().cloned());
+            annotated_packages.push(package);
+        }
+    }
+    let mut functions = 0;
+    if !annotated_packages.is_empty() {
+        let mut tree = ModuleTree::walk(&roots, &workspace.root);
+        if !roots_2015.is_empty() {
+            let mut tree_2015 = ModuleTree::walk(&roots_2015, &workspace.root);
+            tree_2015.for_edition_2015();
+            tree.merge(tree_2015);
+        }
+        // What the configuration excludes is not instrumented.
+        for file in &mut tree.files {
+            let path = relative_path(&file.path, &workspace.root).unwrap_or_default();
+            (file.plan.insertions)
+                .retain(|i| !exclude.excludes_path(&path) && !exclude.excludes_function(&i.item));
+        }
+        for unreadable in &tree.unreadable {
+            console.warn(&format!("not instrumented: {unreadable}"));
+        }
+        for file in &tree.files {
+            for skipped in &file.plan.skipped {
+                console.detail(&format!("not instrumented: {skipped}"));
+            }
+        }
+        functions = tree
+            .files
+            .iter()
+            .flat_map(|f| &f.plan.insertions)
+            .map(|i| i.functions)
+            .sum();
+        if functions == 0 {
+            let names: Vec<&str> = annotated_packages.iter().map(|p| p.name.as_str()).collect();
+            console.warn(&format!(
+                "{}: no function to instrument; building the tree as it is",
+                names.join(", ")
+            ));
+            annotated_packages.clear();
+        } else {
+            add_insertions(planned, tree, &workspace.root)?;
+        }
+    }
+    Ok((functions, annotated_packages))
+}
+
+/// Plans the test attribute on the selected packages' plain tests, unless code they run
+/// keeps state from one run to the next: the tests wrapped and the packages they are in.
+fn plan_tests<'w>(
+    workspace: &'w Workspace,
+    reached: &[SelectedPackage],
+    exclude: &Exclusions,
+    console: &Console,
+    planned: &mut BTreeMap<String, Annotated>,
+) -> Result<(usize, Vec<&'w SelectedPackage>)> {
+    // The selected packages' plain tests get the test attribute: one process can then
+    // run a test under many plans (switching, repair) instead of one process per plan.
+    let mut trees: Vec<(&SelectedPackage, ModuleTree)> = Vec::new();
+    for package in workspace.packages.iter().filter(|p| !p.proc_macro) {
+        let mut tree =
+            ModuleTree::walk_with(&package.test_roots, &workspace.root, annotation::plan_tests);
+        if package.edition_2015 {
+            tree.for_edition_2015();
+        }
+        for file in &mut tree.files {
+            let path = relative_path(&file.path, &workspace.root).unwrap_or_default();
+            if exclude.excludes_path(&path) {
+                file.plan.insertions.clear();
+            }
+        }
+        trees.push((package, tree));
+    }
+    // A run of a batch would see what the earlier runs of its process left in statics:
+    // code that keeps such state (the tests' packages, and the members they call into)
+    // keeps one process per plan.
+    let reached_trees: Vec<ModuleTree> = reached
+        .iter()
+        .map(|p| ModuleTree::walk_with(&p.code_roots, &workspace.root, annotation::plan_tests))
+        .collect();
+    let state = trees
+        .iter()
+        .map(|(_, tree)| tree)
+        .chain(&reached_trees)
+        .flat_map(|tree| &tree.files)
+        .find_map(|f| Some((&f.path, f.plan.keeps_state.as_ref()?)));
+    let mut tested_packages = Vec::new();
+    let mut tests = 0;
+    match state {
+        Some((file, what)) => console.detail(&format!(
+            "tests run one process per plan: {what} of {} keeps state from one run to the next",
+            relative_path(file, &workspace.root).unwrap_or_default()
+        )),
+        None => {
+            for (package, tree) in trees {
+                let found: usize = tree.files.iter().map(|f| f.plan.insertions.len()).sum();
+                if found > 0 {
+                    tests += found;
+                    tested_packages.push(package);
+                    add_insertions(planned, tree, &workspace.root)?;
+                }
+            }
+        }
+    }
+    Ok((tests, tested_packages))
+}
+
+/// Copies the workspace to its scratch place and writes the annotated files there: the copy,
+/// and its removal should the run be interrupted.
+fn copy_annotated(
+    workspace: &Workspace,
+    options: &Options,
+    skip: &[PathBuf],
+    planned: &BTreeMap<String, Annotated>,
+) -> Result<(ScratchCopy, interrupt::Cleanup)> {
+    // A place of this workspace's own (target dirs are shared between workspaces), the
+    // same from run to run so that the copy's builds are incremental.
+    let dir = build::target_dir(workspace, options)
+        .join("zero")
+        .join(place_name(&workspace.root));
+    let copy = ScratchCopy::create(&workspace.root, &dir, skip, COPY_WAIT)
+        .context("could not copy the workspace to a scratch directory")?;
+    let cleanup = interrupt::Cleanup::register(copy.root.clone());
+    for (relative, file) in planned {
+        let target = copy.root.join(relative);
+        std::fs::write(
+            &target,
+            annotation::annotated(&file.user_text, &file.insertions),
+        )
+        .with_context(|| format!("could not write {}", target.display()))?;
+    }
+    Ok((copy, cleanup))
+}
+
+/// Adds the runtime dependency to the copy's manifests of the annotated packages and of the
+/// packages whose tests are wrapped.
+fn add_runtime_dependency(
+    workspace: &Workspace,
+    copy: &ScratchCopy,
+    runtime: &RuntimeSource,
+    annotated_packages: &[&SelectedPackage],
+    tested_packages: Vec<&SelectedPackage>,
+) -> Result<()> {
+    let dependency = runtime.dependency();
+    let mut needing: Vec<&SelectedPackage> = annotated_packages.to_vec();
+    for package in tested_packages {
+        if !package.uses_runtime && !needing.iter().any(|p| p.name == package.name) {
+            needing.push(package);
+        }
+    }
+    for package in &needing {
+        let relative = relative_path(&package.manifest_path, &workspace.root)
+            .context("a package manifest outside the workspace")?;
+        let manifest = copy.root.join(relative);
+        let text = std::fs::read_to_string(&manifest)
+            .with_context(|| format!("could not read {}", manifest.display()))?;
+        std::fs::write(&manifest, manifest::with_dependency(&text, &dependency))
+            .with_context(|| format!("could not write {}", manifest.display()))?;
+    }
+    Ok(())
+}
+
+/// Tells how many functions were annotated, in which files and packages, and how many tests
+/// were wrapped.
+fn announce_annotations(
+    console: &Console,
+    functions: usize,
+    annotated_packages: &[&SelectedPackage],
+    files: &BTreeMap<String, Annotated>,
+    runtime: &RuntimeSource,
+    tests: usize,
+) {
+    if functions > 0 {
+        let names: Vec<&str> = annotated_packages.iter().map(|p| p.name.as_str()).collect();
+        let annotated_files = files
+            .values()
+            .filter(|f| f.insertions.iter().any(|i| i.functions > 0))
+            .count();
+        console.status(
+            "Annotating",
+            &format!(
+                "{functions} function{} in {annotated_files} file{} of {} (zero-annotation mode; runtime from {})",
+                plural(functions),
+                plural(annotated_files),
+                names.join(", "),
+                runtime.describe()
+            ),
+        );
+    }
+    if tests > 0 {
+        console.detail(&format!(
+            "{tests} test{} wrapped so that one process runs a test under many plans",
+            plural(tests)
+        ));
+    }
+}
+
+/// The options of the run in the copy: its manifest, the selected packages by name, and
+/// where it builds.
+fn copy_options(workspace: &Workspace, options: &Options, copy: &ScratchCopy) -> Result<Options> {
+    let mut run = options.clone();
+    let manifest = match &options.manifest_path {
+        Some(path) => {
+            let absolute = std::path::absolute(path).context("bad --manifest-path")?;
+            copy.root.join(
+                relative_path(&absolute, &workspace.root)
+                    .context("the manifest is outside the workspace")?,
+            )
+        }
+        None => copy.root.join("Cargo.toml"),
+    };
+    run.manifest_path = Some(manifest);
+    run.packages = workspace.packages.iter().map(|p| p.name.clone()).collect();
+    // The copy builds where the instrumented build of the workspace itself would (its
+    // crates' artifacts are named by their paths relative to the workspace root, which
+    // the copy keeps; dependencies are shared); a copy of its own, made while another
+    // run of the workspace held the place, builds apart.
+    run.target_dir = Some(if copy.is_own() {
+        copy.target_dir.clone()
+    } else {
+        build::target_dir(workspace, options)
+    });
+    Ok(run)
 }
 
 /// The name of a workspace's scratch place: the root's last component and a hash of the
