@@ -7,6 +7,7 @@ mod config;
 mod console;
 mod engine;
 mod init;
+mod interrupt;
 mod localize;
 mod model;
 mod options;
@@ -42,7 +43,7 @@ fn main() {
     };
     // A Ctrl-C also kills the cargo or test the run was waiting on: the interrupt, not
     // what it broke, says how the run ends.
-    zero::interrupt::wait_if_interrupted();
+    interrupt::wait_if_interrupted();
     let code = match result {
         Ok(code) => code,
         Err(failure) => {

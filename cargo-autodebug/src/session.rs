@@ -20,7 +20,7 @@ use crate::trace::UserColumns;
 use crate::workspace::Workspace;
 use crate::zero::Zero;
 use crate::zero::coordinates::Shifts;
-use crate::{build, config, repair, zero};
+use crate::{build, config, repair};
 
 /// One run's state.
 pub struct Session {
@@ -37,7 +37,7 @@ pub struct Session {
     /// Scratch files of the run (traces in progress, plans, result files): removed at the
     /// end, on Ctrl-C and on kill.
     pub scratch: tempfile::TempDir,
-    _scratch_cleanup: zero::interrupt::Cleanup,
+    _scratch_cleanup: crate::interrupt::Cleanup,
     /// `--in-diff`: the lines the diff changes.
     pub changed: Option<ChangedLines>,
     /// `--plan`: the plan every test runs under, and its environment.
@@ -78,7 +78,7 @@ impl Session {
             .context("could not create a scratch directory")
             .or_exit(ExitCode::Software)?;
         // Removed on Ctrl-C or kill as well (kill -9 aside: the OS's temp cleaning).
-        let _scratch_cleanup = zero::interrupt::Cleanup::register(scratch.path().to_path_buf());
+        let _scratch_cleanup = crate::interrupt::Cleanup::register(scratch.path().to_path_buf());
         let engine = Engine::new(scratch.path().join("results"), false);
         let mut base_env: Vec<(String, String)> = Vec::new();
         let plan = match &options.plan {

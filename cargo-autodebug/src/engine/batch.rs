@@ -268,7 +268,7 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
     let mut child = command
         .spawn()
         .with_context(|| format!("could not run {}", test.binary.display()))?;
-    let _group = crate::zero::interrupt::Group::register(child.id());
+    let _group = crate::interrupt::Group::register(child.id());
     let status = watch(&mut child, &results_path, recorder.timeout)?;
     let results = read_results(&results_path);
     let finished = results.len().min(plans.len());

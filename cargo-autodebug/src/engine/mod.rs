@@ -187,7 +187,7 @@ pub fn run_test(engine: &Engine, test: &TestId, config: &RunConfig) -> Result<Ru
     let mut child = command
         .spawn()
         .with_context(|| format!("could not run {}", test.binary.display()))?;
-    let _group = crate::zero::interrupt::Group::register(child.id());
+    let _group = crate::interrupt::Group::register(child.id());
     let stdout = read_in_background(child.stdout.take());
     let stderr = read_in_background(child.stderr.take());
     let status = wait_with_timeout(&mut child, config.timeout)?;

@@ -7,7 +7,7 @@
 
 pub mod annotation;
 pub mod coordinates;
-pub mod interrupt;
+
 pub mod manifest;
 pub mod module_tree;
 
@@ -53,7 +53,7 @@ pub struct Zero {
     files: RefCell<BTreeMap<String, Annotated>>,
     copy: ScratchCopy,
     /// Declared after `copy`: the copy is removed before the interrupt handler forgets it.
-    _cleanup: interrupt::Cleanup,
+    _cleanup: crate::interrupt::Cleanup,
 }
 
 impl Zero {
@@ -451,7 +451,7 @@ fn copy_annotated(
     options: &Options,
     skip: &[PathBuf],
     planned: &BTreeMap<String, Annotated>,
-) -> Result<(ScratchCopy, interrupt::Cleanup)> {
+) -> Result<(ScratchCopy, crate::interrupt::Cleanup)> {
     // A place of this workspace's own (target dirs are shared between workspaces), the
     // same from run to run so that the copy's builds are incremental.
     let dir = build::target_dir(workspace, options)
@@ -459,7 +459,7 @@ fn copy_annotated(
         .join(place_name(&workspace.root));
     let copy = ScratchCopy::create(&workspace.root, &dir, skip, COPY_WAIT)
         .context("could not copy the workspace to a scratch directory")?;
-    let cleanup = interrupt::Cleanup::register(copy.root.clone());
+    let cleanup = crate::interrupt::Cleanup::register(copy.root.clone());
     for (relative, file) in planned {
         let target = copy.root.join(relative);
         std::fs::write(
