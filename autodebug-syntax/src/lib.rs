@@ -10,9 +10,11 @@
 //! alone because they diverge ([`diverges`]), and how positions are counted ([`position`]).
 //! [`sites`] walks a file and names every expression that has the shape of a site.
 
+mod lines;
 mod rules;
 pub mod sites;
 
+pub use lines::LineIndex;
 pub use rules::*;
 
 /// A 1-based line and 1-based character column from `proc-macro2`'s 1-based line and

@@ -5,6 +5,7 @@ mod baseline;
 mod build;
 mod config;
 mod console;
+mod copy_tree;
 mod engine;
 mod init;
 mod interrupt;

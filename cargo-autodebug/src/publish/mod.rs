@@ -169,7 +169,7 @@ pub fn apply(text: &str, replacements: &[Replacement]) -> String {
     out
 }
 
-pub use crate::zero::annotation::LineIndex;
+pub use autodebug_syntax::LineIndex;
 
 /// A suggestion on whole lines, as GitHub takes it: lines `start..=end` of the file before
 /// the fix are replaced by `lines`.

@@ -8,7 +8,6 @@
 //! deduplicated by effect; every step is bounded.
 
 pub mod apply;
-pub mod copy_tree;
 pub mod expression;
 pub mod joint;
 pub mod patch;

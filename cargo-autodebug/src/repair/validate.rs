@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use super::copy_tree::ScratchCopy;
 use crate::baseline::BaselineResult;
 use crate::build::{self, TestBinary};
+use crate::copy_tree::ScratchCopy;
 use crate::engine::{self, Engine, RunConfig};
 use crate::model::TestId;
 

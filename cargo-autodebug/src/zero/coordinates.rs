@@ -6,9 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::annotation::{Insertion, LineIndex};
+use super::annotation::Insertion;
 use crate::model::Fix;
 use crate::repair::{fingerprint, patch};
+use autodebug_syntax::LineIndex;
 
 /// The attributes of each annotated file, by path relative to the workspace root.
 #[derive(Debug, Default, Clone)]
