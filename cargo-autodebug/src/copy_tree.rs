@@ -1,8 +1,8 @@
 //! Scratch copies of the workspace (zero-annotation mode's annotated copy, the copy candidate
-//! patches are built in): the whole
-//! workspace root (so relative path dependencies between its crates keep working), without
-//! build outputs, VCS metadata or the tool's own output; manifests whose relative `path`s
-//! lead out of the workspace get those paths made absolute. The user's tree is only read.
+//! patches are built in): the whole workspace root (so relative path dependencies between
+//! its crates keep working), without build outputs, VCS metadata or the tool's own output;
+//! manifests whose relative `path`s lead out of the workspace get those paths made absolute.
+//! The user's tree is only read.
 
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
