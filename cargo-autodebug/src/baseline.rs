@@ -7,8 +7,7 @@ use autodebug_runtime::protocol;
 use crate::console::Console;
 use crate::engine::Recorder;
 use crate::engine::{self, RunConfig, RunResult};
-use crate::model::Outcome;
-use crate::model::TestId;
+use crate::model::{Outcome, TestId};
 use crate::trace::{self, Coverage};
 
 /// One test's baseline.

@@ -6,10 +6,7 @@ use std::time::Duration;
 
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-
-use crate::config::{Exclusions, TechniqueName};
-use crate::localize::spectrum::Formula;
-use crate::localize::switching::Order;
+use serde::Serialize;
 
 /// Automated debugging for red tests: finds the failing tests, records what they did, and
 /// (as techniques land) names the faulty statement and a validated fix.
@@ -298,22 +295,142 @@ impl Options {
         Duration::from_secs_f64(self.timeout.max(0.1))
     }
 
-    /// The bounds of the repair stage.
-    pub fn repair_limits(&self) -> crate::repair::Limits {
-        crate::repair::Limits {
-            suspects: self.fix_suspects,
-            candidates: self.max_candidates,
-            rebuilds: self.max_rebuilds,
-            fixes: self.max_fixes.max(1),
-            time: Duration::from_secs_f64(self.repair_timeout.max(0.0)),
-            rebuild_all: self.rebuild_all,
-        }
-    }
-
     /// Tests run at once.
     pub fn jobs(&self) -> usize {
         self.jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1)
     }
+}
+
+/// The suspiciousness formula.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Formula {
+    /// `ef / sqrt(F · (ef + ep))`.
+    Ochiai,
+    /// DStar with * = 2: `ef² / (ep + (F − ef))`.
+    Dstar,
+}
+
+/// The order in which branch instances are switched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Order {
+    /// Last executed, first switched.
+    Lefs,
+    /// Instances the erroneous value depends on first, nearest first; then LEFS.
+    Prior,
+    /// PRIOR, then LEFS over the same reruns (both counts are reported).
+    Both,
+}
+
+/// A technique that configuration can turn off.
+#[derive(ValueEnum, Serialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum TechniqueName {
+    /// Spectrum ranking (Ochiai or DStar over the baseline's coverage).
+    Spectrum,
+    /// Predicate switching (flipped branch instances, confirmed by reruns).
+    Switching,
+    /// Model-based diagnosis (z3 over the failing traces).
+    Diagnosis,
+    /// Automated path generation (the closest feasible successful run, rerun for real).
+    Pathgen,
+    /// Candidate fixes, validated by reruns and rebuilds.
+    Repair,
+}
+
+impl TechniqueName {
+    /// Every technique, in pipeline order.
+    pub const ALL: [TechniqueName; 5] = [
+        TechniqueName::Spectrum,
+        TechniqueName::Switching,
+        TechniqueName::Diagnosis,
+        TechniqueName::Pathgen,
+        TechniqueName::Repair,
+    ];
+}
+
+/// Paths and functions that are not instrumented (in zero-annotation mode) or ranked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Exclusions {
+    /// Globs over paths relative to the workspace root (`*` within a component, `**` across
+    /// components); a pattern without glob also covers what is below it (`vendor`).
+    pub paths: Vec<String>,
+    /// Function names (`helper`) or path suffixes (`parse::helper`).
+    pub functions: Vec<String>,
+}
+
+impl Exclusions {
+    /// Reads patterns: `fn:NAME` is a function, anything else a path.
+    pub fn parse(patterns: &[String]) -> Exclusions {
+        let mut exclusions = Exclusions::default();
+        for pattern in patterns {
+            match pattern.strip_prefix("fn:") {
+                Some(function) => exclusions.functions.push(function.trim().to_string()),
+                None => exclusions
+                    .paths
+                    .push(pattern.trim_start_matches("./").to_string()),
+            }
+        }
+        exclusions
+    }
+
+    /// Nothing is excluded.
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty() && self.functions.is_empty()
+    }
+
+    /// The file (relative to the workspace root, `/`-separated) is excluded.
+    pub fn excludes_path(&self, relative: &str) -> bool {
+        let relative = relative.replace('\\', "/");
+        self.paths.iter().any(|pattern| {
+            glob_matches(pattern, &relative)
+                || (!pattern.contains('*')
+                    && relative.starts_with(pattern.trim_end_matches('/'))
+                    && relative[pattern.trim_end_matches('/').len()..].starts_with('/'))
+        })
+    }
+
+    /// The function (a path such as `crate::module::name` or `Type::method`, or an item's
+    /// name such as `impl Stack`) is excluded.
+    pub fn excludes_function(&self, function: &str) -> bool {
+        let function = function.strip_prefix("impl ").unwrap_or(function);
+        self.functions.iter().any(|name| {
+            function == name
+                || function
+                    .strip_suffix(name.as_str())
+                    .is_some_and(|head| head.ends_with("::"))
+        })
+    }
+
+    /// Drops the excluded suspects and renumbers the others; returns how many were dropped.
+    pub fn filter_suspects(&self, suspects: &mut Vec<crate::model::Ranked>) -> usize {
+        if self.is_empty() {
+            return 0;
+        }
+        let before = suspects.len();
+        suspects.retain(|s| !self.excludes_path(&s.file) && !self.excludes_function(&s.function));
+        for (i, suspect) in suspects.iter_mut().enumerate() {
+            suspect.rank = i + 1;
+        }
+        before - suspects.len()
+    }
+}
+
+/// `pattern` (with `*` and `**`) matches the whole of `path`.
+pub(crate) fn glob_matches(pattern: &str, path: &str) -> bool {
+    fn go(p: &[u8], s: &[u8]) -> bool {
+        match p {
+            [] => s.is_empty(),
+            [b'*', b'*', rest @ ..] => {
+                let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+                (0..=s.len()).any(|i| go(rest, &s[i..]))
+            }
+            [b'*', rest @ ..] => (0..=s.len())
+                .take_while(|&i| i == 0 || s[i - 1] != b'/')
+                .any(|i| go(rest, &s[i..])),
+            [c, rest @ ..] => s.first() == Some(c) && go(rest, &s[1..]),
+        }
+    }
+    go(pattern.as_bytes(), path.as_bytes())
 }

@@ -10,9 +10,7 @@ use anyhow::{Context, Result};
 use autodebug_runtime::protocol::{self, Record, SiteInfo, SiteKey};
 use serde::Serialize;
 
-use crate::model::Outcome;
-use crate::model::Role;
-use crate::model::TestId;
+use crate::model::{Outcome, Role, TestId};
 
 /// The sites a test reached, by identity.
 pub type Coverage = BTreeMap<SiteKey, SiteInfo>;

@@ -17,8 +17,7 @@ use autodebug_runtime::protocol::{
 
 use crate::engine::Recorder;
 use crate::engine::{self, Engine, EngineState, RunResult};
-use crate::model::TestId;
-use crate::model::{Location, Outcome};
+use crate::model::{Location, Outcome, TestId};
 use crate::trace::RawTrace;
 
 /// Plans per batch process below which splitting a batch across `--jobs` processes does not

@@ -6,8 +6,8 @@ use anyhow::Result;
 
 use super::registry::Registration;
 use super::{Context, Suspect, Technique};
-use crate::config::TechniqueName;
 use crate::model::Evidence;
+use crate::options::TechniqueName;
 
 struct ByKind;
 

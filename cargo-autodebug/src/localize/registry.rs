@@ -3,8 +3,8 @@
 //! file of this folder and one line here.
 
 use super::{Technique, diagnosis, pathgen, spectrum, switching};
-use crate::config::TechniqueName;
 use crate::options::Options;
+use crate::options::TechniqueName;
 
 /// A technique as the pipeline runs it.
 pub struct Registration {

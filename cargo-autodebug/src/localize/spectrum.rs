@@ -16,20 +16,10 @@ use anyhow::Result;
 use autodebug_runtime::protocol::{SiteInfo, SiteKey};
 
 use super::{Context, Suspect, Technique, is_candidate};
-use crate::model::Outcome;
-use crate::model::TestId;
-use crate::model::{Evidence, Role};
+use crate::model::{Evidence, Outcome, Role, TestId};
+use crate::options::Formula;
 use crate::oracle::top_level_calls;
 use crate::trace::{Coverage, RawTrace, record_site};
-
-/// The suspiciousness formula.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Formula {
-    /// `ef / sqrt(F · (ef + ep))`.
-    Ochiai,
-    /// DStar with * = 2: `ef² / (ep + (F − ef))`.
-    Dstar,
-}
 
 /// Spectrum ranking with one formula.
 pub struct Spectrum {

@@ -19,21 +19,9 @@ use autodebug_runtime::protocol::{PLAN_VERSION, Plan, SiteKey, SiteKind, Target}
 use super::slice::{Graph, NodeKind};
 use super::source::{Pos, SourceFacts};
 use super::{Context, Findings, Suspect, Technique, is_candidate};
-use crate::model::TestId;
-use crate::model::{Evidence, Role};
-use crate::model::{Location, Outcome};
+use crate::model::{Evidence, Location, Outcome, Role, TestId};
+use crate::options::Order;
 use crate::trace::{RawTrace, RecordedTrace, record_site, workspace_path};
-
-/// The order in which branch instances are switched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Order {
-    /// Last executed, first switched.
-    Lefs,
-    /// Instances the erroneous value depends on first, nearest first; then LEFS.
-    Prior,
-    /// PRIOR, then LEFS over the same reruns (both counts are reported).
-    Both,
-}
 
 /// The technique.
 pub struct Switching {

@@ -6,8 +6,7 @@ mod publish;
 mod stages;
 
 use crate::console::Console;
-use crate::model::Report;
-use crate::model::{ExitCode, Failure};
+use crate::model::{ExitCode, Failure, Report};
 use crate::options::Options;
 use crate::session::Session;
 

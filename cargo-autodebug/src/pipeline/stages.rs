@@ -6,15 +6,12 @@ use std::time::Instant;
 
 use crate::baseline::BaselineResult;
 use crate::build::{BuildOutcome, TestBinary};
-use crate::config::TechniqueName;
 use crate::console::Console;
 use crate::engine::Engine;
 use crate::engine::Recorder;
 use crate::localize::Findings;
-use crate::model::Outcome;
-use crate::model::{ExitCode, Failure, OrExit};
-use crate::model::{FailingTest, Report};
-use crate::model::{Role, TestId};
+use crate::model::{ExitCode, FailingTest, Failure, OrExit, Outcome, Report, Role, TestId};
+use crate::options::TechniqueName;
 use crate::oracle::Oracle;
 use crate::session::Session;
 use crate::trace::RecordedTrace;
@@ -353,7 +350,7 @@ pub fn repair(
             timeout: options.test_timeout(),
             jobs: options.jobs(),
         },
-        &options.repair_limits(),
+        &candidates::Limits::of(options),
         console,
     );
     report.fixes = repaired.fixes;

@@ -23,8 +23,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::model::Report;
-use crate::model::{EditEntry, FileChange, Fix};
+use crate::model::{EditEntry, FileChange, Fix, Report};
 
 /// The Markdown report, in the output directory.
 pub const REPORT_MD: &str = "report.md";

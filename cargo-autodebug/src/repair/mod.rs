@@ -35,8 +35,7 @@ use self::validate::{Selection, Validation};
 use crate::baseline::BaselineResult;
 use crate::console::Console;
 use crate::engine::Recorder;
-use crate::model::Ranked;
-use crate::model::{EditEntry, FileChange, Fix, RepairDetails as Details};
+use crate::model::{EditEntry, FileChange, Fix, Ranked, RepairDetails as Details};
 use crate::trace::{RecordedTrace, workspace_path};
 
 /// A site a fix may change, with what the runs told about it.
@@ -115,6 +114,20 @@ pub struct Limits {
     /// Rebuild the candidates the reruns refuted too (to measure one way of validating
     /// against the other on the same candidates).
     pub rebuild_all: bool,
+}
+
+impl Limits {
+    /// The bounds the options set.
+    pub fn of(options: &crate::options::Options) -> Limits {
+        Limits {
+            suspects: options.fix_suspects,
+            candidates: options.max_candidates,
+            rebuilds: options.max_rebuilds,
+            fixes: options.max_fixes.max(1),
+            time: Duration::from_secs_f64(options.repair_timeout.max(0.0)),
+            rebuild_all: options.rebuild_all,
+        }
+    }
 }
 
 /// What the repair stage needs.

@@ -19,10 +19,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::build::{self, BuildOutcome};
-use crate::config::Exclusions;
 use crate::console::Console;
 use crate::copy_tree::ScratchCopy;
 use crate::model::Report;
+use crate::options::Exclusions;
 use crate::options::{Annotate, Options};
 use crate::workspace::{SelectedPackage, Workspace};
 use annotation::Insertion;
