@@ -9,10 +9,13 @@
 //! live, what a panic condition is recorded under, and the constructs whose evaluation is a
 //! decision of the path (`&&`, `if`, a reported operand), a call, a quantifier or opaque.
 
-use z3::ast::Bool;
+use z3::ast::{BV, Bool};
 
-use crate::encode::value::{self, Bits, Panic, Stop, Val};
-use crate::ir::{BinOp, Expr, ExprKind, Function, Lit, Place, Program, Type, VarId, VarKind};
+use crate::encode::value::{self, Bits, Panic, R, SeqVal, Stop, Val};
+use crate::ir::{
+    BinOp, ContractKind, Expr, ExprKind, Function, IntType, Lit, Place, Program, Quantifier, Type,
+    VarId, VarKind,
+};
 
 /// One interpreter of the IR: what [`eval`] asks of it.
 /// `'p` is the program's lifetime, `'e` the expressions'.
@@ -36,6 +39,13 @@ pub(crate) trait Interp<'p, 'e> {
     fn literal(&self, l: &Lit, ty: &Type) -> Result<Val, Self::Err> {
         Ok(literal(l, ty)?)
     }
+
+    /// A call, of type `ty` (its arguments evaluated by [`arguments`] where the interpreter
+    /// follows it).
+    fn call(&mut self, c: Called<'e>, ty: &Type) -> Result<Val, Self::Err>;
+
+    /// A quantifier or a sum over an integer range, of type `ty`.
+    fn quantifier(&mut self, q: Quantified<'e>, ty: &Type) -> Result<Val, Self::Err>;
 
     /// The interpreter's own meaning of `e`, where it has one (decisions of the path, calls,
     /// quantifiers, opaque code); `None` for the common meaning.
@@ -156,15 +166,66 @@ pub(crate) fn eval<'p, 'e, I: Interp<'p, 'e>>(i: &mut I, e: &'e Expr) -> Result<
             }
             _ => Err(Stop::new("`unwrap` of a value that is not an `Option`").into()),
         },
-        ExprKind::If { .. }
-        | ExprKind::Branch(..)
-        | ExprKind::Call { .. }
-        | ExprKind::Quantifier { .. }
-        | ExprKind::Old(_)
-        | ExprKind::Opaque { .. } => {
+        ExprKind::Call {
+            function,
+            args,
+            outputs,
+        } => {
+            let c = Called {
+                function,
+                args,
+                outputs,
+            };
+            i.call(c, &e.ty)
+        }
+        ExprKind::Quantifier {
+            kind,
+            var,
+            start,
+            end,
+            inclusive,
+            body,
+        } => {
+            let q = Quantified {
+                kind: *kind,
+                var: *var,
+                start,
+                end,
+                inclusive: *inclusive,
+                body,
+            };
+            i.quantifier(q, &e.ty)
+        }
+        ExprKind::If { .. } | ExprKind::Branch(..) | ExprKind::Old(_) | ExprKind::Opaque { .. } => {
             Err(Stop::new("a construct whose meaning is the interpreter's own").into())
         }
     }
+}
+
+/// A call's parts: the callee, its arguments, and `(parameter index, place)` for each
+/// `&mut` argument, stored back when the callee returns.
+pub(crate) struct Called<'e> {
+    pub function: &'e str,
+    pub args: &'e [Expr],
+    pub outputs: &'e [(usize, Place)],
+}
+
+/// A quantifier's parts: `kind var in start..end => body` (`..=` when `inclusive`).
+pub(crate) struct Quantified<'e> {
+    pub kind: Quantifier,
+    pub var: VarId,
+    pub start: &'e Expr,
+    pub end: &'e Expr,
+    pub inclusive: bool,
+    pub body: &'e Expr,
+}
+
+/// The values of a call's arguments: all of them, left to right, before the callee runs.
+pub(crate) fn arguments<'p, 'e, I: Interp<'p, 'e>>(
+    i: &mut I,
+    args: &'e [Expr],
+) -> Result<Vec<Val>, I::Err> {
+    eval_all(i, args)
 }
 
 /// The values of `es`, left to right.
@@ -348,4 +409,118 @@ pub(crate) fn old_state(
         }
     }
     old
+}
+
+/// Whether a contract of this kind is checked when `func` returns: postconditions, and the
+/// invariants of methods.
+pub(crate) fn checked_on_exit(func: &Function, kind: ContractKind) -> bool {
+    match kind {
+        ContractKind::Ensures => true,
+        ContractKind::Invariant => func
+            .params
+            .first()
+            .is_some_and(|&p| func.var(p).name == "self"),
+        ContractKind::Requires => false,
+    }
+}
+
+/// The integer range a `for` loop runs over: whether its `n`-th iteration runs and the
+/// value its variable takes there.
+pub(crate) struct Range {
+    s: BV,
+    e: BV,
+    cs: Option<i128>,
+    ce: Option<i128>,
+    k: Bits,
+    inclusive: bool,
+    reverse: bool,
+}
+
+impl Range {
+    /// The range from `start` to `end` (`..=` when `inclusive`, walked backwards when
+    /// `reverse`).
+    pub(crate) fn new(start: &Val, end: &Val, inclusive: bool, reverse: bool) -> R<Range> {
+        let (s, cs, k) = start.as_bits()?;
+        let (e, ce, _) = end.as_bits()?;
+        Ok(Range {
+            s,
+            e,
+            cs,
+            ce,
+            k,
+            inclusive,
+            reverse,
+        })
+    }
+
+    /// Whether the run's bounds are both known.
+    pub(crate) fn known(&self) -> bool {
+        self.cs.is_some() && self.ce.is_some()
+    }
+
+    /// How many iterations the run had, where its bounds are known.
+    fn count(&self) -> Option<i128> {
+        match (self.cs, self.ce) {
+            (Some(a), Some(b)) if a <= b => Some(b - a + i128::from(self.inclusive)),
+            (Some(_), Some(_)) => Some(0),
+            _ => None,
+        }
+    }
+
+    /// Whether iteration `n` runs: its term, and its value in the run.
+    pub(crate) fn runs(&self, n: i128) -> (Bool, Option<bool>) {
+        let known = self.count().map(|count| n < count);
+        let width = self.k.width();
+        if width < 128 && n >= (1i128 << width) {
+            return (Bool::from_bool(false), known);
+        }
+        let nb = value::bv_const(n, width);
+        let (s, e) = (&self.s, &self.e);
+        let ordered = if self.k.signed() {
+            s.bvsle(e)
+        } else {
+            s.bvule(e)
+        };
+        let span = e.bvsub(s);
+        let c = if self.inclusive {
+            Bool::and(&[&ordered, &span.bvuge(&nb)])
+        } else {
+            Bool::and(&[&ordered, &span.bvugt(&nb)])
+        };
+        (c, known)
+    }
+
+    /// The loop variable at iteration `n`.
+    pub(crate) fn item(&self, n: i128) -> Val {
+        let width = self.k.width();
+        let nb = value::bv_const(n, width);
+        let one = value::bv_const(1, width);
+        let (s, e) = (&self.s, &self.e);
+        let term = match (self.reverse, self.inclusive) {
+            (false, _) => s.bvadd(&nb),
+            (true, true) => e.bvsub(&nb),
+            (true, false) => e.bvsub(&one).bvsub(&nb),
+        };
+        let conc = match (self.reverse, self.inclusive) {
+            (false, _) => self.cs.map(|a| a + n),
+            (true, true) => self.ce.map(|b| b - n),
+            (true, false) => self.ce.map(|b| b - 1 - n),
+        };
+        Val::Bits(term, conc, self.k)
+    }
+}
+
+/// Whether iteration `n` of a `for` loop over the elements of `seq` runs: its term, and
+/// its value in the run.
+pub(crate) fn element_runs(seq: &SeqVal, n: i128) -> (Bool, Option<bool>) {
+    let nb = value::bv_const(n, 64);
+    let known = seq.conc.as_ref().map(|items| (n as usize) < items.len());
+    (nb.bvult(&seq.len), known)
+}
+
+/// The element iteration `n` of a `for` loop over `seq` visits, and its index.
+pub(crate) fn element(seq: &Val, n: i128) -> R<(Val, Val)> {
+    let i = Val::Bits(value::bv_const(n, 64), Some(n), Bits::Int(IntType::Usize));
+    let (elem, _) = value::index(seq, &i)?;
+    Ok((elem, i))
 }

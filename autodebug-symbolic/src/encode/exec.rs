@@ -18,7 +18,7 @@ use crate::ir::{
     BinOp, Component, ContractKind, Expr, ExprKind, Function, Iteration, Lit, Place, Program,
     Quantifier, Site, Stmt, Type, VarId,
 };
-use crate::semantics::{self, Interp, Store};
+use crate::semantics::{self, Called, Interp, Quantified, Store};
 
 /// The symbolic path condition and whether the recorded run is on it.
 #[derive(Debug, Clone)]
@@ -377,7 +377,7 @@ impl<'p> Exec<'p> {
         // Postconditions of a callee: a panic when they fail.
         if !top {
             for contract in &func.contracts {
-                if !self.checked_on_exit(func, contract.kind) {
+                if !semantics::checked_on_exit(func, contract.kind) {
                     continue;
                 }
                 let (c, cc) = self.contract_cond(&mut cx, &contract.cond, &exit)?;
@@ -395,18 +395,6 @@ impl<'p> Exec<'p> {
             }
         }
         Ok((exit, ret, cx))
-    }
-
-    /// Whether a contract of this kind is checked when `func` returns.
-    pub(crate) fn checked_on_exit(&self, func: &Function, kind: ContractKind) -> bool {
-        match kind {
-            ContractKind::Ensures => true,
-            ContractKind::Invariant => func
-                .params
-                .first()
-                .is_some_and(|&p| func.var(p).name == "self"),
-            ContractKind::Requires => false,
-        }
     }
 
     /// A contract condition under `g`: its term and run value (an undecided run value is
@@ -564,10 +552,7 @@ impl<'p> Exec<'p> {
         ty: &Type,
         g: &Guard,
     ) -> R<Val> {
-        let mut vals = Vec::with_capacity(args.len());
-        for a in args {
-            vals.push(self.eval(cx, a, g)?);
-        }
+        let vals = semantics::arguments(&mut At { ex: self, cx, g }, args)?;
         let program = self.program;
         let callee = program.function(name);
         let Some(callee) = callee else {
@@ -953,50 +938,20 @@ impl<'p> Exec<'p> {
                             .map_or(String::new(), |b| one_line(&b.site.span.code))
                     ),
                 )?;
-                let (s, cs, k) = s.as_bits()?;
-                let (e, ce, _) = e.as_bits()?;
-                if self.on(&g) && (cs.is_none() || ce.is_none()) {
+                let range = semantics::Range::new(&s, &e, *inclusive, *reverse)?;
+                if self.on(&g) && !range.known() {
                     return Err(Stop::new(format!(
                         "line {line}: the range of the loop is not known in the run"
                     )));
                 }
-                let (inclusive, reverse) = (*inclusive, *reverse);
-                let width = k.width();
-                let count = match (cs, ce) {
-                    (Some(a), Some(b)) if a <= b => Some(b - a + i128::from(inclusive)),
-                    (Some(_), Some(_)) => Some(0),
-                    _ => None,
-                };
-                let span = e.bvsub(&s);
-                let ordered = if k.signed() { s.bvsle(&e) } else { s.bvule(&e) };
                 self.looping(
                     cx,
                     label,
                     head,
                     g,
                     &mut |exec, cx, g, n| {
-                        let fits = width >= 128 || (n as i128) < (1i128 << width);
-                        let nb = value::bv_const(n as i128, width);
-                        let c = if !fits {
-                            Bool::from_bool(false)
-                        } else if inclusive {
-                            Bool::and(&[&ordered, &span.bvuge(&nb)])
-                        } else {
-                            Bool::and(&[&ordered, &span.bvugt(&nb)])
-                        };
-                        let cc = count.map(|count| (n as i128) < count);
-                        let one = value::bv_const(1, width);
-                        let term = match (reverse, inclusive) {
-                            (false, _) => s.bvadd(&nb),
-                            (true, true) => e.bvsub(&nb),
-                            (true, false) => e.bvsub(&one).bvsub(&nb),
-                        };
-                        let conc = match (reverse, inclusive) {
-                            (false, _) => cs.map(|a| a + n as i128),
-                            (true, true) => ce.map(|b| b - n as i128),
-                            (true, false) => ce.map(|b| b - 1 - n as i128),
-                        };
-                        cx.env[var.0 as usize] = Some(Val::Bits(term, conc, k));
+                        let (c, cc) = range.runs(n as i128);
+                        cx.env[var.0 as usize] = Some(range.item(n as i128));
                         exec.decision(g, &c, cc);
                         Ok(Some((c, cc)))
                     },
@@ -1006,13 +961,11 @@ impl<'p> Exec<'p> {
             Iteration::Elements { seq, index } => {
                 let seq = self.eval(cx, seq, &g)?;
                 let s = seq.as_seq()?.clone();
-                let count = s.conc.as_ref().map(Vec::len);
-                if self.on(&g) && count.is_none() {
+                if self.on(&g) && s.conc.is_none() {
                     return Err(Stop::new(format!(
                         "line {line}: the length of the iterated sequence is not known in the run"
                     )));
                 }
-                let usize_ty = Bits::Int(crate::ir::IntType::Usize);
                 let index = *index;
                 self.looping(
                     cx,
@@ -1020,11 +973,8 @@ impl<'p> Exec<'p> {
                     head,
                     g,
                     &mut |exec, cx, g, n| {
-                        let nb = value::bv_const(n as i128, 64);
-                        let c = nb.bvult(&s.len);
-                        let cc = count.map(|count| (n as usize) < count);
-                        let i = Val::Bits(nb, Some(n as i128), usize_ty);
-                        let (elem, _) = value::index(&seq, &i)?;
+                        let (c, cc) = semantics::element_runs(&s, n as i128);
+                        let (elem, i) = semantics::element(&seq, n as i128)?;
                         cx.env[var.0 as usize] = Some(elem);
                         if let Some(index) = index {
                             cx.env[index.0 as usize] = Some(i);
@@ -1540,19 +1490,6 @@ impl<'p> Exec<'p> {
                 self.close(opened);
                 Val::Bool(c, cc)
             }
-            ExprKind::Call {
-                function,
-                args,
-                outputs,
-            } => self.call(cx, function, args, outputs, &e.ty, g)?,
-            ExprKind::Quantifier {
-                kind,
-                var,
-                start,
-                end,
-                inclusive,
-                body,
-            } => self.quantifier(cx, *kind, *var, start, end, *inclusive, body, g)?,
             ExprKind::Old(x) => {
                 let old = semantics::old_state(cx.func, &cx.entry, &cx.env);
                 let now = std::mem::replace(&mut cx.env, old);
@@ -1573,18 +1510,9 @@ impl<'p> Exec<'p> {
         Ok(Some(v))
     }
     /// A quantifier (or a sum) over an integer range, expanded over the range the run had.
-    #[allow(clippy::too_many_arguments)]
-    fn quantifier(
-        &mut self,
-        cx: &mut Ctx<'p>,
-        kind: Quantifier,
-        var: VarId,
-        start: &Expr,
-        end: &Expr,
-        inclusive: bool,
-        body: &Expr,
-        g: &Guard,
-    ) -> R<Val> {
+    fn quantifier(&mut self, cx: &mut Ctx<'p>, q: Quantified<'_>, g: &Guard) -> R<Val> {
+        let (kind, var, inclusive) = (q.kind, q.var, q.inclusive);
+        let (start, end, body) = (q.start, q.end, q.body);
         let (s, cs, k) = self.eval(cx, start, g)?.as_bits()?;
         let (e, ce, _) = self.eval(cx, end, g)?.as_bits()?;
         let signed = k.signed();
@@ -1772,6 +1700,15 @@ impl<'p, 'e> Interp<'p, 'e> for At<'_, 'p> {
             self.ex.line
         );
         self.ex.panic(self.g, none, known, what);
+    }
+
+    fn call(&mut self, c: Called<'e>, ty: &Type) -> R<Val> {
+        self.ex
+            .call(self.cx, c.function, c.args, c.outputs, ty, self.g)
+    }
+
+    fn quantifier(&mut self, q: Quantified<'e>, _: &Type) -> R<Val> {
+        self.ex.quantifier(self.cx, q, self.g)
     }
 
     fn own(&mut self, e: &'e Expr) -> R<Option<Val>> {

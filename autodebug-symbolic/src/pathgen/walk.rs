@@ -24,12 +24,12 @@ use z3::ast::{Ast, Bool};
 
 use super::cfg::{FnGraph, Graphs, NodeKey, Part};
 use super::distance::{Event, Kind};
-use crate::encode::value::{self, Bits, Stop, Val};
+use crate::encode::value::{self, Stop, Val};
 use crate::ir::{
     BinOp, ContractKind, Expr, ExprKind, Function, Iteration, Place, Program, Quantifier, Stmt,
     Type, UnOp, VarId,
 };
-use crate::semantics::{self, Interp, Store};
+use crate::semantics::{self, Called, Interp, Quantified, Store};
 
 /// Why a walk ended early.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -257,7 +257,7 @@ fn walk_inner<'p>(
 fn outcome_post<'p>(w: &mut Walker<'p, '_>, func: &'p Function) -> Vec<(Bool, String)> {
     let mut out = Vec::new();
     for c in &func.contracts {
-        if !checked_on_exit(func, c.kind) {
+        if !semantics::checked_on_exit(func, c.kind) {
             continue;
         }
         match w.eval(&c.cond).and_then(|v| Ok(v.as_bool()?)) {
@@ -273,17 +273,6 @@ fn outcome_post<'p>(w: &mut Walker<'p, '_>, func: &'p Function) -> Vec<(Bool, St
         }
     }
     out
-}
-
-fn checked_on_exit(func: &Function, kind: ContractKind) -> bool {
-    match kind {
-        ContractKind::Ensures => true,
-        ContractKind::Invariant => func
-            .params
-            .first()
-            .is_some_and(|&p| func.var(p).name == "self"),
-        ContractKind::Requires => false,
-    }
 }
 
 fn one_line(code: &str) -> String {
@@ -601,17 +590,16 @@ impl<'p> Walker<'p, '_> {
         Ok(ret)
     }
 
-    fn call(
+    /// A call followed into the callee: its preconditions, entry event, body,
+    /// postconditions, and its `&mut` arguments stored back.
+    fn follow(
         &mut self,
         function: &str,
         args: &'p [Expr],
         outputs: &'p [(usize, Place)],
         ty: &Type,
     ) -> W<Val> {
-        let mut argv = Vec::with_capacity(args.len());
-        for a in args {
-            argv.push(self.eval(a)?);
-        }
+        let argv = semantics::arguments(self, args)?;
         let Some(callee) = self.program.function(function) else {
             return Err(Halt::Stop(format!(
                 "`{function}` is not a function of the file"
@@ -666,7 +654,7 @@ impl<'p> Walker<'p, '_> {
         let ret_var = callee.ret.0 as usize;
         self.frame_mut().env[ret_var] = Some(ret.clone());
         for c in &callee.contracts {
-            if checked_on_exit(callee, c.kind) {
+            if semantics::checked_on_exit(callee, c.kind) {
                 let what = format!(
                     "postcondition `{}` of `{}`",
                     one_line(&c.site.span.code),
@@ -731,10 +719,7 @@ impl<'p> Walker<'p, '_> {
         self.set_at(NodeKey::stmt(s, Part::Stmt));
         match s {
             Stmt::Let { var, init, .. } => {
-                let v = match init {
-                    Some(e) => Some(self.eval(e)?),
-                    None => None,
-                };
+                let v = init.as_ref().map(|e| self.eval(e)).transpose()?;
                 self.frame_mut().env[var.0 as usize] = v;
                 Ok(Flow::Normal)
             }
@@ -766,21 +751,18 @@ impl<'p> Walker<'p, '_> {
                 Ok(Flow::Normal)
             }
             Stmt::Return { value, .. } => {
-                let v = match value {
-                    Some(e) => Some(self.eval(e)?),
-                    None => None,
-                };
+                let v = value.as_ref().map(|e| self.eval(e)).transpose()?;
                 Ok(Flow::Return(v))
             }
             Stmt::Break(l) => Ok(Flow::Break(l.clone())),
             Stmt::Continue(l) => Ok(Flow::Continue(l.clone())),
             Stmt::If {
                 cond,
-                branch,
+                branch: site,
                 then,
                 otherwise,
             } => {
-                let taken = match branch {
+                let taken = match site {
                     Some(_) => {
                         let key = NodeKey::stmt(s, Part::Branch);
                         self.set_at(key);
@@ -803,13 +785,13 @@ impl<'p> Walker<'p, '_> {
             Stmt::While {
                 label,
                 cond,
-                branch,
+                branch: site,
                 body,
                 ..
             } => {
                 let head = self.node(NodeKey::stmt(s, Part::Head));
                 loop {
-                    let taken = match branch {
+                    let taken = match site {
                         Some(_) => {
                             let key = NodeKey::stmt(s, Part::Branch);
                             self.set_at(key);
@@ -885,19 +867,8 @@ impl<'p> Walker<'p, '_> {
         let reported = head.is_some_and(|h| self.frame().graph.is_event(h));
         // The iteration count and each iteration's value, as terms.
         enum Over {
-            Range {
-                s: z3::ast::BV,
-                e: z3::ast::BV,
-                cs: Option<i128>,
-                ce: Option<i128>,
-                k: Bits,
-                inclusive: bool,
-                reverse: bool,
-            },
-            Elements {
-                seq: Val,
-                index: Option<VarId>,
-            },
+            Range(semantics::Range),
+            Elements { seq: Val, index: Option<VarId> },
         }
         let over = match iteration {
             Iteration::Range {
@@ -909,17 +880,7 @@ impl<'p> Walker<'p, '_> {
             } => {
                 let sv = self.eval(start)?;
                 let ev = self.eval(end)?;
-                let (s, cs, k) = sv.as_bits()?;
-                let (e, ce, _) = ev.as_bits()?;
-                Over::Range {
-                    s,
-                    e,
-                    cs,
-                    ce,
-                    k,
-                    inclusive: *inclusive,
-                    reverse: *reverse,
-                }
+                Over::Range(semantics::Range::new(&sv, &ev, *inclusive, *reverse)?)
             }
             Iteration::Elements { seq, index } => Over::Elements {
                 seq: self.eval(seq)?,
@@ -929,44 +890,8 @@ impl<'p> Walker<'p, '_> {
         let mut n: i128 = 0;
         loop {
             let (c, known) = match &over {
-                Over::Range {
-                    s,
-                    e,
-                    cs,
-                    ce,
-                    k,
-                    inclusive,
-                    ..
-                } => {
-                    let width = k.width();
-                    if width < 128 && n >= (1i128 << width.min(126)) {
-                        (Bool::from_bool(false), Some(false))
-                    } else {
-                        let nb = value::bv_const(n, width);
-                        let ordered = if k.signed() { s.bvsle(e) } else { s.bvule(e) };
-                        let span = e.bvsub(s);
-                        let c = if *inclusive {
-                            Bool::and(&[&ordered, &span.bvuge(&nb)])
-                        } else {
-                            Bool::and(&[&ordered, &span.bvugt(&nb)])
-                        };
-                        let known = match (cs, ce) {
-                            (Some(a), Some(b)) => Some(if a <= b {
-                                n < b - a + i128::from(*inclusive)
-                            } else {
-                                false
-                            }),
-                            _ => None,
-                        };
-                        (c, known)
-                    }
-                }
-                Over::Elements { seq, .. } => {
-                    let sq = seq.as_seq()?;
-                    let nb = value::bv_const(n, 64);
-                    let known = sq.conc.as_ref().map(|items| (n as usize) < items.len());
-                    (nb.bvult(&sq.len), known)
-                }
+                Over::Range(range) => range.runs(n),
+                Over::Elements { seq, .. } => semantics::element_runs(seq.as_seq()?, n),
             };
             let taken = if reported {
                 let h = head.unwrap_or_default();
@@ -990,37 +915,9 @@ impl<'p> Walker<'p, '_> {
                 return Err(Halt::Stop("a loop without events runs too long".into()));
             }
             let item = match &over {
-                Over::Range {
-                    s,
-                    e,
-                    cs,
-                    ce,
-                    k,
-                    inclusive,
-                    reverse,
-                } => {
-                    let width = k.width();
-                    let nb = value::bv_const(n, width);
-                    let one = value::bv_const(1, width);
-                    let term = match (reverse, inclusive) {
-                        (false, _) => s.bvadd(&nb),
-                        (true, true) => e.bvsub(&nb),
-                        (true, false) => e.bvsub(&one).bvsub(&nb),
-                    };
-                    let conc = match (reverse, inclusive) {
-                        (false, _) => cs.map(|a| a + n),
-                        (true, true) => ce.map(|b| b - n),
-                        (true, false) => ce.map(|b| b - 1 - n),
-                    };
-                    Val::Bits(term, conc, *k)
-                }
+                Over::Range(range) => range.item(n),
                 Over::Elements { seq, index } => {
-                    let i = Val::Bits(
-                        value::bv_const(n, 64),
-                        Some(n),
-                        Bits::Int(crate::ir::IntType::Usize),
-                    );
-                    let (elem, _) = value::index(seq, &i)?;
+                    let (elem, i) = semantics::element(seq, n)?;
                     if let Some(index) = index {
                         self.frame_mut().env[index.0 as usize] = Some(i);
                     }
@@ -1131,17 +1028,10 @@ impl<'p> Walker<'p, '_> {
         semantics::eval(self, e)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn quantifier(
-        &mut self,
-        kind: Quantifier,
-        var: VarId,
-        start: &'p Expr,
-        end: &'p Expr,
-        inclusive: bool,
-        body: &'p Expr,
-        ty: &Type,
-    ) -> W<Val> {
+    /// A quantifier expanded over a range the inputs fix.
+    fn expand(&mut self, q: Quantified<'p>, ty: &Type) -> W<Val> {
+        let (kind, var, inclusive) = (q.kind, q.var, q.inclusive);
+        let (start, end, body) = (q.start, q.end, q.body);
         // A bound the inputs do not decide may still be a constant term (the length of a
         // sequence whose elements alone are inputs).
         let (ts, cs, k) = self.eval(start)?.as_bits()?;
@@ -1218,6 +1108,14 @@ impl<'p> Interp<'p, 'p> for Walker<'p, '_> {
         self.panic_if(none, "`unwrap` of `None`".into());
     }
 
+    fn call(&mut self, c: Called<'p>, ty: &Type) -> W<Val> {
+        self.follow(c.function, c.args, c.outputs, ty)
+    }
+
+    fn quantifier(&mut self, q: Quantified<'p>, ty: &Type) -> W<Val> {
+        self.expand(q, ty)
+    }
+
     /// The walk's own meaning of `e`: decisions are events, choices or merged, calls are
     /// followed, quantifiers expanded over ranges the inputs fix.
     fn own(&mut self, e: &'p Expr) -> W<Option<Val>> {
@@ -1255,12 +1153,12 @@ impl<'p> Interp<'p, 'p> for Walker<'p, '_> {
             }
             ExprKind::If {
                 cond,
-                branch,
+                branch: site,
                 then,
                 otherwise,
             } => {
                 let func = self.frame().func;
-                let taken = match branch {
+                let taken = match site {
                     Some(_) => {
                         let key = NodeKey::expr(e, Part::Branch);
                         self.set_at(key);
@@ -1293,19 +1191,6 @@ impl<'p> Interp<'p, 'p> for Walker<'p, '_> {
                 let o = self.decide_at(n, &c, None, Ask::Branch { loop_cond: false })?;
                 Val::Bool(c, Some(o))
             }
-            ExprKind::Call {
-                function,
-                args,
-                outputs,
-            } => self.call(function, args, outputs, &e.ty)?,
-            ExprKind::Quantifier {
-                kind,
-                var,
-                start,
-                end,
-                inclusive,
-                body,
-            } => self.quantifier(*kind, *var, start, end, *inclusive, body, &e.ty)?,
             ExprKind::Old(x) => {
                 let f = self.frame();
                 let old = semantics::old_state(f.func, &f.entry, &f.env);

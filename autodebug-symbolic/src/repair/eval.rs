@@ -10,7 +10,7 @@ use z3::ast::{Ast, Bool, Dynamic};
 
 use crate::encode::value::{self, R, Stop, Val};
 use crate::ir::{BinOp, Expr, ExprKind, Function, Lit, Program, Type, VarId};
-use crate::semantics::{self, Interp};
+use crate::semantics::{self, Called, Interp, Quantified};
 
 /// The variables a candidate reads at one instance, by IR variable (holes for template
 /// parameters included).
@@ -144,6 +144,14 @@ impl<'a, 'e> Interp<'a, 'e> for Scoped<'a> {
         }
     }
 
+    fn call(&mut self, c: Called<'e>, _: &Type) -> R<Val> {
+        Err(Stop::new(format!("calls `{}`", c.function)))
+    }
+
+    fn quantifier(&mut self, _: Quantified<'e>, _: &Type) -> R<Val> {
+        Err(Stop::new("holds a quantifier"))
+    }
+
     /// A candidate is evaluated whole: both arms of its `if`s and both operands of its
     /// `&&`s, each under the condition that it runs; it calls nothing and builds nothing.
     fn own(&mut self, e: &'e Expr) -> R<Option<Val>> {
@@ -174,13 +182,9 @@ impl<'a, 'e> Interp<'a, 'e> for Scoped<'a> {
             // A candidate's operand is its own expression, not the site the instrumentation
             // reports inside the written one.
             ExprKind::Branch(inner, _) => self.eval(inner)?,
-            ExprKind::Call { function, .. } => {
-                return Err(Stop::new(format!("calls `{function}`")));
-            }
             ExprKind::Opaque { reason, .. } => {
                 return Err(Stop::new(format!("computes {reason}")));
             }
-            ExprKind::Quantifier { .. } => return Err(Stop::new("holds a quantifier")),
             ExprKind::Old(_) => return Err(Stop::new("reads `old(..)`")),
             ExprKind::Push(..)
             | ExprKind::Array(_)
