@@ -537,7 +537,7 @@ impl<'p> Encoder<'p> {
         let returned_normally = exec.halted.is_none();
         if call.spec.contracts {
             for contract in &func.contracts {
-                if !exec.checked_on_exit(func, contract.kind) {
+                if !crate::semantics::checked_on_exit(func, contract.kind) {
                     continue;
                 }
                 let (c, cc) = exec.contract_cond(&mut cx, &contract.cond, &exit)?;

@@ -16,4 +16,5 @@ pub mod ir;
 pub mod lower;
 pub mod pathgen;
 pub mod repair;
+mod semantics;
 pub mod wp;

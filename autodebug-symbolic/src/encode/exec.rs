@@ -16,8 +16,9 @@ use super::{Concrete, Options};
 use crate::conflicts::ComponentId;
 use crate::ir::{
     BinOp, Component, ContractKind, Expr, ExprKind, Function, Iteration, Lit, Place, Program,
-    Quantifier, Site, Stmt, Type, VarId, VarKind,
+    Quantifier, Site, Stmt, Type, VarId,
 };
+use crate::semantics::{self, Called, Interp, Quantified, Store};
 
 /// The symbolic path condition and whether the recorded run is on it.
 #[derive(Debug, Clone)]
@@ -376,7 +377,7 @@ impl<'p> Exec<'p> {
         // Postconditions of a callee: a panic when they fail.
         if !top {
             for contract in &func.contracts {
-                if !self.checked_on_exit(func, contract.kind) {
+                if !semantics::checked_on_exit(func, contract.kind) {
                     continue;
                 }
                 let (c, cc) = self.contract_cond(&mut cx, &contract.cond, &exit)?;
@@ -394,18 +395,6 @@ impl<'p> Exec<'p> {
             }
         }
         Ok((exit, ret, cx))
-    }
-
-    /// Whether a contract of this kind is checked when `func` returns.
-    pub(crate) fn checked_on_exit(&self, func: &Function, kind: ContractKind) -> bool {
-        match kind {
-            ContractKind::Ensures => true,
-            ContractKind::Invariant => func
-                .params
-                .first()
-                .is_some_and(|&p| func.var(p).name == "self"),
-            ContractKind::Requires => false,
-        }
     }
 
     /// A contract condition under `g`: its term and run value (an undecided run value is
@@ -563,10 +552,7 @@ impl<'p> Exec<'p> {
         ty: &Type,
         g: &Guard,
     ) -> R<Val> {
-        let mut vals = Vec::with_capacity(args.len());
-        for a in args {
-            vals.push(self.eval(cx, a, g)?);
-        }
+        let vals = semantics::arguments(&mut At { ex: self, cx, g }, args)?;
         let program = self.program;
         let callee = program.function(name);
         let Some(callee) = callee else {
@@ -952,50 +938,20 @@ impl<'p> Exec<'p> {
                             .map_or(String::new(), |b| one_line(&b.site.span.code))
                     ),
                 )?;
-                let (s, cs, k) = s.as_bits()?;
-                let (e, ce, _) = e.as_bits()?;
-                if self.on(&g) && (cs.is_none() || ce.is_none()) {
+                let range = semantics::Range::new(&s, &e, *inclusive, *reverse)?;
+                if self.on(&g) && !range.known() {
                     return Err(Stop::new(format!(
                         "line {line}: the range of the loop is not known in the run"
                     )));
                 }
-                let (inclusive, reverse) = (*inclusive, *reverse);
-                let width = k.width();
-                let count = match (cs, ce) {
-                    (Some(a), Some(b)) if a <= b => Some(b - a + i128::from(inclusive)),
-                    (Some(_), Some(_)) => Some(0),
-                    _ => None,
-                };
-                let span = e.bvsub(&s);
-                let ordered = if k.signed() { s.bvsle(&e) } else { s.bvule(&e) };
                 self.looping(
                     cx,
                     label,
                     head,
                     g,
                     &mut |exec, cx, g, n| {
-                        let fits = width >= 128 || (n as i128) < (1i128 << width);
-                        let nb = value::bv_const(n as i128, width);
-                        let c = if !fits {
-                            Bool::from_bool(false)
-                        } else if inclusive {
-                            Bool::and(&[&ordered, &span.bvuge(&nb)])
-                        } else {
-                            Bool::and(&[&ordered, &span.bvugt(&nb)])
-                        };
-                        let cc = count.map(|count| (n as i128) < count);
-                        let one = value::bv_const(1, width);
-                        let term = match (reverse, inclusive) {
-                            (false, _) => s.bvadd(&nb),
-                            (true, true) => e.bvsub(&nb),
-                            (true, false) => e.bvsub(&one).bvsub(&nb),
-                        };
-                        let conc = match (reverse, inclusive) {
-                            (false, _) => cs.map(|a| a + n as i128),
-                            (true, true) => ce.map(|b| b - n as i128),
-                            (true, false) => ce.map(|b| b - 1 - n as i128),
-                        };
-                        cx.env[var.0 as usize] = Some(Val::Bits(term, conc, k));
+                        let (c, cc) = range.runs(n as i128);
+                        cx.env[var.0 as usize] = Some(range.item(n as i128));
                         exec.decision(g, &c, cc);
                         Ok(Some((c, cc)))
                     },
@@ -1005,13 +961,11 @@ impl<'p> Exec<'p> {
             Iteration::Elements { seq, index } => {
                 let seq = self.eval(cx, seq, &g)?;
                 let s = seq.as_seq()?.clone();
-                let count = s.conc.as_ref().map(Vec::len);
-                if self.on(&g) && count.is_none() {
+                if self.on(&g) && s.conc.is_none() {
                     return Err(Stop::new(format!(
                         "line {line}: the length of the iterated sequence is not known in the run"
                     )));
                 }
-                let usize_ty = Bits::Int(crate::ir::IntType::Usize);
                 let index = *index;
                 self.looping(
                     cx,
@@ -1019,11 +973,8 @@ impl<'p> Exec<'p> {
                     head,
                     g,
                     &mut |exec, cx, g, n| {
-                        let nb = value::bv_const(n as i128, 64);
-                        let c = nb.bvult(&s.len);
-                        let cc = count.map(|count| (n as usize) < count);
-                        let i = Val::Bits(nb, Some(n as i128), usize_ty);
-                        let (elem, _) = value::index(&seq, &i)?;
+                        let (c, cc) = semantics::element_runs(&s, n as i128);
+                        let (elem, i) = semantics::element(&seq, n as i128)?;
                         cx.env[var.0 as usize] = Some(elem);
                         if let Some(index) = index {
                             cx.env[index.0 as usize] = Some(i);
@@ -1489,263 +1440,37 @@ impl<'p> Exec<'p> {
         }
     }
 
-    fn place_value(&mut self, cx: &mut Ctx<'p>, place: &Place, g: &Guard) -> R<Val> {
-        match place {
-            Place::Var(v) => cx.env[v.0 as usize].clone().ok_or_else(|| {
-                Stop::new(format!(
-                    "`{}` is used before it is set",
-                    cx.func.var_name(*v)
-                ))
-            }),
-            Place::Index(p, i) => {
-                let seq = self.place_value(cx, p, g)?;
-                let idx = self.eval(cx, i, g)?;
-                Ok(value::index(&seq, &idx)?.0)
-            }
-            Place::Field(p, name) => {
-                let base = self.place_value(cx, p, g)?;
-                self.field(&base, name)
-            }
-            Place::TupleField(p, i) => {
-                let base = self.place_value(cx, p, g)?;
-                tuple_field(&base, *i)
-            }
-        }
-    }
-
     fn assign(&mut self, cx: &mut Ctx<'p>, place: &Place, v: Val, g: &Guard) -> R<()> {
-        match place {
-            Place::Var(x) => {
-                cx.env[x.0 as usize] = Some(v);
-                Ok(())
-            }
-            Place::Index(p, i) => {
-                let seq = self.place_value(cx, p, g)?;
-                let idx = self.eval(cx, i, g)?;
-                let (new, panics) = value::store(&seq, &idx, &v)?;
-                self.panics_of(g, panics);
-                self.assign(cx, p, new, g)
-            }
-            Place::Field(p, name) => {
-                let base = self.place_value(cx, p, g)?;
-                let Val::Struct(s, mut fields) = base else {
-                    return Err(Stop::new(format!(
-                        "`.{name}` of a value that is not a struct"
-                    )));
-                };
-                let at = self.field_index(&s, name)?;
-                fields[at] = v;
-                self.assign(cx, p, Val::Struct(s, fields), g)
-            }
-            Place::TupleField(p, i) => {
-                let base = self.place_value(cx, p, g)?;
-                let Val::Tuple(mut items) = base else {
-                    return Err(Stop::new(format!("`.{i}` of a value that is not a tuple")));
-                };
-                if *i >= items.len() {
-                    return Err(Stop::new(format!("tuple field `.{i}` out of range")));
-                }
-                items[*i] = v;
-                self.assign(cx, p, Val::Tuple(items), g)
-            }
-        }
-    }
-
-    fn field_index(&self, s: &str, name: &str) -> R<usize> {
-        self.program
-            .struct_def(s)
-            .and_then(|d| d.fields.iter().position(|(f, _)| f == name))
-            .ok_or_else(|| {
-                Stop::new(format!(
-                    "struct `{s}` has no field `{name}` the model knows"
-                ))
-            })
-    }
-
-    fn field(&self, base: &Val, name: &str) -> R<Val> {
-        match base {
-            Val::Struct(s, fields) => Ok(fields[self.field_index(s, name)?].clone()),
-            Val::Opaque(r) => Err(Stop::new(format!("`.{name}` of {r}"))),
-            _ => Err(Stop::new(format!(
-                "`.{name}` of a value that is not a struct"
-            ))),
-        }
+        semantics::assign(&mut At { ex: self, cx, g }, place, v)
     }
 
     // -----------------------------------------------------------------------------------
     // Expressions
 
+    /// The value of `e` under `g` (the IR's common meaning in [`semantics`], the
+    /// encoding's own in [`Exec::own`]).
     pub(crate) fn eval(&mut self, cx: &mut Ctx<'p>, e: &Expr, g: &Guard) -> R<Val> {
-        match &e.kind {
-            ExprKind::Lit(l) => literal(l, &e.ty),
-            ExprKind::Var(v) => cx.env[v.0 as usize].clone().ok_or_else(|| {
-                Stop::new(format!(
-                    "`{}` is read before it is set",
-                    cx.func.var_name(*v)
-                ))
-            }),
-            ExprKind::Unary(op, a) => {
-                let a = self.eval(cx, a, g)?;
-                let (v, panics) = value::unary(*op, &a)?;
-                self.panics_of(g, panics);
-                Ok(v)
-            }
+        semantics::eval(&mut At { ex: self, cx, g }, e)
+    }
+
+    /// The encoding's own meaning of `e`: decisions checked against the run, sites
+    /// paired with their events, calls inlined, quantifiers expanded over the run's range.
+    fn own(&mut self, cx: &mut Ctx<'p>, e: &Expr, g: &Guard) -> R<Option<Val>> {
+        let v = match &e.kind {
             ExprKind::Binary(op @ (BinOp::And | BinOp::Or | BinOp::Implies), a, b)
                 if e.ty == Type::Bool =>
             {
                 let (x, cx_) = self.eval(cx, a, g)?.as_bool()?;
                 let what = format!("`{}`", expr_text(cx.func, a));
                 let cx_ = self.decide(g, cx_, &what)?;
-                // `b` is evaluated only when `a` does not decide.
-                let gb = match op {
-                    BinOp::And | BinOp::Implies => g.and(&x, cx_),
-                    _ => g.and_not(&x, cx_),
+                let gb = if semantics::right_runs_when(*op) {
+                    g.and(&x, cx_)
+                } else {
+                    g.and_not(&x, cx_)
                 };
                 let (y, cy) = self.eval(cx, b, &gb)?.as_bool()?;
-                let (t, c) = match op {
-                    BinOp::And => (
-                        Bool::and(&[&x, &y]),
-                        match cx_ {
-                            Some(false) => Some(false),
-                            Some(true) => cy,
-                            None => None,
-                        },
-                    ),
-                    BinOp::Or => (
-                        Bool::or(&[&x, &y]),
-                        match cx_ {
-                            Some(true) => Some(true),
-                            Some(false) => cy,
-                            None => None,
-                        },
-                    ),
-                    _ => (
-                        x.implies(&y),
-                        match cx_ {
-                            Some(false) => Some(true),
-                            Some(true) => cy,
-                            None => None,
-                        },
-                    ),
-                };
-                Ok(Val::Bool(t, c))
+                semantics::connective(*op, (&x, cx_), (&y, cy))
             }
-            ExprKind::Binary(op, a, b) => {
-                let a = self.eval(cx, a, g)?;
-                let b = self.eval(cx, b, g)?;
-                let (v, panics) = value::binary(*op, &a, &b)?;
-                self.panics_of(g, panics);
-                Ok(v)
-            }
-            ExprKind::Cast(a) => {
-                let a = self.eval(cx, a, g)?;
-                value::cast(&a, &e.ty)
-            }
-            ExprKind::Index(s, i) => {
-                let s = self.eval(cx, s, g)?;
-                let i = self.eval(cx, i, g)?;
-                let (v, panics) = value::index(&s, &i)?;
-                self.panics_of(g, panics);
-                Ok(v)
-            }
-            ExprKind::Len(s) => {
-                let s = self.eval(cx, s, g)?;
-                value::len(&s)
-            }
-            ExprKind::Push(s, x) => {
-                let s = self.eval(cx, s, g)?;
-                let x = self.eval(cx, x, g)?;
-                value::push(&s, &x)
-            }
-            ExprKind::Field(a, name) => {
-                let a = self.eval(cx, a, g)?;
-                self.field(&a, name)
-            }
-            ExprKind::TupleField(a, i) => {
-                let a = self.eval(cx, a, g)?;
-                tuple_field(&a, *i)
-            }
-            ExprKind::Tuple(es) => {
-                let mut items = Vec::with_capacity(es.len());
-                for x in es {
-                    items.push(self.eval(cx, x, g)?);
-                }
-                Ok(Val::Tuple(items))
-            }
-            ExprKind::Array(es) => {
-                let elem = seq_elem(&e.ty, self.program)?;
-                let mut items = Vec::with_capacity(es.len());
-                for x in es {
-                    items.push(self.eval(cx, x, g)?);
-                }
-                value::array(elem, &items)
-            }
-            ExprKind::Repeat(x, n) => {
-                let elem = seq_elem(&e.ty, self.program)?;
-                let x = self.eval(cx, x, g)?;
-                let n = self.eval(cx, n, g)?;
-                value::repeat(elem, &x, &n, 1 << 16)
-            }
-            ExprKind::Struct(name, fields) => {
-                let def = self
-                    .program
-                    .struct_def(name)
-                    .ok_or_else(|| Stop::new(format!("struct `{name}` not found")))?;
-                let mut vals = Vec::with_capacity(def.fields.len());
-                for (f, _) in &def.fields {
-                    let Some((_, x)) = fields.iter().find(|(n, _)| n == f) else {
-                        return Err(Stop::new(format!("`{name}` is built without field `{f}`")));
-                    };
-                    vals.push(self.eval(cx, x, g)?);
-                }
-                Ok(Val::Struct(name.clone(), vals))
-            }
-            ExprKind::Variant(name, variant) => {
-                let at = self
-                    .program
-                    .enum_def(name)
-                    .and_then(|d| d.variants.iter().position(|v| v == variant))
-                    .ok_or_else(|| Stop::new(format!("`{name}::{variant}` not found")))?;
-                Ok(Val::Bits(
-                    value::bv_const(at as i128, 32),
-                    Some(at as i128),
-                    Bits::Enum,
-                ))
-            }
-            ExprKind::OptionSome(x) => {
-                let x = self.eval(cx, x, g)?;
-                Ok(Val::Option(Bool::from_bool(true), Some(true), Box::new(x)))
-            }
-            ExprKind::OptionNone => {
-                let inner = match &e.ty {
-                    Type::Option(inner) => (**inner).clone(),
-                    other => other.clone(),
-                };
-                Ok(Val::Option(
-                    Bool::from_bool(false),
-                    Some(false),
-                    Box::new(Val::zero(&inner, self.program)),
-                ))
-            }
-            ExprKind::IsSome(o) => match self.eval(cx, o, g)? {
-                Val::Option(s, c, _) => Ok(Val::Bool(s, c)),
-                _ => Err(Stop::new("`is_some` of a value that is not an `Option`")),
-            },
-            ExprKind::Unwrap(o) => match self.eval(cx, o, g)? {
-                Val::Option(s, c, payload) => {
-                    self.panic(
-                        g,
-                        s.not(),
-                        c.map(|c| !c),
-                        format!(
-                            "called `Option::unwrap()` on a `None` value (line {})",
-                            self.line
-                        ),
-                    );
-                    Ok(*payload)
-                }
-                _ => Err(Stop::new("`unwrap` of a value that is not an `Option`")),
-            },
             ExprKind::If {
                 cond,
                 branch,
@@ -1756,39 +1481,21 @@ impl<'p> Exec<'p> {
                 let t = self.eval(cx, then, &g.and(&c, cc))?;
                 let o = self.eval(cx, otherwise, &g.and_not(&c, cc))?;
                 let which = if self.on(g) { cc } else { None };
-                Ok(value::ite(&c, which, &t, &o))
+                value::ite(&c, which, &t, &o)
             }
             ExprKind::Branch(inner, comp) => {
                 let opened = self.open(Some(comp));
                 let (c, cc) = self.eval(cx, inner, g)?.as_bool()?;
                 let (c, cc) = self.branch_site(cx, comp, c, cc, inner, g)?;
                 self.close(opened);
-                Ok(Val::Bool(c, cc))
+                Val::Bool(c, cc)
             }
-            ExprKind::Call {
-                function,
-                args,
-                outputs,
-            } => self.call(cx, function, args, outputs, &e.ty, g),
-            ExprKind::Quantifier {
-                kind,
-                var,
-                start,
-                end,
-                inclusive,
-                body,
-            } => self.quantifier(cx, *kind, *var, start, end, *inclusive, body, g),
             ExprKind::Old(x) => {
-                let mut old = cx.entry.clone();
-                for (i, var) in cx.func.vars.iter().enumerate() {
-                    if matches!(var.kind, VarKind::Bound | VarKind::Ret) {
-                        old[i] = cx.env[i].clone();
-                    }
-                }
+                let old = semantics::old_state(cx.func, &cx.entry, &cx.env);
                 let now = std::mem::replace(&mut cx.env, old);
                 let v = self.eval(cx, x, g);
                 cx.env = now;
-                v
+                v?
             }
             ExprKind::Opaque {
                 reason,
@@ -1796,24 +1503,16 @@ impl<'p> Exec<'p> {
                 defines,
             } => {
                 self.opaque_effects(cx, reason, span.start.line, defines);
-                Ok(self.fresh_of(&e.ty, "opaque"))
+                self.fresh_of(&e.ty, "opaque")
             }
-        }
+            _ => return Ok(None),
+        };
+        Ok(Some(v))
     }
-
     /// A quantifier (or a sum) over an integer range, expanded over the range the run had.
-    #[allow(clippy::too_many_arguments)]
-    fn quantifier(
-        &mut self,
-        cx: &mut Ctx<'p>,
-        kind: Quantifier,
-        var: VarId,
-        start: &Expr,
-        end: &Expr,
-        inclusive: bool,
-        body: &Expr,
-        g: &Guard,
-    ) -> R<Val> {
+    fn quantifier(&mut self, cx: &mut Ctx<'p>, q: Quantified<'_>, g: &Guard) -> R<Val> {
+        let (kind, var, inclusive) = (q.kind, q.var, q.inclusive);
+        let (start, end, body) = (q.start, q.end, q.body);
         let (s, cs, k) = self.eval(cx, start, g)?.as_bits()?;
         let (e, ce, _) = self.eval(cx, end, g)?.as_bits()?;
         let signed = k.signed();
@@ -1968,6 +1667,61 @@ impl<'p> Exec<'p> {
     }
 }
 
+/// One evaluation of the encoding: the activation and the path condition it is under.
+struct At<'a, 'p> {
+    ex: &'a mut Exec<'p>,
+    cx: &'a mut Ctx<'p>,
+    g: &'a Guard,
+}
+
+impl<'p, 'e> Interp<'p, 'e> for At<'_, 'p> {
+    type Err = Stop;
+
+    fn program(&self) -> &'p Program {
+        self.ex.program
+    }
+
+    fn var(&self, v: VarId) -> R<Val> {
+        self.cx.env[v.0 as usize].clone().ok_or_else(|| {
+            Stop::new(format!(
+                "`{}` is read before it is set",
+                self.cx.func.var_name(v)
+            ))
+        })
+    }
+
+    fn raise(&mut self, panics: Vec<Panic>) {
+        self.ex.panics_of(self.g, panics);
+    }
+
+    fn unwrap_none(&mut self, none: Bool, known: Option<bool>) {
+        let what = format!(
+            "called `Option::unwrap()` on a `None` value (line {})",
+            self.ex.line
+        );
+        self.ex.panic(self.g, none, known, what);
+    }
+
+    fn call(&mut self, c: Called<'e>, ty: &Type) -> R<Val> {
+        self.ex
+            .call(self.cx, c.function, c.args, c.outputs, ty, self.g)
+    }
+
+    fn quantifier(&mut self, q: Quantified<'e>, _: &Type) -> R<Val> {
+        self.ex.quantifier(self.cx, q, self.g)
+    }
+
+    fn own(&mut self, e: &'e Expr) -> R<Option<Val>> {
+        self.ex.own(self.cx, e, self.g)
+    }
+}
+
+impl<'p, 'e> Store<'p, 'e> for At<'_, 'p> {
+    fn set(&mut self, v: VarId, val: Val) {
+        self.cx.env[v.0 as usize] = Some(val);
+    }
+}
+
 /// Marks the run's value of every occurrence of the scalar constant `term` in `v`.
 fn set_known(v: &mut Val, term: &Dynamic, known: i128) {
     match v {
@@ -2033,41 +1787,6 @@ fn merge2(a: (Guard, Env), b: (Guard, Env)) -> (Guard, Env) {
         },
         env,
     )
-}
-
-fn literal(l: &Lit, ty: &Type) -> R<Val> {
-    match (l, ty) {
-        (Lit::Unit, _) => Ok(Val::Unit),
-        (Lit::Bool(b), _) => Ok(Val::Bool(Bool::from_bool(*b), Some(*b))),
-        (Lit::Char(c), _) => Ok(Val::Bits(
-            value::bv_const(*c as i128, 32),
-            Some(*c as i128),
-            Bits::Char,
-        )),
-        (Lit::Int(v), Type::Int(t)) => Ok(Val::Bits(
-            value::bv_const(*v, t.bits()),
-            value::wrap(*v, Bits::Int(*t)),
-            Bits::Int(*t),
-        )),
-        (Lit::Int(_), other) => Err(Stop::new(format!("an integer literal of type `{other}`"))),
-    }
-}
-
-fn tuple_field(base: &Val, i: usize) -> R<Val> {
-    match base {
-        Val::Tuple(items) => items
-            .get(i)
-            .cloned()
-            .ok_or_else(|| Stop::new(format!("tuple field `.{i}` out of range"))),
-        Val::Opaque(r) => Err(Stop::new(format!("`.{i}` of {r}"))),
-        _ => Err(Stop::new(format!("`.{i}` of a value that is not a tuple"))),
-    }
-}
-
-fn seq_elem(ty: &Type, program: &Program) -> R<value::Elem> {
-    ty.elem()
-        .and_then(|e| value::elem_of(e, program))
-        .ok_or_else(|| Stop::new(format!("a sequence of type `{ty}`")))
 }
 
 /// The slot of a place expression (a variable, its fields) in `env`.

@@ -24,11 +24,12 @@ use z3::ast::{Ast, Bool};
 
 use super::cfg::{FnGraph, Graphs, NodeKey, Part};
 use super::distance::{Event, Kind};
-use crate::encode::value::{self, Bits, R, Stop, Val};
+use crate::encode::value::{self, Stop, Val};
 use crate::ir::{
-    BinOp, ContractKind, Expr, ExprKind, Function, Iteration, Lit, Place, Program, Quantifier,
-    Stmt, Type, UnOp, VarId, VarKind,
+    BinOp, ContractKind, Expr, ExprKind, Function, Iteration, Place, Program, Quantifier, Stmt,
+    Type, UnOp, VarId,
 };
+use crate::semantics::{self, Called, Interp, Quantified, Store};
 
 /// Why a walk ended early.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -256,7 +257,7 @@ fn walk_inner<'p>(
 fn outcome_post<'p>(w: &mut Walker<'p, '_>, func: &'p Function) -> Vec<(Bool, String)> {
     let mut out = Vec::new();
     for c in &func.contracts {
-        if !checked_on_exit(func, c.kind) {
+        if !semantics::checked_on_exit(func, c.kind) {
             continue;
         }
         match w.eval(&c.cond).and_then(|v| Ok(v.as_bool()?)) {
@@ -272,17 +273,6 @@ fn outcome_post<'p>(w: &mut Walker<'p, '_>, func: &'p Function) -> Vec<(Bool, St
         }
     }
     out
-}
-
-fn checked_on_exit(func: &Function, kind: ContractKind) -> bool {
-    match kind {
-        ContractKind::Ensures => true,
-        ContractKind::Invariant => func
-            .params
-            .first()
-            .is_some_and(|&p| func.var(p).name == "self"),
-        ContractKind::Requires => false,
-    }
 }
 
 fn one_line(code: &str) -> String {
@@ -600,17 +590,16 @@ impl<'p> Walker<'p, '_> {
         Ok(ret)
     }
 
-    fn call(
+    /// A call followed into the callee: its preconditions, entry event, body,
+    /// postconditions, and its `&mut` arguments stored back.
+    fn follow(
         &mut self,
         function: &str,
         args: &'p [Expr],
         outputs: &'p [(usize, Place)],
         ty: &Type,
     ) -> W<Val> {
-        let mut argv = Vec::with_capacity(args.len());
-        for a in args {
-            argv.push(self.eval(a)?);
-        }
+        let argv = semantics::arguments(self, args)?;
         let Some(callee) = self.program.function(function) else {
             return Err(Halt::Stop(format!(
                 "`{function}` is not a function of the file"
@@ -665,7 +654,7 @@ impl<'p> Walker<'p, '_> {
         let ret_var = callee.ret.0 as usize;
         self.frame_mut().env[ret_var] = Some(ret.clone());
         for c in &callee.contracts {
-            if checked_on_exit(callee, c.kind) {
+            if semantics::checked_on_exit(callee, c.kind) {
                 let what = format!(
                     "postcondition `{}` of `{}`",
                     one_line(&c.site.span.code),
@@ -730,10 +719,7 @@ impl<'p> Walker<'p, '_> {
         self.set_at(NodeKey::stmt(s, Part::Stmt));
         match s {
             Stmt::Let { var, init, .. } => {
-                let v = match init {
-                    Some(e) => Some(self.eval(e)?),
-                    None => None,
-                };
+                let v = init.as_ref().map(|e| self.eval(e)).transpose()?;
                 self.frame_mut().env[var.0 as usize] = v;
                 Ok(Flow::Normal)
             }
@@ -765,21 +751,18 @@ impl<'p> Walker<'p, '_> {
                 Ok(Flow::Normal)
             }
             Stmt::Return { value, .. } => {
-                let v = match value {
-                    Some(e) => Some(self.eval(e)?),
-                    None => None,
-                };
+                let v = value.as_ref().map(|e| self.eval(e)).transpose()?;
                 Ok(Flow::Return(v))
             }
             Stmt::Break(l) => Ok(Flow::Break(l.clone())),
             Stmt::Continue(l) => Ok(Flow::Continue(l.clone())),
             Stmt::If {
                 cond,
-                branch,
+                branch: site,
                 then,
                 otherwise,
             } => {
-                let taken = match branch {
+                let taken = match site {
                     Some(_) => {
                         let key = NodeKey::stmt(s, Part::Branch);
                         self.set_at(key);
@@ -802,13 +785,13 @@ impl<'p> Walker<'p, '_> {
             Stmt::While {
                 label,
                 cond,
-                branch,
+                branch: site,
                 body,
                 ..
             } => {
                 let head = self.node(NodeKey::stmt(s, Part::Head));
                 loop {
-                    let taken = match branch {
+                    let taken = match site {
                         Some(_) => {
                             let key = NodeKey::stmt(s, Part::Branch);
                             self.set_at(key);
@@ -884,19 +867,8 @@ impl<'p> Walker<'p, '_> {
         let reported = head.is_some_and(|h| self.frame().graph.is_event(h));
         // The iteration count and each iteration's value, as terms.
         enum Over {
-            Range {
-                s: z3::ast::BV,
-                e: z3::ast::BV,
-                cs: Option<i128>,
-                ce: Option<i128>,
-                k: Bits,
-                inclusive: bool,
-                reverse: bool,
-            },
-            Elements {
-                seq: Val,
-                index: Option<VarId>,
-            },
+            Range(semantics::Range),
+            Elements { seq: Val, index: Option<VarId> },
         }
         let over = match iteration {
             Iteration::Range {
@@ -908,17 +880,7 @@ impl<'p> Walker<'p, '_> {
             } => {
                 let sv = self.eval(start)?;
                 let ev = self.eval(end)?;
-                let (s, cs, k) = sv.as_bits()?;
-                let (e, ce, _) = ev.as_bits()?;
-                Over::Range {
-                    s,
-                    e,
-                    cs,
-                    ce,
-                    k,
-                    inclusive: *inclusive,
-                    reverse: *reverse,
-                }
+                Over::Range(semantics::Range::new(&sv, &ev, *inclusive, *reverse)?)
             }
             Iteration::Elements { seq, index } => Over::Elements {
                 seq: self.eval(seq)?,
@@ -928,44 +890,8 @@ impl<'p> Walker<'p, '_> {
         let mut n: i128 = 0;
         loop {
             let (c, known) = match &over {
-                Over::Range {
-                    s,
-                    e,
-                    cs,
-                    ce,
-                    k,
-                    inclusive,
-                    ..
-                } => {
-                    let width = k.width();
-                    if width < 128 && n >= (1i128 << width.min(126)) {
-                        (Bool::from_bool(false), Some(false))
-                    } else {
-                        let nb = value::bv_const(n, width);
-                        let ordered = if k.signed() { s.bvsle(e) } else { s.bvule(e) };
-                        let span = e.bvsub(s);
-                        let c = if *inclusive {
-                            Bool::and(&[&ordered, &span.bvuge(&nb)])
-                        } else {
-                            Bool::and(&[&ordered, &span.bvugt(&nb)])
-                        };
-                        let known = match (cs, ce) {
-                            (Some(a), Some(b)) => Some(if a <= b {
-                                n < b - a + i128::from(*inclusive)
-                            } else {
-                                false
-                            }),
-                            _ => None,
-                        };
-                        (c, known)
-                    }
-                }
-                Over::Elements { seq, .. } => {
-                    let sq = seq.as_seq()?;
-                    let nb = value::bv_const(n, 64);
-                    let known = sq.conc.as_ref().map(|items| (n as usize) < items.len());
-                    (nb.bvult(&sq.len), known)
-                }
+                Over::Range(range) => range.runs(n),
+                Over::Elements { seq, .. } => semantics::element_runs(seq.as_seq()?, n),
             };
             let taken = if reported {
                 let h = head.unwrap_or_default();
@@ -989,37 +915,9 @@ impl<'p> Walker<'p, '_> {
                 return Err(Halt::Stop("a loop without events runs too long".into()));
             }
             let item = match &over {
-                Over::Range {
-                    s,
-                    e,
-                    cs,
-                    ce,
-                    k,
-                    inclusive,
-                    reverse,
-                } => {
-                    let width = k.width();
-                    let nb = value::bv_const(n, width);
-                    let one = value::bv_const(1, width);
-                    let term = match (reverse, inclusive) {
-                        (false, _) => s.bvadd(&nb),
-                        (true, true) => e.bvsub(&nb),
-                        (true, false) => e.bvsub(&one).bvsub(&nb),
-                    };
-                    let conc = match (reverse, inclusive) {
-                        (false, _) => cs.map(|a| a + n),
-                        (true, true) => ce.map(|b| b - n),
-                        (true, false) => ce.map(|b| b - 1 - n),
-                    };
-                    Val::Bits(term, conc, *k)
-                }
+                Over::Range(range) => range.item(n),
                 Over::Elements { seq, index } => {
-                    let i = Val::Bits(
-                        value::bv_const(n, 64),
-                        Some(n),
-                        Bits::Int(crate::ir::IntType::Usize),
-                    );
-                    let (elem, _) = value::index(seq, &i)?;
+                    let (elem, i) = semantics::element(seq, n)?;
                     if let Some(index) = index {
                         self.frame_mut().env[index.0 as usize] = Some(i);
                     }
@@ -1118,342 +1016,22 @@ impl<'p> Walker<'p, '_> {
     }
 
     // -----------------------------------------------------------------------------------
-    // Places
+    // Places and expressions
 
     fn assign(&mut self, place: &'p Place, v: Val) -> W<()> {
-        match place {
-            Place::Var(id) => {
-                self.frame_mut().env[id.0 as usize] = Some(v);
-                Ok(())
-            }
-            Place::Index(p, i) => {
-                let base = self.place_value(p)?;
-                let idx = self.eval(i)?;
-                let (new, panics) = value::store(&base, &idx, &v)?;
-                self.panics_of(panics);
-                self.assign(p, new)
-            }
-            Place::Field(p, name) => {
-                let base = self.place_value(p)?;
-                let Val::Struct(s, mut fields) = base else {
-                    return Err(Halt::Stop(format!(
-                        "`.{name}` of a value that is not a struct"
-                    )));
-                };
-                let at = self.field_index(&s, name)?;
-                fields[at] = v;
-                self.assign(p, Val::Struct(s, fields))
-            }
-            Place::TupleField(p, k) => {
-                let base = self.place_value(p)?;
-                let Val::Tuple(mut items) = base else {
-                    return Err(Halt::Stop(format!("`.{k}` of a value that is not a tuple")));
-                };
-                if *k >= items.len() {
-                    return Err(Halt::Stop(format!("tuple field `.{k}` out of range")));
-                }
-                items[*k] = v;
-                self.assign(p, Val::Tuple(items))
-            }
-        }
+        semantics::assign(self, place, v)
     }
 
-    fn place_value(&mut self, place: &'p Place) -> W<Val> {
-        match place {
-            Place::Var(id) => self.frame().env[id.0 as usize]
-                .clone()
-                .ok_or_else(|| Halt::Stop("a place read before it is set".into())),
-            Place::Index(p, i) => {
-                let base = self.place_value(p)?;
-                let idx = self.eval(i)?;
-                Ok(value::index(&base, &idx)?.0)
-            }
-            Place::Field(p, name) => {
-                let base = self.place_value(p)?;
-                self.field(&base, name)
-            }
-            Place::TupleField(p, k) => {
-                let base = self.place_value(p)?;
-                tuple_field(&base, *k)
-            }
-        }
-    }
-
-    fn field_index(&self, s: &str, name: &str) -> W<usize> {
-        self.program
-            .struct_def(s)
-            .and_then(|d| d.fields.iter().position(|(f, _)| f == name))
-            .ok_or_else(|| Halt::Stop(format!("field `{name}` of `{s}` not found")))
-    }
-
-    fn field(&self, base: &Val, name: &str) -> W<Val> {
-        match base {
-            Val::Struct(s, fields) => {
-                let at = self.field_index(s, name)?;
-                Ok(fields[at].clone())
-            }
-            Val::Opaque(r) => Err(Halt::Stop(format!("`.{name}` of {r}"))),
-            _ => Err(Halt::Stop(format!(
-                "`.{name}` of a value that is not a struct"
-            ))),
-        }
-    }
-
-    // -----------------------------------------------------------------------------------
-    // Expressions
-
+    /// The value of `e` (the IR's common meaning in [`semantics`], the walk's own in
+    /// [`Walker::own`]).
     fn eval(&mut self, e: &'p Expr) -> W<Val> {
-        match &e.kind {
-            ExprKind::Lit(l) => Ok(literal(l, &e.ty)?),
-            ExprKind::Var(v) => self.frame().env[v.0 as usize].clone().ok_or_else(|| {
-                Halt::Stop(format!(
-                    "`{}` is read before it is set",
-                    self.frame().func.var_name(*v)
-                ))
-            }),
-            ExprKind::Unary(op, a) => {
-                let a = self.eval(a)?;
-                let (v, panics) = value::unary(*op, &a)?;
-                self.panics_of(panics);
-                Ok(v)
-            }
-            ExprKind::Binary(op @ (BinOp::And | BinOp::Or | BinOp::Implies), a, b)
-                if e.ty == Type::Bool =>
-            {
-                let (x, cx) = self.eval(a)?.as_bool()?;
-                let right_when = !matches!(op, BinOp::Or);
-                if has_events(self.frame().func, b) {
-                    // Whether the right side runs is a decision of the path: an event
-                    // (a reported operand) or a constant tells, else it is a choice.
-                    let told = matches!(a.kind, ExprKind::Branch(..)) || is_const(&x);
-                    let runs = match cx {
-                        Some(k) if told => k == right_when,
-                        _ => {
-                            let o = self.choose();
-                            self.require(&x, o);
-                            o == right_when
-                        }
-                    };
-                    if !runs {
-                        return Ok(Val::Bool(x, cx));
-                    }
-                    let (y, cy) = self.eval(b)?.as_bool()?;
-                    return Ok(Val::Bool(y, cy));
-                }
-                let saved = self.guard.clone();
-                let side = if right_when { x.clone() } else { x.not() };
-                self.guard = Bool::and(&[&saved, &side]);
-                let rb = self.eval(b);
-                self.guard = saved;
-                let (y, _) = rb?.as_bool()?;
-                let t = match op {
-                    BinOp::And => Bool::and(&[&x, &y]),
-                    BinOp::Or => Bool::or(&[&x, &y]),
-                    _ => x.implies(&y),
-                };
-                Ok(Val::Bool(t, None))
-            }
-            ExprKind::Binary(op, a, b) => {
-                let a = self.eval(a)?;
-                let b = self.eval(b)?;
-                let (v, panics) = value::binary(*op, &a, &b)?;
-                self.panics_of(panics);
-                Ok(v)
-            }
-            ExprKind::Cast(a) => {
-                let a = self.eval(a)?;
-                Ok(value::cast(&a, &e.ty)?)
-            }
-            ExprKind::Index(s, i) => {
-                let s = self.eval(s)?;
-                let i = self.eval(i)?;
-                let (v, panics) = value::index(&s, &i)?;
-                self.panics_of(panics);
-                Ok(v)
-            }
-            ExprKind::Len(s) => {
-                let s = self.eval(s)?;
-                Ok(value::len(&s)?)
-            }
-            ExprKind::Push(s, x) => {
-                let s = self.eval(s)?;
-                let x = self.eval(x)?;
-                Ok(value::push(&s, &x)?)
-            }
-            ExprKind::Field(a, name) => {
-                let a = self.eval(a)?;
-                self.field(&a, name)
-            }
-            ExprKind::TupleField(a, i) => {
-                let a = self.eval(a)?;
-                Ok(tuple_field(&a, *i)?)
-            }
-            ExprKind::Tuple(es) => {
-                let mut items = Vec::with_capacity(es.len());
-                for x in es {
-                    items.push(self.eval(x)?);
-                }
-                Ok(Val::Tuple(items))
-            }
-            ExprKind::Array(es) => {
-                let elem = seq_elem(&e.ty, self.program)?;
-                let mut items = Vec::with_capacity(es.len());
-                for x in es {
-                    items.push(self.eval(x)?);
-                }
-                Ok(value::array(elem, &items)?)
-            }
-            ExprKind::Repeat(x, n) => {
-                let elem = seq_elem(&e.ty, self.program)?;
-                let x = self.eval(x)?;
-                let n = self.eval(n)?;
-                Ok(value::repeat(elem, &x, &n, 1 << 16)?)
-            }
-            ExprKind::Struct(name, fields) => {
-                let def = self
-                    .program
-                    .struct_def(name)
-                    .ok_or_else(|| Halt::Stop(format!("struct `{name}` not found")))?;
-                let mut vals = Vec::with_capacity(def.fields.len());
-                for (f, _) in &def.fields {
-                    let Some((_, x)) = fields.iter().find(|(n, _)| n == f) else {
-                        return Err(Halt::Stop(format!("`{name}` is built without field `{f}`")));
-                    };
-                    vals.push(self.eval(x)?);
-                }
-                Ok(Val::Struct(name.clone(), vals))
-            }
-            ExprKind::Variant(name, variant) => {
-                let at = self
-                    .program
-                    .enum_def(name)
-                    .and_then(|d| d.variants.iter().position(|v| v == variant))
-                    .ok_or_else(|| Halt::Stop(format!("`{name}::{variant}` not found")))?;
-                Ok(Val::Bits(
-                    value::bv_const(at as i128, 32),
-                    Some(at as i128),
-                    Bits::Enum,
-                ))
-            }
-            ExprKind::OptionSome(x) => {
-                let x = self.eval(x)?;
-                Ok(Val::Option(Bool::from_bool(true), Some(true), Box::new(x)))
-            }
-            ExprKind::OptionNone => {
-                let inner = match &e.ty {
-                    Type::Option(inner) => (**inner).clone(),
-                    other => other.clone(),
-                };
-                Ok(Val::Option(
-                    Bool::from_bool(false),
-                    Some(false),
-                    Box::new(Val::zero(&inner, self.program)),
-                ))
-            }
-            ExprKind::IsSome(o) => match self.eval(o)? {
-                Val::Option(s, c, _) => Ok(Val::Bool(s, c)),
-                _ => Err(Halt::Stop(
-                    "`is_some` of a value that is not an `Option`".into(),
-                )),
-            },
-            ExprKind::Unwrap(o) => match self.eval(o)? {
-                Val::Option(s, _, payload) => {
-                    self.panic_if(s.not(), "`unwrap` of `None`".into());
-                    Ok(*payload)
-                }
-                _ => Err(Halt::Stop(
-                    "`unwrap` of a value that is not an `Option`".into(),
-                )),
-            },
-            ExprKind::If {
-                cond,
-                branch,
-                then,
-                otherwise,
-            } => {
-                let func = self.frame().func;
-                let taken = match branch {
-                    Some(_) => {
-                        let key = NodeKey::expr(e, Part::Branch);
-                        self.set_at(key);
-                        let (c, _) = self.eval(cond)?.as_bool()?;
-                        let n = self.node(key);
-                        self.decide_at(n, &c, None, Ask::Branch { loop_cond: false })?
-                    }
-                    None if !has_events(func, then)
-                        && !has_events(func, otherwise)
-                        && pure(cond) =>
-                    {
-                        let (c, _) = self.eval(cond)?.as_bool()?;
-                        let saved = self.guard.clone();
-                        self.guard = Bool::and(&[&saved, &c]);
-                        let t = self.eval(then);
-                        self.guard = Bool::and(&[&saved, &c.not()]);
-                        let o = self.eval(otherwise);
-                        self.guard = saved;
-                        return Ok(value::ite(&c, None, &t?, &o?));
-                    }
-                    None => self.decide(cond)?,
-                };
-                self.eval(if taken { then } else { otherwise })
-            }
-            ExprKind::Branch(inner, _) => {
-                let key = NodeKey::expr(e, Part::Branch);
-                self.set_at(key);
-                let (c, _) = self.eval(inner)?.as_bool()?;
-                let n = self.node(key);
-                let o = self.decide_at(n, &c, None, Ask::Branch { loop_cond: false })?;
-                Ok(Val::Bool(c, Some(o)))
-            }
-            ExprKind::Call {
-                function,
-                args,
-                outputs,
-            } => self.call(function, args, outputs, &e.ty),
-            ExprKind::Quantifier {
-                kind,
-                var,
-                start,
-                end,
-                inclusive,
-                body,
-            } => self.quantifier(*kind, *var, start, end, *inclusive, body, &e.ty),
-            ExprKind::Old(x) => {
-                let func = self.frame().func;
-                let mut old = self.frame().entry.clone();
-                for (i, v) in func.vars.iter().enumerate() {
-                    if matches!(v.kind, VarKind::Bound | VarKind::Ret) {
-                        old[i] = self.frame().env[i].clone();
-                    }
-                }
-                let now = std::mem::replace(&mut self.frame_mut().env, old);
-                let v = self.eval(x);
-                self.frame_mut().env = now;
-                v
-            }
-            ExprKind::Opaque {
-                reason,
-                span,
-                defines,
-            } => {
-                self.opaque(reason, span.start.line, defines);
-                let name = self.name("opaque");
-                Ok(Val::fresh(&e.ty, &name, self.program, &mut |_, _| {}))
-            }
-        }
+        semantics::eval(self, e)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn quantifier(
-        &mut self,
-        kind: Quantifier,
-        var: VarId,
-        start: &'p Expr,
-        end: &'p Expr,
-        inclusive: bool,
-        body: &'p Expr,
-        ty: &Type,
-    ) -> W<Val> {
+    /// A quantifier expanded over a range the inputs fix.
+    fn expand(&mut self, q: Quantified<'p>, ty: &Type) -> W<Val> {
+        let (kind, var, inclusive) = (q.kind, q.var, q.inclusive);
+        let (start, end, body) = (q.start, q.end, q.body);
         // A bound the inputs do not decide may still be a constant term (the length of a
         // sequence whose elements alone are inputs).
         let (ts, cs, k) = self.eval(start)?.as_bits()?;
@@ -1506,47 +1084,148 @@ impl<'p> Walker<'p, '_> {
     }
 }
 
+impl<'p> Interp<'p, 'p> for Walker<'p, '_> {
+    type Err = Halt;
+
+    fn program(&self) -> &'p Program {
+        self.program
+    }
+
+    fn var(&self, v: VarId) -> W<Val> {
+        self.frame().env[v.0 as usize].clone().ok_or_else(|| {
+            Halt::Stop(format!(
+                "`{}` is read before it is set",
+                self.frame().func.var_name(v)
+            ))
+        })
+    }
+
+    fn raise(&mut self, panics: Vec<value::Panic>) {
+        self.panics_of(panics);
+    }
+
+    fn unwrap_none(&mut self, none: Bool, _: Option<bool>) {
+        self.panic_if(none, "`unwrap` of `None`".into());
+    }
+
+    fn call(&mut self, c: Called<'p>, ty: &Type) -> W<Val> {
+        self.follow(c.function, c.args, c.outputs, ty)
+    }
+
+    fn quantifier(&mut self, q: Quantified<'p>, ty: &Type) -> W<Val> {
+        self.expand(q, ty)
+    }
+
+    /// The walk's own meaning of `e`: decisions are events, choices or merged, calls are
+    /// followed, quantifiers expanded over ranges the inputs fix.
+    fn own(&mut self, e: &'p Expr) -> W<Option<Val>> {
+        let v = match &e.kind {
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or | BinOp::Implies), a, b)
+                if e.ty == Type::Bool =>
+            {
+                let (x, cx) = self.eval(a)?.as_bool()?;
+                let right_when = semantics::right_runs_when(*op);
+                if has_events(self.frame().func, b) {
+                    // Whether the right side runs is a decision of the path: an event
+                    // (a reported operand) or a constant tells, else it is a choice.
+                    let told = matches!(a.kind, ExprKind::Branch(..)) || is_const(&x);
+                    let runs = match cx {
+                        Some(k) if told => k == right_when,
+                        _ => {
+                            let o = self.choose();
+                            self.require(&x, o);
+                            o == right_when
+                        }
+                    };
+                    if !runs {
+                        return Ok(Some(Val::Bool(x, cx)));
+                    }
+                    let (y, cy) = self.eval(b)?.as_bool()?;
+                    return Ok(Some(Val::Bool(y, cy)));
+                }
+                let saved = self.guard.clone();
+                let side = if right_when { x.clone() } else { x.not() };
+                self.guard = Bool::and(&[&saved, &side]);
+                let rb = self.eval(b);
+                self.guard = saved;
+                let (y, _) = rb?.as_bool()?;
+                semantics::connective(*op, (&x, None), (&y, None))
+            }
+            ExprKind::If {
+                cond,
+                branch: site,
+                then,
+                otherwise,
+            } => {
+                let func = self.frame().func;
+                let taken = match site {
+                    Some(_) => {
+                        let key = NodeKey::expr(e, Part::Branch);
+                        self.set_at(key);
+                        let (c, _) = self.eval(cond)?.as_bool()?;
+                        let n = self.node(key);
+                        self.decide_at(n, &c, None, Ask::Branch { loop_cond: false })?
+                    }
+                    None if !has_events(func, then)
+                        && !has_events(func, otherwise)
+                        && pure(cond) =>
+                    {
+                        let (c, _) = self.eval(cond)?.as_bool()?;
+                        let saved = self.guard.clone();
+                        self.guard = Bool::and(&[&saved, &c]);
+                        let t = self.eval(then);
+                        self.guard = Bool::and(&[&saved, &c.not()]);
+                        let o = self.eval(otherwise);
+                        self.guard = saved;
+                        return Ok(Some(value::ite(&c, None, &t?, &o?)));
+                    }
+                    None => self.decide(cond)?,
+                };
+                self.eval(if taken { then } else { otherwise })?
+            }
+            ExprKind::Branch(inner, _) => {
+                let key = NodeKey::expr(e, Part::Branch);
+                self.set_at(key);
+                let (c, _) = self.eval(inner)?.as_bool()?;
+                let n = self.node(key);
+                let o = self.decide_at(n, &c, None, Ask::Branch { loop_cond: false })?;
+                Val::Bool(c, Some(o))
+            }
+            ExprKind::Old(x) => {
+                let f = self.frame();
+                let old = semantics::old_state(f.func, &f.entry, &f.env);
+                let now = std::mem::replace(&mut self.frame_mut().env, old);
+                let v = self.eval(x);
+                self.frame_mut().env = now;
+                v?
+            }
+            ExprKind::Opaque {
+                reason,
+                span,
+                defines,
+            } => {
+                self.opaque(reason, span.start.line, defines);
+                let name = self.name("opaque");
+                Val::fresh(&e.ty, &name, self.program, &mut |_, _| {})
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(v))
+    }
+}
+
+impl<'p> Store<'p, 'p> for Walker<'p, '_> {
+    fn set(&mut self, v: VarId, val: Val) {
+        self.frame_mut().env[v.0 as usize] = Some(val);
+    }
+}
+
 fn targets(label: &Option<String>, jump: &Option<String>) -> bool {
     jump.is_none() || jump == label
 }
 
 fn is_const(b: &Bool) -> bool {
     b.simplify().as_bool().is_some()
-}
-
-fn literal(l: &Lit, ty: &Type) -> R<Val> {
-    match (l, ty) {
-        (Lit::Unit, _) => Ok(Val::Unit),
-        (Lit::Bool(b), _) => Ok(Val::Bool(Bool::from_bool(*b), Some(*b))),
-        (Lit::Char(c), _) => Ok(Val::Bits(
-            value::bv_const(*c as i128, 32),
-            Some(*c as i128),
-            Bits::Char,
-        )),
-        (Lit::Int(v), Type::Int(t)) => Ok(Val::Bits(
-            value::bv_const(*v, t.bits()),
-            value::wrap(*v, Bits::Int(*t)),
-            Bits::Int(*t),
-        )),
-        (Lit::Int(_), other) => Err(Stop::new(format!("an integer literal of type `{other}`"))),
-    }
-}
-
-fn tuple_field(base: &Val, i: usize) -> W<Val> {
-    match base {
-        Val::Tuple(items) => items
-            .get(i)
-            .cloned()
-            .ok_or_else(|| Halt::Stop(format!("tuple field `.{i}` out of range"))),
-        Val::Opaque(r) => Err(Halt::Stop(format!("`.{i}` of {r}"))),
-        _ => Err(Halt::Stop(format!("`.{i}` of a value that is not a tuple"))),
-    }
-}
-
-fn seq_elem(ty: &Type, program: &Program) -> R<value::Elem> {
-    ty.elem()
-        .and_then(|e| value::elem_of(e, program))
-        .ok_or_else(|| Stop::new(format!("a sequence of type `{ty}`")))
 }
 
 /// Whether `e` has no decision with a site, no call and no `if` inside (so that its value
