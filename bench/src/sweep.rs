@@ -154,6 +154,8 @@ pub struct CrateResult {
     pub functions_instrumented: usize,
     /// Items built uninstrumented, with the compiler's reason.
     pub left_out: Vec<String>,
+    /// What the tool said it left uninstrumented or could not do (its `warning:` lines).
+    pub warnings: Vec<String>,
     /// Site statics in the instrumented crates' object files (`None`: not counted).
     pub sites: Option<usize>,
     /// Why a step did not complete (a build error's first lines, a timeout).
@@ -301,6 +303,12 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
         .current_dir(&copy);
     let ran = process::run(tool, opts.limit)?;
     result.instrumented_s = start.elapsed().as_secs_f64();
+    result.warnings = ran
+        .stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("warning: "))
+        .map(str::to_string)
+        .collect();
     let report: Option<serde_json::Value> = std::fs::read_to_string(out.join("report.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
@@ -344,7 +352,13 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
             .flatten()
             .filter_map(|e| e.as_str())
             .collect();
-        result.problem = Some(first_lines(&errors.join("\n"), 6));
+        result.problem = Some(if errors.is_empty() {
+            // Cargo's own error (no compiler message): the end of the build log.
+            let log = std::fs::read_to_string(out.join("log/build.log")).unwrap_or_default();
+            first_errors(&log, false)
+        } else {
+            first_lines(&errors.join("\n"), 6)
+        });
         return Ok(result);
     }
     let coverage: serde_json::Value = std::fs::read_to_string(out.join("coverage.json"))
@@ -689,6 +703,18 @@ pub fn markdown(results: &[CrateResult], provenance: &str) -> String {
                 shown.join("; ")
             ));
         }
+    }
+    let warned: Vec<String> = results
+        .iter()
+        .flat_map(|r| {
+            r.warnings
+                .iter()
+                .map(move |w| format!("- {} {}: {w}", r.group, r.name))
+        })
+        .collect();
+    md.push_str(&format!("\nThe tool's warnings: {}\n", warned.len()));
+    for w in warned {
+        md.push_str(&format!("{w}\n"));
     }
     let left: Vec<String> = results
         .iter()
