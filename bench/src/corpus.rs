@@ -73,7 +73,7 @@ pub fn discover(corpus: &Path) -> Result<Vec<Program>> {
 }
 
 /// The `name = "…"` of the `[package]` table.
-fn package_name(manifest: &str) -> Option<String> {
+pub fn package_name(manifest: &str) -> Option<String> {
     let mut in_package = false;
     for line in manifest.lines() {
         let t = line.trim();

@@ -5,7 +5,8 @@
 //! faults at byte `span`s in a `sample`d order, `cargo_test` builds and runs a copy
 //! (`process` bounds its time), `generate` keeps the faults that make visible tests fail
 //! (`faults`), `runner` runs the tool on each version, `score` and `brute_force` measure it
-//! and the baselines, `results` aggregates and renders the tables.
+//! and the baselines, `results` aggregates and renders the tables. `sweep` is the
+//! equivalence sweep: real crates' tests built and run plainly and instrumented, compared.
 
 use std::path::PathBuf;
 
@@ -23,6 +24,7 @@ pub mod runner;
 pub mod sample;
 pub mod score;
 pub mod span;
+pub mod sweep;
 
 /// The root of this repository (the workspace `bench/` belongs to).
 pub fn repo_root() -> PathBuf {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use autodebug_bench::{corpus, faults, generate, repo_root, runner};
+use autodebug_bench::{corpus, faults, generate, repo_root, runner, sweep};
 
 /// The benchmark of cargo-autodebug.
 #[derive(Parser, Debug)]
@@ -26,6 +26,9 @@ enum Command {
     /// The external track: run and score the HumanEvalFix-Rust dev half with the shared
     /// scorer (`../shared/external/`).
     External(ExternalArgs),
+    /// The equivalence sweep: build and test real crates plainly and instrumented, compare
+    /// the builds and every test's verdict; write sweep.{json,md}.
+    Sweep(SweepArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -52,6 +55,49 @@ struct ExternalArgs {
     /// Replace the table between <!-- external-table --> markers in the root README.md.
     #[arg(long)]
     update_readme: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct SweepArgs {
+    /// A directory of crates (each subdirectory with a Cargo.toml), e.g. HumanEvalFix crates
+    /// materialized by `hefix.py materialize`; named in the tables by its own name (repeatable).
+    #[arg(long = "crates-dir", value_name = "DIR")]
+    crates_dirs: Vec<PathBuf>,
+    /// The registry crates, `name version` per line [default: bench/sweep/crates.txt].
+    #[arg(long, value_name = "FILE")]
+    list: Option<PathBuf>,
+    /// No registry crates.
+    #[arg(long)]
+    no_list: bool,
+    /// Leave out the project's corpus (bench/corpus).
+    #[arg(long)]
+    no_corpus: bool,
+    /// Only crates whose name contains this (repeatable).
+    #[arg(long = "only", value_name = "TEXT")]
+    only: Vec<String>,
+    /// At most this many crates.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// The cargo-autodebug binary [default: built with `$CARGO build -p cargo-autodebug`].
+    #[arg(long)]
+    tool: Option<PathBuf>,
+    /// Output directory [default: bench/results].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Where the plain and instrumented builds go (`plain/`, `instrumented/`), kept from run
+    /// to run so that dependencies build once; outside any workspace
+    /// [default: $TMPDIR/autodebug-sweep-target].
+    #[arg(long)]
+    target_dir: Option<PathBuf>,
+    /// Wall-time limit of one build or test run, in seconds.
+    #[arg(long, default_value_t = 600.0)]
+    step_timeout: f64,
+    /// Per-test timeout given to the tool, in seconds.
+    #[arg(long, default_value_t = 60.0)]
+    timeout: f64,
+    /// Tests the tool runs at once.
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
 }
 
 #[derive(clap::Args, Debug)]
@@ -147,6 +193,7 @@ fn main() -> Result<()> {
         Command::Generate(args) => generate_cmd(args),
         Command::Run(args) => run_cmd(args),
         Command::External(args) => external_cmd(args),
+        Command::Sweep(args) => sweep_cmd(args),
     }
 }
 
@@ -310,5 +357,71 @@ fn run_cmd(args: RunArgs) -> Result<()> {
             overall.median_wall_s
         );
     }
+    Ok(())
+}
+
+fn sweep_cmd(args: SweepArgs) -> Result<()> {
+    let root = repo_root();
+    let mut crates = Vec::new();
+    for dir in &args.crates_dirs {
+        let group = dir
+            .file_name()
+            .map_or_else(|| "crates".into(), |n| n.to_string_lossy().into_owned());
+        crates.extend(sweep::crates_in(dir, &group)?);
+    }
+    if !args.no_corpus {
+        crates.extend(sweep::crates_in(&root.join("bench/corpus"), "corpus")?);
+    }
+    if !args.no_list {
+        let list = args
+            .list
+            .unwrap_or_else(|| root.join("bench/sweep/crates.txt"));
+        let home = std::env::var_os("CARGO_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+            .unwrap_or_default();
+        crates.extend(sweep::listed_crates(&list, &home.join("registry/src"))?);
+    }
+    if !args.only.is_empty() {
+        crates.retain(|c| args.only.iter().any(|o| c.name.contains(o.as_str())));
+    }
+    crates.truncate(args.limit.unwrap_or(usize::MAX));
+    // Absolute: the tool runs in each crate's copy.
+    let tool = std::path::absolute(runner::tool_binary(args.tool.as_deref(), &root)?)?;
+    // Outside this repository: the instrumented copies must not fall into its workspace.
+    let target = args
+        .target_dir
+        .unwrap_or_else(|| std::env::temp_dir().join("autodebug-sweep-target"));
+    let scratch = tempfile::Builder::new()
+        .prefix("autodebug-sweep-")
+        .tempdir()?;
+    let opts = sweep::Options {
+        tool,
+        scratch: scratch.path().to_path_buf(),
+        plain_target: target.join("plain"),
+        instrumented_target: target.join("instrumented"),
+        limit: Duration::from_secs_f64(args.step_timeout),
+        test_timeout: args.timeout,
+        jobs: args.jobs,
+    };
+    eprintln!("Equivalence sweep of {} crates", crates.len());
+    let started = Instant::now();
+    let results = sweep::run(&crates, &opts)?;
+    let provenance = format!(
+        "Equivalence sweep, {} at commit {}: {} crates in {:.0} s.",
+        runner::today(),
+        runner::commit(&root),
+        results.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let md = sweep::markdown(&results, &provenance);
+    let out = args.out.unwrap_or_else(|| root.join("bench/results"));
+    std::fs::create_dir_all(&out)?;
+    std::fs::write(out.join("sweep.md"), &md)?;
+    std::fs::write(
+        out.join("sweep.json"),
+        serde_json::to_string_pretty(&results)? + "\n",
+    )?;
+    print!("{md}");
     Ok(())
 }

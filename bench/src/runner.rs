@@ -113,9 +113,9 @@ pub fn brute_force_sample(versions: &[FaultyVersion], n: usize) -> Vec<FaultyVer
 }
 
 /// The tool's binary: given, or built now with `$CARGO build -p cargo-autodebug`.
-fn tool_binary(opts: &Options, repo: &Path) -> Result<PathBuf> {
-    if let Some(t) = &opts.tool {
-        return Ok(t.clone());
+pub fn tool_binary(given: Option<&Path>, repo: &Path) -> Result<PathBuf> {
+    if let Some(t) = given {
+        return Ok(t.to_path_buf());
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     eprintln!("Building cargo-autodebug …");
@@ -349,7 +349,7 @@ pub fn run(opts: &Options) -> Result<Results> {
             opts.faults.display()
         );
     }
-    let tool = tool_binary(opts, &repo)?;
+    let tool = tool_binary(opts.tool.as_deref(), &repo)?;
     let tool_version = Command::new(&tool)
         .arg("--version")
         .output()

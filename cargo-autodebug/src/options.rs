@@ -164,6 +164,12 @@ pub struct Options {
     #[arg(long, hide = true)]
     pub rebuild_all: bool,
 
+    /// Stop after the baseline: the instrumented build and one run of every test, written
+    /// to report.json and coverage.json (what the equivalence sweep compares with a plain
+    /// `cargo test`).
+    #[arg(long, hide = true)]
+    pub baseline_only: bool,
+
     /// Write the top validated fix into the source tree (refuses a tree with uncommitted
     /// changes unless --allow-dirty, and a file changed since the analysis).
     #[arg(long)]

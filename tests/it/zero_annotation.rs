@@ -508,6 +508,11 @@ fn a_no_std_crate_builds_instrumented() {
     assert!(!stderr.contains("reach no instrumented code"), "{stderr}");
     let report = common::report(dir.path());
     assert_eq!(report["failing_tests"][0]["name"], "larger", "{report:#}");
+    assert_eq!(
+        report["instrumentation"],
+        serde_json::json!({"functions": 1, "instrumented": 1, "left_out": [], "tests_wrapped": 1}),
+        "{report:#}"
+    );
     let fix = report["fixes"]
         .as_array()
         .unwrap()
@@ -516,6 +521,59 @@ fn a_no_std_crate_builds_instrumented() {
         .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
     assert_eq!(fix["line"], 6, "{report:#}");
     assert!(snapshot(dir.path()) == before, "the user's tree changed");
+    assert!(
+        scratch_copies(dir.path()).is_empty(),
+        "the scratch copy is still there"
+    );
+}
+
+/// `--baseline-only` (the equivalence sweep's measure) stops after one run of every test:
+/// the verdicts are in coverage.json, what was instrumented in report.json, and nothing is
+/// traced, localized or repaired.
+#[test]
+fn baseline_only_stops_after_the_baseline() {
+    let _serial = serial();
+    let dir = write_tree(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"pair\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        ),
+        (
+            "src/lib.rs",
+            "/// The larger of two values.\npub fn larger(a: i32, b: i32) -> i32 {\n    \
+             if a > b { b } else { a }\n}\n\n/// The smaller.\npub fn smaller(a: i32, b: i32) -> i32 {\n    \
+             a.min(b)\n}\n",
+        ),
+        (
+            "tests/pair.rs",
+            "#[test]\nfn larger() {\n    assert_eq!(pair::larger(2, 5), 5);\n}\n\n\
+             #[test]\nfn smaller() {\n    assert_eq!(pair::smaller(2, 5), 2);\n}\n",
+        ),
+    ]);
+    common::autodebug_expecting(dir.path(), &["--baseline-only"], 5);
+    let report = common::report(dir.path());
+    assert_eq!(report["tests"]["failed"], 1, "{report:#}");
+    assert_eq!(report["instrumentation"]["functions"], 2, "{report:#}");
+    assert_eq!(report["instrumentation"]["instrumented"], 2, "{report:#}");
+    assert_eq!(report["traces"], serde_json::json!([]), "{report:#}");
+    assert_eq!(report["suspects"], serde_json::json!([]), "{report:#}");
+    assert_eq!(report["fixes"], serde_json::json!([]), "{report:#}");
+    let coverage: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("autodebug.out/coverage.json")).unwrap(),
+    )
+    .unwrap();
+    let verdicts: Vec<(&str, &str)> = coverage["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["test"]["name"].as_str().unwrap(),
+                t["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(verdicts, [("larger", "failed"), ("smaller", "passed")]);
     assert!(
         scratch_copies(dir.path()).is_empty(),
         "the scratch copy is still there"

@@ -5,6 +5,7 @@
 mod events;
 mod exit_code;
 mod fix;
+mod instrumentation;
 mod oracle;
 mod outcome;
 pub mod report;
@@ -14,6 +15,7 @@ mod trace;
 
 pub use events::Event;
 pub use exit_code::{ExitCode, Failure, OrExit};
+pub use instrumentation::{Instrumentation, LeftOut};
 pub use fix::{Details as RepairDetails, EditEntry, FileChange, Fix};
 pub use oracle::{AcceptedCall, Arg, Entry as OracleEntry};
 pub use outcome::{Location, Outcome};

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::{
-    ExitCode, Fix, Location, OracleEntry, Outcome, Ranked, RepairDetails, TestId, TraceSummary,
+    ExitCode, Fix, Instrumentation, Location, OracleEntry, Outcome, Ranked, RepairDetails, TestId, TraceSummary,
 };
 
 /// Suspects shown in the console summary.
@@ -59,6 +59,9 @@ pub struct Report {
     /// What `--apply` did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub apply: Option<Applied>,
+    /// What zero-annotation mode instrumented.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instrumentation: Option<Instrumentation>,
 }
 
 /// The outcome of `--apply`.
@@ -197,6 +200,7 @@ impl Report {
             plan: None,
             repair: None,
             apply: None,
+            instrumentation: None,
         }
     }
 

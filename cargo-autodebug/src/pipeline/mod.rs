@@ -61,6 +61,9 @@ fn analyse(
         return Ok(Ended::Early(ExitCode::NoTests));
     };
     let baseline = stages::baseline(session, report, &tests, console)?;
+    if session.options().baseline_only {
+        return Ok(Ended::Analysed(baseline.code));
+    }
     let recorder = session.recorder();
     let traces = stages::record(report, &baseline, &recorder, console)?;
     let oracles = stages::oracles(report, &baseline.results, &traces, &recorder, console);

@@ -56,6 +56,7 @@ pub fn build(
     let wrapped = session.zero.as_ref().is_some_and(|(z, _)| z.wraps_tests());
     session.engine = Engine::new(session.scratch.path().join("results"), wrapped);
     session.user_columns = session.zero.as_ref().and_then(|(z, _)| z.user_columns());
+    report.instrumentation = session.zero.as_ref().map(|(z, _)| z.instrumentation());
     report.timing.build_s = phase.elapsed().as_secs_f64();
     match built {
         BuildOutcome::Built(binaries) => Ok(Some(binaries)),

@@ -21,9 +21,8 @@ use anyhow::{Context, Result};
 use crate::build::{self, BuildOutcome};
 use crate::console::Console;
 use crate::copy_tree::ScratchCopy;
-use crate::model::Report;
-use crate::options::Exclusions;
-use crate::options::{Annotate, Options};
+use crate::model::{Instrumentation, LeftOut, Report};
+use crate::options::{Annotate, Exclusions, Options};
 use crate::workspace::{SelectedPackage, Workspace};
 use annotation::Insertion;
 use coordinates::Shifts;
@@ -51,6 +50,8 @@ pub struct Zero {
     user_root: PathBuf,
     /// Annotated files by path relative to the workspace root.
     files: RefCell<BTreeMap<String, Annotated>>,
+    /// Functions and tests that got an attribute, and what the build left out.
+    instrumentation: RefCell<Instrumentation>,
     copy: ScratchCopy,
     /// Declared after `copy`: the copy is removed before the interrupt handler forgets it.
     _cleanup: crate::interrupt::Cleanup,
@@ -125,6 +126,12 @@ impl Zero {
             options: run,
             user_root: workspace.root.clone(),
             files: RefCell::new(files),
+            instrumentation: RefCell::new(Instrumentation {
+                functions,
+                instrumented: functions,
+                left_out: Vec::new(),
+                tests_wrapped: tests,
+            }),
             copy,
             _cleanup: cleanup,
         };
@@ -157,11 +164,19 @@ impl Zero {
                 }
                 return Ok(outcome);
             };
-            let locations: BTreeSet<(String, u32)> = errors
+            // Each location with the first line of its error (the reason an item is left out).
+            let located: Vec<((String, u32), &str)> = errors
                 .iter()
-                .flat_map(|e| error_locations(e))
-                .map(|(file, line)| (self.relative(file), line))
+                .flat_map(|e| {
+                    let first = e.lines().next().unwrap_or_default();
+                    error_locations(e)
+                        .into_iter()
+                        .map(move |(file, line)| ((file, line), first))
+                })
+                .map(|((file, line), first)| ((self.relative(file), line), first))
                 .collect();
+            let locations: BTreeSet<(String, u32)> =
+                located.iter().map(|(at, _)| at.clone()).collect();
             if !suspected.is_disjoint(&locations) {
                 return Ok(outcome);
             }
@@ -172,6 +187,7 @@ impl Zero {
             retries += 1;
             suspected = locations;
             let mut files = self.files.borrow_mut();
+            let mut instrumentation = self.instrumentation.borrow_mut();
             for (path, lines) in blamed {
                 let Some(file) = files.get_mut(&path) else {
                     continue;
@@ -180,6 +196,19 @@ impl Zero {
                     let keep = !lines.contains(&i.lines);
                     if !keep {
                         dropped.push(format!("{path}: {}", i.item));
+                        let reason = located
+                            .iter()
+                            .find(|((file, line), _)| {
+                                *file == path && i.lines.0 <= *line && *line <= i.lines.1
+                            })
+                            .map_or_else(String::new, |(_, first)| first.to_string());
+                        instrumentation.instrumented -= i.functions;
+                        instrumentation.left_out.push(LeftOut {
+                            file: path.clone(),
+                            item: i.item.clone(),
+                            functions: i.functions,
+                            reason,
+                        });
                     }
                     keep
                 });
@@ -190,6 +219,11 @@ impl Zero {
                 )?;
             }
         }
+    }
+
+    /// What the copy instrumented, after the build's fallbacks.
+    pub fn instrumentation(&self) -> Instrumentation {
+        self.instrumentation.borrow().clone()
     }
 
     /// A compiler's file name relative to the workspace root.
