@@ -15,8 +15,8 @@ mod trace;
 
 pub use events::Event;
 pub use exit_code::{ExitCode, Failure, OrExit};
-pub use instrumentation::{Instrumentation, LeftOut};
 pub use fix::{Details as RepairDetails, EditEntry, FileChange, Fix};
+pub use instrumentation::{Instrumentation, LeftOut};
 pub use oracle::{AcceptedCall, Arg, Entry as OracleEntry};
 pub use outcome::{Location, Outcome};
 pub use report::{Applied, FIX_PATCH, FailingTest, Report, SHOWN_SUSPECTS, peak_rss_mb};

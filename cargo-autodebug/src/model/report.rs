@@ -7,7 +7,8 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::{
-    ExitCode, Fix, Instrumentation, Location, OracleEntry, Outcome, Ranked, RepairDetails, TestId, TraceSummary,
+    ExitCode, Fix, Instrumentation, Location, OracleEntry, Outcome, Ranked, RepairDetails, TestId,
+    TraceSummary,
 };
 
 /// Suspects shown in the console summary.
