@@ -10,6 +10,7 @@
 //! alone because they diverge ([`diverges`]), and how positions are counted ([`position`]).
 //! [`sites`] walks a file and names every expression that has the shape of a site.
 
+pub mod catalogue;
 mod lines;
 mod rules;
 pub mod sites;

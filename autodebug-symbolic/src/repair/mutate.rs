@@ -7,17 +7,14 @@
 
 use crate::ir::{BinOp, Expr, ExprKind, Function, IntType, Lit, Program, Type, UnOp, VarId};
 use autodebug_runtime::protocol::SiteKind;
+use autodebug_syntax::catalogue;
 
-/// The kinds of one-token corrections, as [`super::Edit::template`] names them.
-pub(crate) const RELATIONAL: &str = "relational-operator";
-pub(crate) const ARITHMETIC: &str = "arithmetic-operator";
-pub(crate) const BOOLEAN: &str = "boolean-operator";
-pub(crate) const NEGATION: &str = "negation";
-pub(crate) const VARIABLE: &str = "variable";
-pub(crate) const CONSTANT_STEP: &str = "constant±1";
-pub(crate) const DROP_CLAUSE: &str = "drop-clause";
-pub(crate) const BOUND_STEP: &str = "loop-bound±1";
-pub(crate) const ENUM_VARIANT: &str = "enum-variant";
+/// The kinds of one-token corrections, as [`super::Edit::template`] names them (the
+/// catalogue's names, shared with the syntactic source).
+pub(crate) use autodebug_syntax::catalogue::{
+    ARITHMETIC, BOOLEAN, BOUND_STEP, CONSTANT_STEP, DROP_CLAUSE, ENUM_VARIANT, NEGATION,
+    RELATIONAL, VARIABLE,
+};
 
 /// A corrected expression and the kind of correction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -289,37 +286,68 @@ fn compares_itself(e: &Expr) -> bool {
     })
 }
 
-/// The other comparisons, nearest first: the same direction with or without equality, the
-/// other direction, then equality.
+/// The other comparisons the catalogue gives, nearest first; for values without an order,
+/// only `==` ↔ `!=`.
 fn relational_alternatives(op: BinOp, ordered: bool) -> Vec<BinOp> {
-    use BinOp::*;
-    if !ordered {
-        return match op {
-            Eq => vec![Ne],
-            Ne => vec![Eq],
-            _ => Vec::new(),
-        };
+    let Some(op) = to_catalogue(op).filter(|o| !o.is_arithmetic()) else {
+        return Vec::new();
+    };
+    if !ordered && !op.is_equality() {
+        return Vec::new();
     }
-    match op {
-        Lt => vec![Le, Gt, Ge, Ne, Eq],
-        Le => vec![Lt, Ge, Gt, Eq, Ne],
-        Gt => vec![Ge, Lt, Le, Ne, Eq],
-        Ge => vec![Gt, Le, Lt, Eq, Ne],
-        Eq => vec![Ne, Le, Ge, Lt, Gt],
-        Ne => vec![Eq, Lt, Gt, Le, Ge],
-        _ => Vec::new(),
-    }
+    catalogue::swaps(op)
+        .iter()
+        .filter(|s| s.synthesis && (ordered || s.to.is_equality()))
+        .map(|s| from_catalogue(s.to))
+        .collect()
 }
 
+/// The other arithmetic operators the catalogue has template synthesis try, nearest first.
 fn arithmetic_alternatives(op: BinOp) -> Vec<BinOp> {
-    use BinOp::*;
+    let Some(op) = to_catalogue(op).filter(|o| o.is_arithmetic()) else {
+        return Vec::new();
+    };
+    catalogue::swaps(op)
+        .iter()
+        .filter(|s| s.synthesis)
+        .map(|s| from_catalogue(s.to))
+        .collect()
+}
+
+/// The catalogue's name of an IR operator it swaps.
+fn to_catalogue(op: BinOp) -> Option<catalogue::Op> {
+    use catalogue::Op;
+    Some(match op {
+        BinOp::Add => Op::Add,
+        BinOp::Sub => Op::Sub,
+        BinOp::Mul => Op::Mul,
+        BinOp::Div => Op::Div,
+        BinOp::Rem => Op::Rem,
+        BinOp::Lt => Op::Lt,
+        BinOp::Le => Op::Le,
+        BinOp::Gt => Op::Gt,
+        BinOp::Ge => Op::Ge,
+        BinOp::Eq => Op::Eq,
+        BinOp::Ne => Op::Ne,
+        _ => return None,
+    })
+}
+
+/// The IR operator of a catalogue operator.
+fn from_catalogue(op: catalogue::Op) -> BinOp {
+    use catalogue::Op;
     match op {
-        Add => vec![Sub, Mul],
-        Sub => vec![Add],
-        Mul => vec![Div, Add],
-        Div => vec![Mul, Rem],
-        Rem => vec![Div],
-        _ => Vec::new(),
+        Op::Add => BinOp::Add,
+        Op::Sub => BinOp::Sub,
+        Op::Mul => BinOp::Mul,
+        Op::Div => BinOp::Div,
+        Op::Rem => BinOp::Rem,
+        Op::Lt => BinOp::Lt,
+        Op::Le => BinOp::Le,
+        Op::Gt => BinOp::Gt,
+        Op::Ge => BinOp::Ge,
+        Op::Eq => BinOp::Eq,
+        Op::Ne => BinOp::Ne,
     }
 }
 
@@ -408,6 +436,31 @@ fn int_lit(e: &Expr) -> Option<i128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn synthesis_tries_the_catalogues_near_operators() {
+        use BinOp::*;
+        let arithmetic: Vec<Vec<BinOp>> = [Add, Sub, Mul, Div, Rem]
+            .into_iter()
+            .map(arithmetic_alternatives)
+            .collect();
+        assert_eq!(
+            arithmetic,
+            [
+                vec![Sub, Mul],
+                vec![Add],
+                vec![Div, Add],
+                vec![Mul, Rem],
+                vec![Div]
+            ]
+        );
+        assert_eq!(relational_alternatives(Lt, true), [Le, Gt, Ge, Ne, Eq]);
+        assert_eq!(relational_alternatives(Eq, true), [Ne, Le, Ge, Lt, Gt]);
+        assert_eq!(relational_alternatives(Eq, false), [Ne]);
+        assert!(relational_alternatives(Lt, false).is_empty());
+        assert!(relational_alternatives(Add, true).is_empty());
+        assert!(arithmetic_alternatives(Lt).is_empty());
+    }
 
     fn body_return(source: &str) -> (Program, Expr) {
         let program = Program::from_source(source, "t.rs").unwrap();

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ops::Range;
 
 use autodebug_runtime::protocol::{BinOp, Expr, SiteKey, SiteKind, Value};
+use autodebug_syntax::catalogue;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
@@ -80,42 +81,6 @@ struct Operation {
     left: Range<usize>,
     right: Range<usize>,
     commutative: bool,
-}
-
-/// Methods and functions with a counterpart a slip of the mind exchanges: each group's
-/// names take the same arguments, and a call of one is an edit of a call of another.
-const COUNTERPARTS: &[&[&str]] = &[
-    &["min", "max"],
-    &["min_by", "max_by"],
-    &["min_by_key", "max_by_key"],
-    &["floor", "ceil", "round", "trunc"],
-    &["to_uppercase", "to_lowercase"],
-    &["to_ascii_uppercase", "to_ascii_lowercase"],
-    &["is_uppercase", "is_lowercase"],
-    &["is_ascii_uppercase", "is_ascii_lowercase"],
-    &["starts_with", "ends_with"],
-    &["strip_prefix", "strip_suffix"],
-    &["trim_start", "trim_end", "trim"],
-    &["first", "last"],
-    &["is_some", "is_none"],
-    &["is_ok", "is_err"],
-    &["any", "all"],
-    &["find", "rfind"],
-    &["position", "rposition"],
-    &["is_alphabetic", "is_numeric"],
-    &["is_ascii_alphabetic", "is_ascii_digit"],
-    &["saturating_sub", "saturating_add"],
-    &["wrapping_sub", "wrapping_add"],
-    &["checked_sub", "checked_add"],
-];
-
-/// The names a call of `name` may be edited to.
-fn counterparts(name: &str) -> impl Iterator<Item = &'static str> + '_ {
-    COUNTERPARTS
-        .iter()
-        .filter(move |group| group.contains(&name))
-        .flat_map(|group| group.iter().copied())
-        .filter(move |other| *other != name)
 }
 
 impl Parts {
@@ -289,46 +254,22 @@ fn flag(e: &syn::Expr) -> Option<bool> {
     }
 }
 
-/// The other arithmetic operators, nearest first: the inverse operation, then the rest.
-fn arithmetic_swaps(op: BinOp) -> [(BinOp, u32); 4] {
-    use BinOp::*;
+/// The catalogue's name of a comparison or arithmetic operator.
+fn catalogue_op(op: BinOp) -> catalogue::Op {
+    use catalogue::Op;
     match op {
-        Add => [(Sub, 1), (Mul, 2), (Div, 2), (Rem, 2)],
-        Sub => [(Add, 1), (Mul, 2), (Div, 2), (Rem, 2)],
-        Mul => [(Div, 1), (Add, 2), (Sub, 2), (Rem, 2)],
-        Div => [(Mul, 1), (Rem, 1), (Add, 2), (Sub, 2)],
-        _ => [(Div, 1), (Add, 2), (Sub, 2), (Mul, 2)],
-    }
-}
-
-fn symbol(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
+        BinOp::Add => Op::Add,
+        BinOp::Sub => Op::Sub,
+        BinOp::Mul => Op::Mul,
+        BinOp::Div => Op::Div,
+        BinOp::Rem => Op::Rem,
+        BinOp::Lt => Op::Lt,
+        BinOp::Le => Op::Le,
+        BinOp::Gt => Op::Gt,
+        BinOp::Ge => Op::Ge,
+        BinOp::Eq => Op::Eq,
+        BinOp::Ne => Op::Ne,
         _ => unreachable!("only comparisons and arithmetic are swapped"),
-    }
-}
-
-/// The other comparisons, nearest first: the same direction with or without equality,
-/// then the other direction, then (in)equality.
-fn swaps(op: BinOp) -> [(BinOp, u32); 5] {
-    use BinOp::*;
-    match op {
-        Lt => [(Le, 1), (Gt, 2), (Ge, 2), (Ne, 3), (Eq, 3)],
-        Le => [(Lt, 1), (Ge, 2), (Gt, 2), (Eq, 3), (Ne, 3)],
-        Gt => [(Ge, 1), (Lt, 2), (Le, 2), (Ne, 3), (Eq, 3)],
-        Ge => [(Gt, 1), (Le, 2), (Lt, 2), (Eq, 3), (Ne, 3)],
-        Eq => [(Ne, 2), (Le, 3), (Ge, 3), (Lt, 3), (Gt, 3)],
-        _ => [(Eq, 2), (Lt, 3), (Gt, 3), (Le, 3), (Ge, 3)],
     }
 }
 
@@ -430,14 +371,14 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
 /// The relational and logical operators' swaps.
 fn operator_swaps(original: &str, parts: &Parts, types: &Types, out: &mut Vec<Mutation>) {
     for (range, op) in &parts.comparisons {
-        for (to, cost) in swaps(*op) {
-            let rust = splice(original, range, symbol(to));
-            out.push(mutation(rust, "relational-operator", cost, types));
+        for swap in catalogue::swaps(catalogue_op(*op)) {
+            let rust = splice(original, range, swap.to.symbol());
+            out.push(mutation(rust, catalogue::RELATIONAL, swap.cost, types));
         }
     }
     for (range, op) in &parts.logical {
         let rust = splice(original, range, if *op == BinOp::And { "||" } else { "&&" });
-        out.push(mutation(rust, "logical-operator", 1, types));
+        out.push(mutation(rust, catalogue::LOGICAL, 1, types));
     }
 }
 
@@ -461,9 +402,9 @@ fn bound_shifts(original: &str, kind: SiteKind, types: &Types, out: &mut Vec<Mut
             out.push(Mutation {
                 rust,
                 template: if kind == SiteKind::Start {
-                    "loop-start±1"
+                    catalogue::START_STEP
                 } else {
-                    "loop-bound±1"
+                    catalogue::BOUND_STEP
                 },
                 cost: 1,
                 expr,
@@ -483,14 +424,14 @@ fn arithmetic_and_negations(
     out: &mut Vec<Mutation>,
 ) {
     for (range, op) in &parts.arithmetic {
-        for (to, cost) in arithmetic_swaps(*op) {
-            let rust = splice(original, range, symbol(to));
-            out.push(mutation(rust, "arithmetic-operator", cost, types));
+        for swap in catalogue::swaps(catalogue_op(*op)) {
+            let rust = splice(original, range, swap.to.symbol());
+            out.push(mutation(rust, catalogue::ARITHMETIC, swap.cost, types));
         }
     }
     for range in &parts.negations {
         let rust = splice(original, range, "");
-        out.push(mutation(rust, "negation", 1, types));
+        out.push(mutation(rust, catalogue::NEGATION, 1, types));
     }
     for (range, parens) in &parts.flags {
         let operand = &original[range.clone()];
@@ -500,7 +441,7 @@ fn arithmetic_and_negations(
             format!("!{operand}")
         };
         let rust = splice(original, range, &negated);
-        out.push(mutation(rust, "negation", 2, types));
+        out.push(mutation(rust, catalogue::NEGATION, 2, types));
     }
     if kind.is_branch()
         && parts.negations.is_empty()
@@ -508,7 +449,7 @@ fn arithmetic_and_negations(
     {
         // The whole condition negated (a comparison is negated by its operator swaps).
         let rust = format!("!({original})");
-        out.push(mutation(rust, "negation", 2, types));
+        out.push(mutation(rust, catalogue::NEGATION, 2, types));
     }
 }
 
@@ -522,12 +463,12 @@ fn clause_and_constant_edits(
     for (whole, left, right) in &parts.clauses {
         for keep in [left, right] {
             let rust = splice(original, whole, &original[keep.clone()]);
-            out.push(mutation(rust, "drop-clause", 2, types));
+            out.push(mutation(rust, catalogue::DROP_CLAUSE, 2, types));
         }
     }
     for (range, value) in &parts.booleans {
         let rust = splice(original, range, if *value { "false" } else { "true" });
-        out.push(mutation(rust, "constant", 1, types));
+        out.push(mutation(rust, catalogue::CONSTANT, 1, types));
     }
     for (range, v, suffix) in &parts.integers {
         for next in [v.checked_add(1), v.checked_sub(1)].into_iter().flatten() {
@@ -551,7 +492,7 @@ fn clause_and_constant_edits(
                 }
                 _ => rust,
             };
-            out.push(mutation(rust, "constant±1", 1, types));
+            out.push(mutation(rust, catalogue::CONSTANT_STEP, 1, types));
         }
     }
 }
@@ -570,7 +511,7 @@ fn variable_and_operand_edits(
         for (other, other_ty) in &types.vars {
             if other != name && other_ty == ty {
                 let rust = splice(original, range, other);
-                out.push(mutation(rust, "variable", 2, types));
+                out.push(mutation(rust, catalogue::VARIABLE, 2, types));
             }
         }
     }
@@ -583,12 +524,12 @@ fn variable_and_operand_edits(
     {
         let (l, r) = (&original[left.clone()], &original[right.clone()]);
         let mut edits = vec![
-            (l.to_string(), "drop-operand"),
-            (r.to_string(), "drop-operand"),
+            (l.to_string(), catalogue::DROP_OPERAND),
+            (r.to_string(), catalogue::DROP_OPERAND),
         ];
         if !commutative {
             let between = &original[left.end..right.start];
-            edits.push((format!("{r}{between}{l}"), "operand-swap"));
+            edits.push((format!("{r}{between}{l}"), catalogue::OPERAND_SWAP));
         }
         for (with, template) in edits {
             // An operand that needs no parentheses replaces those around the operation:
@@ -607,7 +548,7 @@ fn variable_and_operand_edits(
                 .parens
                 .iter()
                 .find(|(_, inner)| inner == whole)
-                .filter(|_| atomic && template == "drop-operand")
+                .filter(|_| atomic && template == catalogue::DROP_OPERAND)
                 .map_or(whole, |(outer, _)| outer);
             let rust = splice(original, place, &with);
             out.push(mutation(rust, template, 2, types));
@@ -629,13 +570,13 @@ fn element_and_method_edits(original: &str, parts: &Parts, types: &Types, out: &
                 &original[pair[0].end..pair[1].start],
                 &original[pair[1].end..]
             );
-            out.push(mutation(rust, "element-swap", 2, types));
+            out.push(mutation(rust, catalogue::ELEMENT_SWAP, 2, types));
         }
     }
     for (range, name) in &parts.methods {
-        for other in counterparts(name) {
+        for other in catalogue::counterparts(name) {
             let rust = splice(original, range, other);
-            out.push(mutation(rust, "counterpart-method", 2, types));
+            out.push(mutation(rust, catalogue::COUNTERPART, 2, types));
         }
     }
 }
