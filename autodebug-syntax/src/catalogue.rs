@@ -53,6 +53,26 @@ pub enum Op {
 }
 
 impl Op {
+    /// Every operator of the catalogue.
+    pub const ALL: [Op; 11] = [
+        Op::Add,
+        Op::Sub,
+        Op::Mul,
+        Op::Div,
+        Op::Rem,
+        Op::Lt,
+        Op::Le,
+        Op::Gt,
+        Op::Ge,
+        Op::Eq,
+        Op::Ne,
+    ];
+
+    /// The operator Rust writes as `symbol`, if the catalogue has it.
+    pub fn parse(symbol: &str) -> Option<Op> {
+        Op::ALL.into_iter().find(|op| op.symbol() == symbol)
+    }
+
     /// How Rust writes it.
     pub fn symbol(self) -> &'static str {
         match self {

@@ -316,39 +316,16 @@ fn arithmetic_alternatives(op: BinOp) -> Vec<BinOp> {
 
 /// The catalogue's name of an IR operator it swaps.
 fn to_catalogue(op: BinOp) -> Option<catalogue::Op> {
-    use catalogue::Op;
-    Some(match op {
-        BinOp::Add => Op::Add,
-        BinOp::Sub => Op::Sub,
-        BinOp::Mul => Op::Mul,
-        BinOp::Div => Op::Div,
-        BinOp::Rem => Op::Rem,
-        BinOp::Lt => Op::Lt,
-        BinOp::Le => Op::Le,
-        BinOp::Gt => Op::Gt,
-        BinOp::Ge => Op::Ge,
-        BinOp::Eq => Op::Eq,
-        BinOp::Ne => Op::Ne,
-        _ => return None,
-    })
+    catalogue::Op::parse(op.symbol())
 }
 
 /// The IR operator of a catalogue operator.
 fn from_catalogue(op: catalogue::Op) -> BinOp {
-    use catalogue::Op;
-    match op {
-        Op::Add => BinOp::Add,
-        Op::Sub => BinOp::Sub,
-        Op::Mul => BinOp::Mul,
-        Op::Div => BinOp::Div,
-        Op::Rem => BinOp::Rem,
-        Op::Lt => BinOp::Lt,
-        Op::Le => BinOp::Le,
-        Op::Gt => BinOp::Gt,
-        Op::Ge => BinOp::Ge,
-        Op::Eq => BinOp::Eq,
-        Op::Ne => BinOp::Ne,
-    }
+    use BinOp::*;
+    [Add, Sub, Mul, Div, Rem, Lt, Le, Gt, Ge, Eq, Ne]
+        .into_iter()
+        .find(|b| b.symbol() == op.symbol())
+        .expect("the IR has every operator of the catalogue")
 }
 
 fn fits(v: i128, t: IntType) -> bool {

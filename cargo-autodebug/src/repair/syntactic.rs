@@ -254,23 +254,10 @@ fn flag(e: &syn::Expr) -> Option<bool> {
     }
 }
 
-/// The catalogue's name of a comparison or arithmetic operator.
-fn catalogue_op(op: BinOp) -> catalogue::Op {
-    use catalogue::Op;
-    match op {
-        BinOp::Add => Op::Add,
-        BinOp::Sub => Op::Sub,
-        BinOp::Mul => Op::Mul,
-        BinOp::Div => Op::Div,
-        BinOp::Rem => Op::Rem,
-        BinOp::Lt => Op::Lt,
-        BinOp::Le => Op::Le,
-        BinOp::Gt => Op::Gt,
-        BinOp::Ge => Op::Ge,
-        BinOp::Eq => Op::Eq,
-        BinOp::Ne => Op::Ne,
-        _ => unreachable!("only comparisons and arithmetic are swapped"),
-    }
+/// The catalogue's operator written at `range` of `text` (a comparison or arithmetic
+/// operator the walk found there).
+fn written_op(text: &str, range: &Range<usize>) -> catalogue::Op {
+    catalogue::Op::parse(&text[range.clone()]).expect("a comparison or arithmetic operator")
 }
 
 fn splice(text: &str, range: &Range<usize>, with: &str) -> String {
@@ -370,8 +357,8 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
 
 /// The relational and logical operators' swaps.
 fn operator_swaps(original: &str, parts: &Parts, types: &Types, out: &mut Vec<Mutation>) {
-    for (range, op) in &parts.comparisons {
-        for swap in catalogue::swaps(catalogue_op(*op)) {
+    for (range, _) in &parts.comparisons {
+        for swap in catalogue::swaps(written_op(original, range)) {
             let rust = splice(original, range, swap.to.symbol());
             out.push(mutation(rust, catalogue::RELATIONAL, swap.cost, types));
         }
@@ -423,8 +410,8 @@ fn arithmetic_and_negations(
     types: &Types,
     out: &mut Vec<Mutation>,
 ) {
-    for (range, op) in &parts.arithmetic {
-        for swap in catalogue::swaps(catalogue_op(*op)) {
+    for (range, _) in &parts.arithmetic {
+        for swap in catalogue::swaps(written_op(original, range)) {
             let rust = splice(original, range, swap.to.symbol());
             out.push(mutation(rust, catalogue::ARITHMETIC, swap.cost, types));
         }
