@@ -64,8 +64,10 @@ pub fn build(
     if let Some(manifest) = &options.manifest_path {
         command.arg("--manifest-path").arg(manifest);
     }
+    // By id: a dependency may bring another package of the same name (an older release of
+    // the crate under test, used by one of its dev-dependencies) into the graph.
     for package in &workspace.packages {
-        command.arg("-p").arg(&package.name);
+        command.arg("-p").arg(&package.id);
     }
     if options.lib {
         command.arg("--lib");

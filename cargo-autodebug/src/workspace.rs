@@ -25,6 +25,11 @@ pub struct Workspace {
 pub struct SelectedPackage {
     /// The package's name.
     pub name: String,
+    /// Its version.
+    pub version: String,
+    /// Its package id as cargo writes it (`path+file:///…#name@version`): names it even when
+    /// a dependency brings another package of the same name into the graph.
+    pub id: String,
     /// Its `Cargo.toml`.
     pub manifest_path: PathBuf,
     /// Root files of its library and binary targets (where its own code starts; test,
@@ -81,6 +86,8 @@ impl SelectedPackage {
             .collect();
         SelectedPackage {
             name: package.name.to_string(),
+            version: package.version.to_string(),
+            id: package.id.repr.clone(),
             manifest_path: package.manifest_path.clone().into_std_path_buf(),
             code_roots,
             test_roots,
@@ -199,7 +206,12 @@ fn select_packages(metadata: &Metadata, options: &Options) -> Result<Vec<Selecte
     let chosen: Vec<&Package> = if !options.packages.is_empty() {
         let mut chosen = Vec::new();
         for spec in &options.packages {
-            let found = members.iter().find(|p| p.name.as_str() == spec.as_str()).with_context(|| {
+            // A name, or `name@version` as cargo asks for when another package of the
+            // same name is in the graph.
+            let names = |p: &&&Package| {
+                p.name.as_str() == spec.as_str() || format!("{}@{}", p.name, p.version) == *spec
+            };
+            let found = members.iter().find(names).with_context(|| {
                 let names: Vec<&str> = members.iter().map(|p| p.name.as_str()).collect();
                 format!(
                     "package `{spec}` is not a member of the workspace at {}\nhint: members are: {}",

@@ -762,3 +762,56 @@ fn an_interrupted_run_stops_its_tests() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn a_crate_that_a_dev_dependency_takes_in_another_version_builds_instrumented() {
+    // `cargo test -p ring` is ambiguous here (ring 0.2.0, and ring 0.1.0 that the snapshot
+    // helper depends on): the build and the rebuilds must name the package exactly.
+    let _serial = serial();
+    let dir = write_tree(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"ring\"\nversion = \"0.2.0\"\nedition = \"2021\"\n\n\
+             [dev-dependencies]\nsnap = { path = \"snap\" }\n\n\
+             [workspace]\nexclude = [\"snap\", \"released\"]\n",
+        ),
+        (
+            "src/lib.rs",
+            "/// The larger of two values.\npub fn larger(a: i32, b: i32) -> i32 {\n    \
+             if a < b { a } else { b }\n}\n",
+        ),
+        (
+            "tests/larger.rs",
+            "#[test]\nfn larger() {\n    assert_eq!(snap::name(), \"released\");\n    \
+             assert_eq!(ring::larger(2, 5), 5);\n    assert_eq!(ring::larger(7, 3), 7);\n}\n",
+        ),
+        (
+            "snap/Cargo.toml",
+            "[package]\nname = \"snap\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\nring = { path = \"../released\" }\n",
+        ),
+        (
+            "snap/src/lib.rs",
+            "pub fn name() -> &'static str {\n    ring::NAME\n}\n",
+        ),
+        (
+            "released/Cargo.toml",
+            "[package]\nname = \"ring\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "released/src/lib.rs",
+            "pub const NAME: &str = \"released\";\n",
+        ),
+    ]);
+    common::autodebug_expecting(dir.path(), &[], 5);
+    let report = common::report(dir.path());
+    let fix = report["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["validated"] == true)
+        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    assert_eq!(fix["replacement"], "a > b", "{report:#}");
+    // The version cargo names in its hint selects the package too.
+    common::autodebug_expecting(dir.path(), &["-p", "ring@0.2.0", "--no-fix"], 5);
+}

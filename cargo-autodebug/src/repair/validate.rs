@@ -108,7 +108,12 @@ impl Selection {
         });
         Selection {
             manifest_path,
-            packages: workspace.packages.iter().map(|p| p.name.clone()).collect(),
+            // `name@version`: the copy's paths differ from the workspace's, so not the id.
+            packages: workspace
+                .packages
+                .iter()
+                .map(|p| format!("{}@{}", p.name, p.version))
+                .collect(),
             lib: options.lib,
             test_targets: options.test_targets.clone(),
         }
