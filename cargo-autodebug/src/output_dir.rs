@@ -34,13 +34,7 @@ impl OutputDir {
     pub fn create(dir: PathBuf) -> Result<OutputDir> {
         if dir.exists() {
             // A run still using it holds its lock (which moves with the directory).
-            let previous = lock(&dir).with_context(|| {
-                format!(
-                    "{} is in use by another cargo autodebug run; wait for it to finish or \
-                     give this one its own --output DIR",
-                    dir.display()
-                )
-            })?;
+            let previous = lock(&dir)?;
             let old = old_of(&dir);
             if old.exists() {
                 std::fs::remove_dir_all(&old)
@@ -52,13 +46,7 @@ impl OutputDir {
         }
         std::fs::create_dir_all(dir.join("log"))
             .with_context(|| format!("could not create {}", dir.display()))?;
-        let lock = lock(&dir).with_context(|| {
-            format!(
-                "{} is in use by another cargo autodebug run; wait for it to finish or give \
-                 this one its own --output DIR",
-                dir.display()
-            )
-        })?;
+        let lock = lock(&dir)?;
         Ok(OutputDir {
             path: dir,
             _lock: lock,
@@ -106,9 +94,17 @@ impl OutputDir {
 
 /// The directory `dir`, opened and locked for this process (an error when another holds it).
 fn lock(dir: &Path) -> Result<std::fs::File> {
-    let file = std::fs::File::open(dir)?;
-    file.try_lock()?;
-    Ok(file)
+    let locked = std::fs::File::open(dir).and_then(|file| {
+        file.try_lock()?;
+        Ok(file)
+    });
+    locked.with_context(|| {
+        format!(
+            "{} is in use by another cargo autodebug run; wait for it to finish or give this \
+             one its own --output DIR",
+            dir.display()
+        )
+    })
 }
 
 /// `<dir>.old`.

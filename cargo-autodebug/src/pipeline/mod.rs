@@ -60,11 +60,11 @@ fn analyse(
     let Some(tests) = stages::select_tests(session, report, &binaries, console)? else {
         return Ok(Ended::Early(ExitCode::NoTests));
     };
-    let baseline = stages::baseline(session, report, &tests, console)?;
+    let recorder = session.recorder();
+    let baseline = stages::baseline(session, report, &tests, &recorder, console)?;
     if session.options().baseline_only {
         return Ok(Ended::Analysed(baseline.code));
     }
-    let recorder = session.recorder();
     let traces = stages::record(report, &baseline, &recorder, console)?;
     let oracles = stages::oracles(report, &baseline.results, &traces, &recorder, console);
     let evidence = stages::Evidence {

@@ -122,12 +122,13 @@ pub fn baseline(
     session: &Session,
     report: &mut Report,
     tests: &[TestId],
+    runner: &Recorder,
     console: &Console,
 ) -> Result<Baseline, Failure> {
     let options = session.options();
     let phase = Instant::now();
-    let results = baseline_run::run(&session.recorder(), tests, options.reruns, console)
-        .or_exit(ExitCode::Software)?;
+    let results =
+        baseline_run::run(runner, tests, options.reruns, console).or_exit(ExitCode::Software)?;
     report.timing.baseline_s = phase.elapsed().as_secs_f64();
 
     let mut code = ExitCode::Clean;
