@@ -35,6 +35,8 @@ pub const DROP_OPERAND: &str = "drop-operand";
 pub const ELEMENT_SWAP: &str = "element-swap";
 /// A method for its counterpart.
 pub const COUNTERPART: &str = "counterpart-method";
+/// A short string literal with one character dropped, or emptied.
+pub const STRING_EDIT: &str = "string-literal";
 
 /// An operator the catalogue swaps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

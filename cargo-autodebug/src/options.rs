@@ -147,8 +147,10 @@ pub struct Options {
     pub max_candidates: usize,
 
     /// Cap on the patched builds (each candidate that passes the reruns is rebuilt and the
-    /// suite run before it is called validated).
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    /// suite run before it is called validated). Past the first ten, rebuilds go on only
+    /// while all of them together have taken under 20 seconds (a small crate rebuilds in a
+    /// fraction of a second, a large one does not).
+    #[arg(long, value_name = "N", default_value_t = 40)]
     pub max_rebuilds: usize,
 
     /// Stop repairing after this many validated fixes.

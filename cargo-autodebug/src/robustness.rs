@@ -484,6 +484,7 @@ fn check_rewrite(
     let edits = [Edit {
         bytes: bytes.clone(),
         replacement: replacement.to_string(),
+        statement: false,
     }];
     let after = match catch_unwind(AssertUnwindSafe(|| patch::apply_edits(text, &edits))) {
         Err(payload) => {

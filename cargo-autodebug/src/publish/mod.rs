@@ -64,15 +64,22 @@ pub fn describe(fix: &Fix) -> String {
     let edits: Vec<String> = fix
         .edits
         .iter()
-        .map(|e| {
-            format!(
-                "`{}` → `{}`",
-                one_line(&e.original),
-                one_line(&e.replacement)
-            )
-        })
+        .map(|e| edit_phrase(&e.original, &e.replacement))
         .collect();
     edits.join(", ")
+}
+
+/// One edit in words: `` `a` → `b` ``, or `` insert `x` `` and `` delete `x` `` for a
+/// statement put in or taken out.
+pub fn edit_phrase(original: &str, replacement: &str) -> String {
+    let (original, replacement) = (one_line(original), one_line(replacement));
+    if original.is_empty() {
+        format!("insert `{replacement}`")
+    } else if replacement.is_empty() {
+        format!("delete `{original}`")
+    } else {
+        format!("`{original}` → `{replacement}`")
+    }
 }
 
 /// Code on one line, without backticks that would end an inline code span.

@@ -178,7 +178,11 @@ impl Report {
                     .culprit()
                     .filter(|s| s.file == fix.file && s.line == fix.line)
                     .and_then(|s| s.source_line.clone())
-                    .unwrap_or_else(|| fix.original.clone());
+                    .unwrap_or_else(|| match fix.original.trim() {
+                        // A statement put in: what goes there.
+                        "" => super::describe(fix),
+                        _ => fix.original.clone(),
+                    });
                 out.push_str(&format!(
                     "{} {}:{}:{}  {code}\n",
                     style.heading("Where"),
@@ -405,11 +409,13 @@ impl Report {
             .iter()
             .map(|e| {
                 if fix.edits.len() == 1 {
-                    format!("`{}` → `{}`", e.original, e.replacement)
+                    super::edit_phrase(&e.original, &e.replacement)
                 } else {
                     format!(
-                        "{}:{}: `{}` → `{}`",
-                        e.file, e.line, e.original, e.replacement
+                        "{}:{}: {}",
+                        e.file,
+                        e.line,
+                        super::edit_phrase(&e.original, &e.replacement)
                     )
                 }
             })

@@ -15,6 +15,7 @@ pub mod recorded;
 pub mod rerun;
 mod search;
 mod sources;
+pub mod statements;
 pub mod switched;
 pub mod syntactic;
 pub mod synthesis;
@@ -64,6 +65,10 @@ pub struct CandidateEdit {
     pub rust: String,
     /// The same code as the runtime evaluates it at the site, when it can.
     pub expr: Option<Expr>,
+    /// The bytes of the site's file the edit replaces when they are not the site's own
+    /// code: a statement around the site (deleted, or a new one put next to it). `rust` is
+    /// then statements, not an expression, and the runtime cannot evaluate it.
+    pub statement: Option<std::ops::Range<usize>>,
 }
 
 /// A candidate fix: one edit per component it changes.
@@ -107,6 +112,10 @@ pub struct Limits {
     pub candidates: usize,
     /// Patched builds.
     pub rebuilds: usize,
+    /// Past this many patched builds, rebuilds go on only while all of them together have
+    /// taken under [`Limits::rebuild_time`].
+    pub free_rebuilds: usize,
+    pub rebuild_time: Duration,
     /// Validated fixes after which the stage stops.
     pub fixes: usize,
     /// Wall time of the stage (a rebuild under way finishes).
@@ -123,6 +132,8 @@ impl Limits {
             suspects: options.fix_suspects,
             candidates: options.max_candidates,
             rebuilds: options.max_rebuilds,
+            free_rebuilds: 10,
+            rebuild_time: Duration::from_secs(20),
             fixes: options.max_fixes.max(1),
             time: Duration::from_secs_f64(options.repair_timeout.max(0.0)),
             rebuild_all: options.rebuild_all,
@@ -294,7 +305,7 @@ pub fn repair_with(
 /// Whether `candidate` (one edit of `target`, a branch) leaves every recorded failing run
 /// as it was (see [`recorded`]).
 fn unchanged_runs(context: &Context, target: &Target, candidate: &Candidate) -> bool {
-    matches!(candidate.edits.as_slice(), [edit] if edit.site == target.site.key())
+    matches!(candidate.edits.as_slice(), [edit] if edit.site == target.site.key() && edit.statement.is_none())
         && recorded::leaves_failing_runs_unchanged(
             context.traces,
             &target.site,
@@ -445,8 +456,9 @@ fn make_fix(
             &edits
                 .iter()
                 .map(|(t, e)| patch::Edit {
-                    bytes: t.located.bytes.clone(),
+                    bytes: e.statement.clone().unwrap_or(t.located.bytes.clone()),
                     replacement: e.rust.clone(),
+                    statement: e.statement.is_some(),
                 })
                 .collect::<Vec<_>>(),
         )?;
@@ -465,7 +477,7 @@ fn make_fix(
         let target = &targets[by_key[&edit.site]];
         suspect_rank = suspect_rank.min(target.rank);
         localized_by.extend(target.localized_by.iter().copied());
-        entries.push(EditEntry {
+        let entry = EditEntry {
             file: target.path.clone(),
             line: target.site.line,
             column: target.site.column,
@@ -474,6 +486,23 @@ fn make_fix(
             kind: target.site.kind,
             original: target.located.original.clone(),
             replacement: edit.rust.clone(),
+        };
+        entries.push(match &edit.statement {
+            // A statement edit says where it is in the file as read.
+            Some(bytes) => {
+                let text = files.get(&target.path).context("the file was not read")?;
+                let (line, column) = autodebug_syntax::line_column(text, bytes.start);
+                let (end_line, end_column) = autodebug_syntax::line_column(text, bytes.end);
+                EditEntry {
+                    line,
+                    column,
+                    end_line,
+                    end_column,
+                    original: text[bytes.clone()].to_string(),
+                    ..entry
+                }
+            }
+            None => entry,
         });
     }
     let first = entries[0].clone();

@@ -27,6 +27,9 @@ pub struct Located {
 pub struct Edit {
     pub bytes: Range<usize>,
     pub replacement: String,
+    /// The replacement is statements (or nothing), not an expression: only the patched
+    /// file must parse.
+    pub statement: bool,
 }
 
 /// An expression of a parsed file: where it is (byte range, start and end as sites give
@@ -229,9 +232,42 @@ pub fn locate(text: &str, site: &SiteInfo) -> Result<Located> {
     })
 }
 
-/// `text` without whitespace.
+/// `text` without the whitespace between its tokens (what is inside a string or character
+/// literal counts: `" "` and `""` differ), for comparing two texts of code.
 pub fn squeeze(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
+    fn push(stream: proc_macro2::TokenStream, out: &mut String) {
+        for token in stream {
+            match token {
+                proc_macro2::TokenTree::Group(g) => {
+                    let (open, close) = match g.delimiter() {
+                        proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                        proc_macro2::Delimiter::Brace => ("{", "}"),
+                        proc_macro2::Delimiter::Bracket => ("[", "]"),
+                        proc_macro2::Delimiter::None => ("", ""),
+                    };
+                    out.push_str(open);
+                    push(g.stream(), out);
+                    out.push_str(close);
+                }
+                // Two words in a row keep a space between them (`mut x`, `as i32`).
+                proc_macro2::TokenTree::Ident(i) => {
+                    if out.ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                        out.push(' ');
+                    }
+                    out.push_str(&i.to_string());
+                }
+                other => out.push_str(&other.to_string()),
+            }
+        }
+    }
+    match text.parse::<proc_macro2::TokenStream>() {
+        Ok(stream) => {
+            let mut out = String::with_capacity(text.len());
+            push(stream, &mut out);
+            out
+        }
+        Err(_) => text.chars().filter(|c| !c.is_whitespace()).collect(),
+    }
 }
 
 /// `text` with each edit's bytes replaced by its replacement. Edits must not overlap. The
@@ -255,7 +291,7 @@ pub fn apply_edits(text: &str, edits: &[Edit]) -> Result<String> {
         {
             bail!("edit outside the file");
         }
-        if syn::parse_str::<Expr>(&edit.replacement).is_err() {
+        if !edit.statement && syn::parse_str::<Expr>(&edit.replacement).is_err() {
             bail!("`{}` is not a Rust expression", edit.replacement);
         }
         texts.push(edit.replacement.clone());
@@ -265,25 +301,25 @@ pub fn apply_edits(text: &str, edits: &[Edit]) -> Result<String> {
     let mut wrapped = vec![false; texts.len()];
     loop {
         let (patched, ranges) = splice(text, &sorted, &texts);
-        let culprit = match Index::of(&patched) {
-            Ok(index) => {
-                match ranges
-                    .iter()
-                    .position(|r| !index.nodes.iter().any(|n| &n.bytes == r))
-                {
-                    None => return Ok(patched),
-                    Some(i) if !wrapped[i] => i,
-                    Some(i) => bail!(
-                        "`{}` does not stand as one expression where it goes",
-                        sorted[i].replacement
-                    ),
+        let culprit =
+            match Index::of(&patched) {
+                Ok(index) => {
+                    match ranges.iter().zip(&sorted).position(|(r, e)| {
+                        !e.statement && !index.nodes.iter().any(|n| &n.bytes == r)
+                    }) {
+                        None => return Ok(patched),
+                        Some(i) if !wrapped[i] => i,
+                        Some(i) => bail!(
+                            "`{}` does not stand as one expression where it goes",
+                            sorted[i].replacement
+                        ),
+                    }
                 }
-            }
-            Err(error) => match wrapped.iter().position(|w| !w) {
-                Some(i) => i,
-                None => bail!("the patched file {error}"),
-            },
-        };
+                Err(error) => match wrapped.iter().position(|w| !w) {
+                    Some(i) => i,
+                    None => bail!("the patched file {error}"),
+                },
+            };
         texts[culprit] = format!("({})", texts[culprit]);
         wrapped[culprit] = true;
     }
@@ -340,6 +376,15 @@ pub(crate) fn site_at(text: &str, bytes: Range<usize>, kind: SiteKind) -> SiteIn
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn squeezed_texts_ignore_layout_but_not_literals() {
+        assert_eq!(squeeze("a  +\n b"), squeeze("a+b"));
+        assert_eq!(squeeze("let mut x = 1 as i32;"), "let mut x=1 as i32;");
+        assert_ne!(squeeze("\" \".to_string()"), squeeze("\"\".to_string()"));
+        assert_ne!(squeeze("' '"), squeeze("'_'"));
+        assert_eq!(squeeze("f(x) // a comment"), squeeze("f( x )"));
+    }
+
     use super::*;
 
     /// The site of `code`, found as the first `code` inside the first `context` in `text`.
@@ -360,6 +405,7 @@ mod tests {
             &[Edit {
                 bytes: located.bytes.clone(),
                 replacement: replacement.into(),
+                statement: false,
             }],
         )
         .unwrap();
@@ -479,7 +525,8 @@ pub fn max( x:i32,y :i32 )->i32{
                 text,
                 &[Edit {
                     bytes: 0..2,
-                    replacement: "not rust (".into()
+                    replacement: "not rust (".into(),
+                    statement: false
                 }]
             )
             .is_err()
@@ -497,10 +544,12 @@ pub fn max( x:i32,y :i32 )->i32{
                 Edit {
                     bytes: b.bytes,
                     replacement: "a * 3".into(),
+                    statement: false,
                 },
                 Edit {
                     bytes: a.bytes,
                     replacement: "x".into(),
+                    statement: false,
                 },
             ],
         )

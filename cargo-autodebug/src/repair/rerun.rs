@@ -370,6 +370,7 @@ mod tests {
             site: site().key(),
             rust: "src.len()".into(),
             expr,
+            statement: None,
         };
         let candidate = |edits| Candidate {
             edits,

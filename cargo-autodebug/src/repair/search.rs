@@ -123,7 +123,9 @@ impl Search<'_> {
             let mut batch = source.next(target, BATCH.min(room));
             details.propose_s += proposing.elapsed().as_secs_f64();
             for edit in batch.iter_mut().flat_map(|c| c.edits.iter_mut()) {
-                edit.rust = without_outer_parens(&edit.rust);
+                if edit.statement.is_none() {
+                    edit.rust = without_outer_parens(&edit.rust);
+                }
             }
             if batch.is_empty() {
                 return Ok(());
@@ -137,7 +139,10 @@ impl Search<'_> {
                 let key: Vec<(SiteKey, String)> = c
                     .edits
                     .iter()
-                    .map(|e| (e.site.clone(), patch::squeeze(&e.rust)))
+                    .map(|e| match &e.statement {
+                        Some(bytes) => (e.site.clone(), format!("{bytes:?}{}", e.rust)),
+                        None => (e.site.clone(), patch::squeeze(&e.rust)),
+                    })
                     .collect();
                 checked.proposed.insert(key)
             });
@@ -237,7 +242,8 @@ impl Search<'_> {
     }
 
     /// The order of the rebuilds: plausible candidates first, then those the runtime could
-    /// not judge; each group by the rank of the site and the simplicity of the change.
+    /// not judge; each group by the number of edits, one-token edits before statement
+    /// edits, then by the rank of the site and the simplicity of the change.
     pub fn queue(&self, checked: Checked) -> Vec<Queued> {
         let Checked {
             mut plausible,
@@ -252,7 +258,8 @@ impl Search<'_> {
                 .filter_map(|e| self.by_key.get(&e.site).map(|&i| self.targets[i].rank))
                 .min()
                 .unwrap_or(usize::MAX);
-            (c.edits.len(), rank, c.cost)
+            let statement = c.edits.iter().any(|e| e.statement.is_some());
+            (c.edits.len(), statement, rank, c.cost)
         };
         plausible.sort_by_key(|(c, _)| order(c));
         undecided.sort_by_key(order);
@@ -299,11 +306,18 @@ impl Search<'_> {
                 .get(&sites)
                 .is_some_and(|&cost| candidate.cost >= cost)
                 && !limits.rebuild_all;
-            if details.rebuilds >= limits.rebuilds || site_fixed {
+            let slow = details.rebuilds >= limits.free_rebuilds
+                && rebuild_start.elapsed() > limits.rebuild_time;
+            if details.rebuilds >= limits.rebuilds || slow || site_fixed {
                 if !site_fixed {
-                    details
-                        .cut
-                        .get_or_insert(format!("{} rebuilds", limits.rebuilds));
+                    details.cut.get_or_insert(if slow {
+                        format!(
+                            "{} rebuilds taking over {:?}",
+                            details.rebuilds, limits.rebuild_time
+                        )
+                    } else {
+                        format!("{} rebuilds", limits.rebuilds)
+                    });
                 }
                 // Plausible candidates not rebuilt are still reported.
                 fixes.extend(self.not_rebuilt(&candidate, runtime_passed.as_deref()));

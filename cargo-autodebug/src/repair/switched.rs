@@ -112,6 +112,7 @@ impl<'a> Switched<'a> {
                         site: e.site,
                         rust: e.rust,
                         expr: e.expr,
+                        statement: None,
                     })
                     .collect(),
                 cost: c.cost,

@@ -4,7 +4,8 @@
 //! non-commutative operator exchanged (`j % i` → `i % j`), an arithmetic operation reduced
 //! to one of its operands (`x * -1` → `x`), two neighbouring elements of an argument list,
 //! tuple, array or `vec!` exchanged, and a method for its counterpart (`min` ↔ `max`,
-//! `floor` ↔ `ceil`, `starts_with` ↔ `ends_with`, …), inside closures too (but for the
+//! `floor` ↔ `ceil`, `starts_with` ↔ `ends_with`, …), a short string literal with one
+//! character dropped or emptied, a small integer for another (`0` for `2`), inside closures too (but for the
 //! variable swaps: a closure has names of its own). Each edit changes a few bytes inside
 //! the site's text and keeps the rest as written. Template synthesis with a solver
 //! supersedes it where its model reaches; this is the source that needs nothing but the
@@ -50,6 +51,8 @@ struct Parts {
     /// Operands of `&&`/`||` that are no comparison and no `&&`/`||` themselves (a flag, a
     /// call): their byte ranges and whether they need parentheses under a `!`.
     flags: Vec<(Range<usize>, bool)>,
+    /// String literals: byte range and value.
+    strings: Vec<(Range<usize>, String)>,
     /// Integer literals: byte range, value, suffix.
     integers: Vec<(Range<usize>, u128, String)>,
     /// Single-name paths: byte range and name.
@@ -161,6 +164,10 @@ impl<'ast> Visit<'ast> for Parts {
 
     fn visit_lit_bool(&mut self, lit: &'ast syn::LitBool) {
         self.booleans.push((lit.span().byte_range(), lit.value));
+    }
+
+    fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
+        self.strings.push((lit.span().byte_range(), lit.value()));
     }
 
     fn visit_lit_int(&mut self, lit: &'ast syn::LitInt) {
@@ -481,8 +488,68 @@ fn clause_and_constant_edits(
             };
             out.push(mutation(rust, catalogue::CONSTANT_STEP, 1, types));
         }
+        // `0` of a signed type steps down to `-1` (a literal holds no sign of its own).
+        if *v == 0 && signed(suffix, types) {
+            let rust = splice(original, range, &format!("-1{suffix}"));
+            out.push(mutation(rust, catalogue::CONSTANT_STEP, 1, types));
+        }
+        // The smallest constants in place of another small one (`0..n` for `2..n`): one
+        // step further than ±1.
+        for small in [0u128, 1, 2] {
+            if *v <= 4 && small.abs_diff(*v) > 1 && !(small == 1 && parts.factors.contains(range)) {
+                let rust = splice(original, range, &format!("{small}{suffix}"));
+                out.push(mutation(rust, catalogue::CONSTANT, 2, types));
+            }
+        }
+    }
+    for (range, value) in &parts.strings {
+        string_edits(original, range, value, types, out);
     }
 }
+
+/// Whether an integer literal with `suffix` at a site of `types` is of a signed type.
+fn signed(suffix: &str, types: &Types) -> bool {
+    let is_signed =
+        |ty: &str| ty.starts_with('i') && ty[1..].chars().all(|c| c.is_ascii_alphanumeric());
+    if !suffix.is_empty() {
+        return is_signed(suffix);
+    }
+    [&types.value, &types.operands]
+        .into_iter()
+        .flatten()
+        .any(|ty| ty != "bool" && is_signed(ty))
+}
+
+/// A short string literal's edits: one character dropped, or the literal emptied (an
+/// excess `"+"`, a `" "` where `""` was meant). Longer texts are prose, not tokens.
+fn string_edits(
+    original: &str,
+    range: &Range<usize>,
+    value: &str,
+    types: &Types,
+    out: &mut Vec<Mutation>,
+) {
+    let chars: Vec<char> = value.chars().collect();
+    if chars.is_empty() || chars.len() > MAX_EDITED_STRING {
+        return;
+    }
+    let literal = |text: String| format!("{:?}", text);
+    let mut texts = vec![String::new()];
+    if chars.len() > 1 {
+        for i in 0..chars.len() {
+            let mut rest = chars.clone();
+            rest.remove(i);
+            texts.push(rest.into_iter().collect());
+        }
+    }
+    for text in texts {
+        let rust = splice(original, range, &literal(text));
+        out.push(mutation(rust, catalogue::STRING_EDIT, 2, types));
+    }
+}
+
+/// The longest string literal whose characters are dropped one at a time.
+const MAX_EDITED_STRING: usize = 6;
 
 /// Names replaced by variables of the same type, operands dropped or swapped.
 fn variable_and_operand_edits(
@@ -613,6 +680,7 @@ impl CandidateSource for Syntactic {
                         site: target.site.key(),
                         rust: m.rust,
                         expr: m.expr,
+                        statement: None,
                     }],
                     template: m.template.to_string(),
                     cost: m.cost,
@@ -716,6 +784,41 @@ mod tests {
                 "celsius * 5 / 7u8"
             ]
         );
+    }
+
+    #[test]
+    fn string_literals_lose_a_character_and_small_constants_are_tried() {
+        let of = |code: &str, template: &str, types: &Types| -> Vec<String> {
+            mutations(code, SiteKind::Let, types)
+                .into_iter()
+                .filter(|m| m.template == template)
+                .map(|m| m.rust)
+                .collect()
+        };
+        let none = Types::default();
+        assert_eq!(
+            of("\"E+\".to_string()", "string-literal", &none),
+            ["\"\".to_string()", "\"+\".to_string()", "\"E\".to_string()"]
+        );
+        // A lone space is a text of its own: emptied, not taken for whitespace.
+        assert_eq!(
+            of("\" \".to_string()", "string-literal", &none),
+            ["\"\".to_string()"]
+        );
+        // Prose is not edited a character at a time.
+        assert!(of("\"the number of odd elements\"", "string-literal", &none).is_empty());
+        // `0` of a signed type steps to `-1`; of an unsigned or unknown one it does not.
+        let signed = Types {
+            value: Some("i32".into()),
+            ..Types::default()
+        };
+        assert_eq!(of("0", "constant±1", &signed), ["1", "-1"]);
+        assert_eq!(of("0", "constant±1", &none), ["1"]);
+        assert_eq!(of("0u8", "constant±1", &signed), ["1u8"]);
+        // A small constant may be another small one, one step further than ±1.
+        assert_eq!(of("0", "constant", &none), ["2"]);
+        assert_eq!(of("4", "constant", &none), ["0", "1", "2"]);
+        assert!(of("24", "constant", &none).is_empty());
     }
 
     #[test]

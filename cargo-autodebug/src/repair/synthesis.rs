@@ -192,6 +192,7 @@ impl CandidateSource for Synthesis<'_> {
                     site: e.site.clone(),
                     rust: e.rust.clone(),
                     expr: e.expr.clone(),
+                    statement: None,
                 })
                 .collect();
             let template = found

@@ -1,0 +1,442 @@
+//! The statement source: edits a line at a time around a site, for the logic a one-token
+//! edit cannot add or take away — the statement that holds the site deleted (an excess
+//! `res.push(i)`, `max -= 1`), the `else` branch of the `if` that holds it deleted, and a
+//! call that reorders or trims a local vector inserted just before or after the function's
+//! statement that holds the site (a missing `v.sort()`, `v.reverse()`, `v.pop()`,
+//! `v.dedup()`). The runtime cannot evaluate these: each is checked by a rebuild, after the
+//! one-token edits.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::ops::Range;
+use std::path::Path;
+
+use autodebug_runtime::protocol::SiteKey;
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+
+use super::{Candidate, CandidateEdit, CandidateSource, Target};
+
+/// The source's name in the report.
+pub const NAME: &str = "statement";
+/// A statement deleted.
+pub const DELETE_STATEMENT: &str = "delete-statement";
+/// An `else` branch deleted.
+pub const DELETE_ELSE: &str = "delete-else";
+/// A call on a local vector inserted.
+pub const INSERT_CALL: &str = "insert-call";
+
+/// The calls that reorder or trim a vector in place, taking no argument: the ones a
+/// missing line most often is.
+const IN_PLACE: [&str; 4] = ["sort", "reverse", "pop", "dedup"];
+
+/// How far these edits are from the written code: past every one-token edit.
+const COST_DELETE: u32 = 3;
+const COST_INSERT: u32 = 4;
+
+/// A statement of a block: its bytes (the statement, `;` included), and whether it is a
+/// statement of the function's own body.
+#[derive(Clone)]
+struct Statement {
+    bytes: Range<usize>,
+    top: bool,
+    /// What may be deleted of it: itself (an expression statement), its `else` branch (the
+    /// bytes from the end of the `then` block to the end of the `if`).
+    deletable: bool,
+    else_branch: Option<Range<usize>>,
+    /// A `return`, or the block's value: nothing after it runs.
+    last: bool,
+}
+
+/// A function's statements and the vectors it declares mutable.
+struct Function {
+    bytes: Range<usize>,
+    statements: Vec<Statement>,
+    /// `let mut v` (or `mut v` parameters) that hold a vector, with the byte where each
+    /// comes into scope.
+    vectors: Vec<(String, usize)>,
+}
+
+#[derive(Default)]
+struct Walk {
+    functions: Vec<Function>,
+}
+
+impl Walk {
+    fn function(&mut self, bytes: Range<usize>, inputs: Vec<(String, usize)>, body: &syn::Block) {
+        let mut f = Function {
+            bytes,
+            statements: Vec::new(),
+            vectors: inputs,
+        };
+        let mut inner = Statements {
+            out: &mut f,
+            depth: 0,
+        };
+        inner.visit_block(body);
+        self.functions.push(f);
+    }
+}
+
+fn mut_vec_params<'a>(inputs: impl Iterator<Item = &'a syn::FnArg>) -> Vec<(String, usize)> {
+    inputs
+        .filter_map(|arg| match arg {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(p) if p.mutability.is_some() && is_vec_type(&t.ty) => {
+                    Some((p.ident.to_string(), t.span().byte_range().end))
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+impl<'ast> Visit<'ast> for Walk {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let params = mut_vec_params(f.sig.inputs.iter());
+        self.function(f.span().byte_range(), params, &f.block);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        let params = mut_vec_params(f.sig.inputs.iter());
+        self.function(f.span().byte_range(), params, &f.block);
+    }
+}
+
+/// The statements of one function's blocks (closures' and nested items' aside).
+struct Statements<'f> {
+    out: &'f mut Function,
+    depth: usize,
+}
+
+impl<'ast> Visit<'ast> for Statements<'_> {
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let (deletable, else_branch) = match stmt {
+                syn::Stmt::Expr(e, Some(_)) => (
+                    matches!(
+                        e,
+                        syn::Expr::Assign(_)
+                            | syn::Expr::Binary(_)
+                            | syn::Expr::MethodCall(_)
+                            | syn::Expr::Call(_)
+                    ),
+                    None,
+                ),
+                syn::Stmt::Expr(syn::Expr::If(i), _) => (
+                    false,
+                    i.else_branch
+                        .as_ref()
+                        .map(|_| i.then_branch.span().byte_range().end..i.span().byte_range().end),
+                ),
+                _ => (false, None),
+            };
+            if let syn::Stmt::Local(local) = stmt
+                && let Some((name, ty)) = mut_binding(&local.pat)
+                && (ty.is_some_and(is_vec_type)
+                    || local.init.as_ref().is_some_and(|i| builds_vec(&i.expr)))
+            {
+                self.out.vectors.push((name, stmt.span().byte_range().end));
+            }
+            self.out.statements.push(Statement {
+                bytes: stmt.span().byte_range(),
+                top: self.depth == 0,
+                deletable,
+                else_branch,
+                last: matches!(stmt, syn::Stmt::Expr(syn::Expr::Return(_), _))
+                    || (i + 1 == block.stmts.len() && matches!(stmt, syn::Stmt::Expr(_, None))),
+            });
+        }
+        self.depth += 1;
+        visit::visit_block(self, block);
+        self.depth -= 1;
+    }
+
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// `mut name` (with its type when written `mut name: T`).
+fn mut_binding(pat: &syn::Pat) -> Option<(String, Option<&syn::Type>)> {
+    match pat {
+        syn::Pat::Ident(p) if p.mutability.is_some() => Some((p.ident.to_string(), None)),
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(p) if p.mutability.is_some() => {
+                Some((p.ident.to_string(), Some(&t.ty)))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn is_vec_type(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"))
+}
+
+/// Whether `e` visibly makes a vector: `vec![…]`, `Vec::new()`, `Vec::with_capacity(n)`.
+fn builds_vec(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Macro(m) => m.mac.path.is_ident("vec"),
+        syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
+            if p.path.segments.len() == 2 && p.path.segments[0].ident == "Vec"),
+        _ => false,
+    }
+}
+
+/// The source: per file, its functions; per target, its candidates in order.
+#[derive(Default)]
+pub struct StatementEdits {
+    files: BTreeMap<String, Option<(String, Vec<Function>)>>,
+    queues: BTreeMap<SiteKey, VecDeque<Candidate>>,
+    /// The edits handed out (bytes and text): a statement two targets share is edited once.
+    proposed: BTreeSet<(usize, usize, String)>,
+    root: Option<std::path::PathBuf>,
+}
+
+impl StatementEdits {
+    pub fn new(root: &Path) -> StatementEdits {
+        StatementEdits {
+            root: Some(root.to_path_buf()),
+            ..StatementEdits::default()
+        }
+    }
+
+    fn candidates(&mut self, target: &Target) -> VecDeque<Candidate> {
+        let root = self.root.clone().unwrap_or_default();
+        let parsed = self.files.entry(target.path.clone()).or_insert_with(|| {
+            let text = crate::workspace::read_source(&root, &target.path).ok()?;
+            let file = syn::parse_file(&text).ok()?;
+            let mut walk = Walk::default();
+            walk.visit_file(&file);
+            Some((text, walk.functions))
+        });
+        let Some((text, functions)) = parsed else {
+            return VecDeque::new();
+        };
+        let site = &target.located.bytes;
+        let Some(function) = functions
+            .iter()
+            .filter(|f| f.bytes.start <= site.start && site.end <= f.bytes.end)
+            .min_by_key(|f| f.bytes.len())
+        else {
+            return VecDeque::new();
+        };
+        let holding: Vec<&Statement> = function
+            .statements
+            .iter()
+            .filter(|s| s.bytes.start <= site.start && site.end <= s.bytes.end)
+            .collect();
+        let mut out = Vec::new();
+        // The innermost statement that holds the site, deleted.
+        if let Some(inner) = holding.iter().min_by_key(|s| s.bytes.len())
+            && inner.deletable
+        {
+            out.push((
+                whole_lines(text, &inner.bytes),
+                String::new(),
+                DELETE_STATEMENT,
+                COST_DELETE,
+            ));
+        }
+        // The `else` branch of an `if` whose condition is the site.
+        for s in &holding {
+            if let Some(branch) = &s.else_branch
+                && site.end <= branch.start
+            {
+                out.push((branch.clone(), String::new(), DELETE_ELSE, COST_DELETE));
+            }
+        }
+        // A call on a vector in scope, just before or after the top statement (an edit
+        // that replaces nothing: the bytes between two statements).
+        if let Some(top) = holding.iter().find(|s| s.top) {
+            let indent = indentation(text, top.bytes.start);
+            for (name, from) in &function.vectors {
+                for method in IN_PLACE {
+                    let call = format!("{name}.{method}();");
+                    if *from <= top.bytes.start {
+                        let at = top.bytes.start;
+                        out.push((
+                            at..at,
+                            format!("{call}\n{indent}"),
+                            INSERT_CALL,
+                            COST_INSERT,
+                        ));
+                    }
+                    if *from <= top.bytes.end && !top.last {
+                        let at = top.bytes.end;
+                        out.push((
+                            at..at,
+                            format!("\n{indent}{call}"),
+                            INSERT_CALL,
+                            COST_INSERT,
+                        ));
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|(_, _, _, cost)| *cost);
+        let mut queue = VecDeque::new();
+        for (bytes, rust, template, cost) in out {
+            if !self.proposed.insert((bytes.start, bytes.end, rust.clone())) {
+                continue;
+            }
+            queue.push_back(Candidate {
+                edits: vec![CandidateEdit {
+                    site: target.site.key(),
+                    rust,
+                    expr: None,
+                    statement: Some(bytes),
+                }],
+                template: template.to_string(),
+                cost,
+                source: NAME,
+            });
+        }
+        queue
+    }
+}
+
+/// `bytes` grown to whole lines when nothing else is on them (a deleted statement takes
+/// its line with it).
+fn whole_lines(text: &str, bytes: &Range<usize>) -> Range<usize> {
+    let line_start = text[..bytes.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[bytes.end..]
+        .find('\n')
+        .map_or(text.len(), |i| bytes.end + i + 1);
+    let alone = text[line_start..bytes.start].trim().is_empty()
+        && text[bytes.end..line_end].trim().is_empty();
+    if alone {
+        line_start..line_end
+    } else {
+        bytes.clone()
+    }
+}
+
+/// The whitespace that begins the line `at` is on.
+fn indentation(text: &str, at: usize) -> String {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..at]
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .collect()
+}
+
+impl CandidateSource for StatementEdits {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
+        if !self.queues.contains_key(&target.site.key()) {
+            let queue = self.candidates(target);
+            self.queues.insert(target.site.key(), queue);
+        }
+        let queue = self.queues.get_mut(&target.site.key()).expect("inserted");
+        let n = max.min(queue.len());
+        queue.drain(..n).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repair::expression::Types;
+    use crate::repair::patch::{self, Edit};
+    use autodebug_runtime::protocol::SiteKind;
+
+    const TEXT: &str = "fn f(x: Vec<i32>) -> Vec<i32> {
+    let mut out: Vec<i32> = vec![];
+    for v in x {
+        if v > 0 {
+            out.push(v);
+            out.push(v * 2);
+        } else {
+            out.push(0);
+        }
+    }
+    return out;
+}
+";
+
+    /// The candidates for the site `code` of `kind`, applied to the file.
+    fn edited(code: &str, kind: SiteKind) -> Vec<(String, String)> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), TEXT).unwrap();
+        let start = TEXT.rfind(code).unwrap();
+        let site = patch::site_at(TEXT, start..start + code.len(), kind);
+        let target = Target {
+            path: "src/lib.rs".into(),
+            located: patch::locate(TEXT, &site).unwrap(),
+            site,
+            rank: 1,
+            localized_by: Vec::new(),
+            types: Types::default(),
+        };
+        let mut source = StatementEdits::new(dir.path());
+        source
+            .next(&target, 100)
+            .into_iter()
+            .map(|c| {
+                let edit = &c.edits[0];
+                let after = patch::apply_edits(
+                    TEXT,
+                    &[Edit {
+                        bytes: edit.statement.clone().unwrap(),
+                        replacement: edit.rust.clone(),
+                        statement: true,
+                    }],
+                )
+                .unwrap();
+                (c.template, after)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_statement_holding_a_site_is_deleted_with_its_line() {
+        let all = edited("v * 2", SiteKind::Arg);
+        let deleted: Vec<&String> = all
+            .iter()
+            .filter(|(t, _)| t == DELETE_STATEMENT)
+            .map(|(_, after)| after)
+            .collect();
+        assert_eq!(deleted.len(), 1);
+        assert_eq!(
+            *deleted[0],
+            TEXT.replace("            out.push(v * 2);\n", "")
+        );
+        // The other candidates put a call on `out` before or after the `for` loop.
+        assert!(all.iter().any(|(t, after)| t == INSERT_CALL
+            && after.contains("    }\n    out.sort();\n    return out;")));
+        assert!(all.iter().any(|(t, after)| t == INSERT_CALL
+            && after.contains("vec![];\n    out.reverse();\n    for v in x {")));
+    }
+
+    #[test]
+    fn an_else_branch_is_deleted_and_a_call_put_before_a_return() {
+        let all = edited("v > 0", SiteKind::If);
+        assert!(all.iter().any(|(t, after)| t == DELETE_ELSE
+            && after.contains("out.push(v * 2);\n        }\n    }\n    return out;")));
+        let all = edited("out", SiteKind::Return);
+        let inserted: Vec<&String> = all
+            .iter()
+            .filter(|(t, _)| t == INSERT_CALL)
+            .map(|(_, after)| after)
+            .collect();
+        // A `return` statement is not deleted (it is no expression statement).
+        assert!(
+            inserted
+                .iter()
+                .any(|a| a.contains("    out.pop();\n    return out;"))
+        );
+        // Nothing goes after a `return`.
+        assert!(
+            inserted
+                .iter()
+                .all(|a| !a.contains("return out;\n    out."))
+        );
+        assert!(all.iter().all(|(t, _)| t != DELETE_STATEMENT));
+    }
+}
