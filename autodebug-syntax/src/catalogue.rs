@@ -37,6 +37,12 @@ pub const ELEMENT_SWAP: &str = "element-swap";
 pub const COUNTERPART: &str = "counterpart-method";
 /// A short string literal with one character dropped, or emptied.
 pub const STRING_EDIT: &str = "string-literal";
+/// An integer variable one off where it is used (`n` → `n + 1`).
+pub const VARIABLE_STEP: &str = "variable±1";
+/// A signed number's absolute value in its place (`d` → `d.abs()`).
+pub const ABS: &str = "absolute-value";
+/// A character literal for a character of the failing calls' text.
+pub const CHAR_EDIT: &str = "char-literal";
 
 /// An operator the catalogue swaps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -148,8 +148,8 @@ pub struct Options {
 
     /// Cap on the patched builds (each candidate that passes the reruns is rebuilt and the
     /// suite run before it is called validated). Past the first ten, rebuilds go on only
-    /// while all of them together have taken under 20 seconds (a small crate rebuilds in a
-    /// fraction of a second, a large one does not).
+    /// until a fix is validated and while all of them together have taken under 20 seconds
+    /// (a small crate rebuilds in a fraction of a second, a large one does not).
     #[arg(long, value_name = "N", default_value_t = 40)]
     pub max_rebuilds: usize,
 

@@ -241,7 +241,7 @@ fn configuration_yields_to_the_command_line() {
     run_with(&[]);
     assert_eq!(
         techniques(&common::report(dir.path())),
-        ["diagnosis", "ochiai"]
+        ["diagnosis", "ochiai", "panic-site"]
     );
 
     std::fs::create_dir_all(dir.path().join(".cargo")).unwrap();
@@ -262,12 +262,15 @@ fn configuration_yields_to_the_command_line() {
     );
     std::fs::write(&config, "disable-techniques = [\"diagnosis\"]\n").unwrap();
     run_with(&[]);
-    assert_eq!(techniques(&common::report(dir.path())), ["ochiai"]);
+    assert_eq!(
+        techniques(&common::report(dir.path())),
+        ["ochiai", "panic-site"]
+    );
 
     run_with(&["--techniques", "switching,spectrum"]);
     assert_eq!(
         techniques(&common::report(dir.path())),
-        ["ochiai", "predicate-switching"]
+        ["ochiai", "panic-site", "predicate-switching"]
     );
 
     // Exclusions: nothing of src/lib.rs is ranked, and the report says why.

@@ -67,6 +67,26 @@ fn binary_search_loop_condition_is_repaired_to_less_or_equal() {
 }
 
 #[test]
+fn a_missing_statement_is_put_back() {
+    // A plain crate (no attribute) whose results come out in the wrong order: a call on the
+    // vector is missing, which no one-token edit can add.
+    let (dir, report) = repair(&fixture("plain-missing"));
+    let top = check_applied(dir.path(), &report, "src/lib.rs");
+    assert_eq!(top["template"], "insert-call", "{report:#}");
+    assert_eq!(top["technique"], "statement", "{report:#}");
+    assert_eq!(top["original"], "", "{report:#}");
+    assert_eq!(
+        top["replacement"].as_str().unwrap().trim(),
+        "scores.reverse();"
+    );
+    let text = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(
+        text.contains("    scores.sort();\n    scores.reverse();\n    scores\n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn off_by_one_loop_bound_is_repaired() {
     let (dir, report) = repair(&example("array-copy"));
     let top = check_applied(dir.path(), &report, "src/lib.rs");

@@ -5,6 +5,7 @@
 #[cfg(test)]
 mod by_kind;
 pub mod diagnosis;
+pub mod panic;
 pub mod pathgen;
 pub mod registry;
 pub mod slice;
@@ -256,7 +257,8 @@ pub struct Fixed<'a> {
 /// order (when fixes at several sites pass, the ranking before repair still says which
 /// is likelier). A suspect is the one whose span holds the edit's start (the smallest such
 /// span: a clause inside a condition before the condition); an edit no suspect holds
-/// changes nothing. Ranks are renumbered.
+/// changes nothing, unless it puts in or takes out a statement: then the best-ranked suspect on
+/// its line holds it. Ranks are renumbered.
 pub fn rank_fixed_first(suspects: &mut Vec<Ranked>, fixed: &[Fixed]) {
     let mut evidence: BTreeMap<usize, Vec<Evidence>> = BTreeMap::new();
     for edit in fixed {
@@ -266,11 +268,20 @@ pub fn rank_fixed_first(suspects: &mut Vec<Ranked>, fixed: &[Fixed]) {
                 && (edit.line, edit.column) < (s.end_line, s.end_column)
         };
         let span = |s: &Ranked| (s.end_line - s.line, s.end_column.abs_diff(s.column));
-        if let Some((i, _)) = suspects
+        // A statement put in or taken out is held by no site: the best-ranked suspect on
+        // its line stands for it.
+        let on_line = || {
+            suspects
+                .iter()
+                .position(|s| s.file == edit.file && s.line == edit.line)
+        };
+        if let Some(i) = suspects
             .iter()
             .enumerate()
             .filter(|(_, s)| holds(s))
             .min_by_key(|(_, s)| span(s))
+            .map(|(i, _)| i)
+            .or_else(on_line)
         {
             evidence.entry(i).or_default().push(Evidence {
                 technique: "repair",
@@ -425,5 +436,9 @@ mod tests {
             suspects.iter().map(|s| s.rank).collect::<Vec<_>>(),
             unchanged.iter().map(|s| s.rank).collect::<Vec<_>>()
         );
+        // A statement put in at the start of line 3 (before the site at 3:5) is held by no
+        // site: the best-ranked suspect on its line leads.
+        rank_fixed_first(&mut suspects, &[fixed(3, 1, "insert `v.sort();`")]);
+        assert_eq!((suspects[0].line, suspects[0].column), (3, 5));
     }
 }

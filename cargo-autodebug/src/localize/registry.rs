@@ -2,7 +2,7 @@
 //! weight in the merged ranking and how it is made from the options. A new technique is a
 //! file of this folder and one line here.
 
-use super::{Technique, diagnosis, pathgen, spectrum, switching};
+use super::{Technique, diagnosis, panic, pathgen, spectrum, switching};
 use crate::options::Options;
 use crate::options::TechniqueName;
 
@@ -22,6 +22,13 @@ pub const TECHNIQUES: &[Registration] = &[
         option: TechniqueName::Spectrum,
         weight: 1.0,
         make: |options| Box::new(spectrum::Spectrum::new(options)),
+    },
+    // Where a failing run panicked inside instrumented code: read from the traces like the
+    // spectrum (and turned off with it), and as sure as a fact of the run can be.
+    Registration {
+        option: TechniqueName::Spectrum,
+        weight: 2.0,
+        make: |_| Box::new(panic::PanicSite),
     },
     // A diagnosis is a set of components the model proves sufficient to explain the
     // failure while keeping the accepted calls.

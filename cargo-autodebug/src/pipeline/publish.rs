@@ -22,8 +22,10 @@ pub fn rank_fixed_first(report: &mut Report) {
                 line: e.line,
                 column: e.column,
                 detail: format!(
-                    "`{}` → `{}` passed {} of {} tests after a rebuild",
-                    e.original, e.replacement, f.tests_passed, f.tests_total
+                    "{} passed {} of {} tests after a rebuild",
+                    publish::edit_phrase(&e.original, &e.replacement),
+                    f.tests_passed,
+                    f.tests_total
                 ),
             })
         })

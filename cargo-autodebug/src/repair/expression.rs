@@ -22,6 +22,10 @@ pub struct Types {
     /// same tokens reads the operand the hook reports ([`Expr::Operand`]), so that code the
     /// runtime cannot evaluate itself (`p.len()`, `a[mid]`) can stay in a candidate.
     pub operand_texts: Option<[String; 2]>,
+    /// The characters of the text the failing calls were given and were expected to
+    /// return, in order of first appearance: what a mistyped character literal may have
+    /// been meant to be (`'('` where the inputs bracket with `'['`).
+    pub chars: Vec<char>,
 }
 
 /// The token text of the sides of `code` when it is a comparison (after parentheses).
@@ -285,6 +289,7 @@ mod tests {
             value: value.map(str::to_string),
             operands: operands.map(str::to_string),
             operand_texts: None,
+            chars: Vec::new(),
         }
     }
 

@@ -112,8 +112,8 @@ pub struct Limits {
     pub candidates: usize,
     /// Patched builds.
     pub rebuilds: usize,
-    /// Past this many patched builds, rebuilds go on only while all of them together have
-    /// taken under [`Limits::rebuild_time`].
+    /// Past this many patched builds, rebuilds go on only while no fix is validated and all
+    /// of them together have taken under [`Limits::rebuild_time`].
     pub free_rebuilds: usize,
     pub rebuild_time: Duration,
     /// Validated fixes after which the stage stops.
@@ -300,6 +300,19 @@ pub fn repair_with(
         notes,
         details,
     }
+}
+
+/// Whether replacing `original`, the code of a site of `kind`, by `replacement` makes a step
+/// of one (`i += 1`, `n -= 1`) another constant: a candidate that passes by skipping
+/// elements or standing still overfits the tests, it fixes nothing, and no source offers it.
+pub fn changes_unit_step(kind: SiteKind, original: &str, replacement: &str) -> bool {
+    kind == SiteKind::Compound
+        && original.trim() == "1"
+        && replacement.trim() != "1"
+        && matches!(
+            syn::parse_str::<syn::Expr>(replacement),
+            Ok(syn::Expr::Lit(_) | syn::Expr::Unary(_))
+        )
 }
 
 /// Whether `candidate` (one edit of `target`, a branch) leaves every recorded failing run
@@ -688,6 +701,7 @@ fn target(
     localized_by: Vec<&'static str>,
 ) -> Target {
     let mut types = types(context.traces, &site);
+    types.chars = text_chars(context.oracles);
     if site.kind.is_branch() {
         types.operand_texts = expression::operand_texts(&located.original);
     }
@@ -700,6 +714,39 @@ fn target(
         localized_by,
     }
 }
+
+/// The characters of the text (strings, characters, and sequences of them) the failing
+/// calls were given and were expected to return, each once, in order of first appearance,
+/// at most [`MAX_CHARS`].
+fn text_chars(oracles: &[crate::oracle::Oracle]) -> Vec<char> {
+    fn walk(value: &autodebug_runtime::protocol::Value, out: &mut Vec<char>) {
+        use autodebug_runtime::protocol::Value;
+        match value {
+            Value::Str { v, .. } => v.chars().for_each(|c| add(c, out)),
+            Value::Char(c) => add(*c, out),
+            Value::Seq { items, .. } => items.iter().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    fn add(c: char, out: &mut Vec<char>) {
+        if out.len() < MAX_CHARS && !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    let mut out = Vec::new();
+    for oracle in oracles {
+        for (_, value) in oracle.call.iter().flat_map(|c| &c.args) {
+            walk(value, &mut out);
+        }
+        if let Some(crate::oracle::Expectation::Returns(value)) = &oracle.expectation {
+            walk(value, &mut out);
+        }
+    }
+    out
+}
+
+/// The most characters [`text_chars`] gathers.
+const MAX_CHARS: usize = 32;
 
 /// The `Operand` sites (clauses of `&&`/`||`) inside a branch site's condition, from the
 /// traces, in source order.

@@ -43,6 +43,33 @@ pub struct Checked {
     proposed: BTreeSet<Vec<(SiteKey, String)>>,
 }
 
+/// What makes two candidates the same: their sites and new code (after whitespace).
+fn edits_key(c: &Candidate) -> Vec<(SiteKey, String)> {
+    c.edits
+        .iter()
+        .map(|e| match &e.statement {
+            Some(bytes) => (e.site.clone(), format!("{bytes:?}{}", e.rust)),
+            None => (e.site.clone(), patch::squeeze(&e.rust)),
+        })
+        .collect()
+}
+
+impl Checked {
+    /// `again` proposes what is already checked (`key`): the checked candidate takes its
+    /// cost if it is lower (so that the ranking does not depend on which source came
+    /// first); it keeps the source and kind it was checked as.
+    fn simpler(&mut self, key: &[(SiteKey, String)], again: &Candidate) {
+        let held = (self.plausible.iter_mut().map(|(c, _)| c))
+            .chain(self.undecided.iter_mut())
+            .find(|c| edits_key(c) == key);
+        if let Some(held) = held
+            && again.cost < held.cost
+        {
+            held.cost = again.cost;
+        }
+    }
+}
+
 /// A candidate to rebuild, with the tests it passed when rerun (`None`: not plausible).
 type Queued = (Candidate, Option<Vec<bool>>);
 
@@ -131,20 +158,18 @@ impl Search<'_> {
                 return Ok(());
             }
             // What an earlier source proposed is not checked again (nor a candidate that
-            // changes nothing).
+            // changes nothing, nor one that changes a loop's stride); when this source
+            // reaches it as a simpler edit, it keeps the simpler kind and cost.
             batch.retain(|c| {
-                if c.edits.is_empty() {
+                if c.edits.is_empty() || c.edits.iter().any(|e| self.changes_stride(e)) {
                     return false;
                 }
-                let key: Vec<(SiteKey, String)> = c
-                    .edits
-                    .iter()
-                    .map(|e| match &e.statement {
-                        Some(bytes) => (e.site.clone(), format!("{bytes:?}{}", e.rust)),
-                        None => (e.site.clone(), patch::squeeze(&e.rust)),
-                    })
-                    .collect();
-                checked.proposed.insert(key)
+                let key = edits_key(c);
+                if checked.proposed.insert(key.clone()) {
+                    return true;
+                }
+                checked.simpler(&key, c);
+                false
             });
             details.candidates += batch.len();
             let mut checkable = Vec::new();
@@ -217,6 +242,15 @@ impl Search<'_> {
                 checkable.len()
             ));
         }
+    }
+
+    /// Whether `edit` makes a step of one another constant (see [`super::changes_unit_step`]).
+    fn changes_stride(&self, edit: &super::CandidateEdit) -> bool {
+        edit.statement.is_none()
+            && self.by_key.get(&edit.site).is_some_and(|&i| {
+                let target = &self.targets[i];
+                super::changes_unit_step(target.site.kind, &target.located.original, &edit.rust)
+            })
     }
 
     /// Says on the console what the reruns decided.
@@ -306,11 +340,15 @@ impl Search<'_> {
                 .get(&sites)
                 .is_some_and(|&cost| candidate.cost >= cost)
                 && !limits.rebuild_all;
+            // Past the first rebuilds, more go on only to find a fix at all (not
+            // alternatives to one) and while they are quick.
             let slow = details.rebuilds >= limits.free_rebuilds
-                && rebuild_start.elapsed() > limits.rebuild_time;
+                && (details.validated > 0 || rebuild_start.elapsed() > limits.rebuild_time);
             if details.rebuilds >= limits.rebuilds || slow || site_fixed {
                 if !site_fixed {
-                    details.cut.get_or_insert(if slow {
+                    details.cut.get_or_insert(if slow && details.validated > 0 {
+                        format!("{} rebuilds and a validated fix", details.rebuilds)
+                    } else if slow {
                         format!(
                             "{} rebuilds taking over {:?}",
                             details.rebuilds, limits.rebuild_time

@@ -5,11 +5,13 @@
 //! to one of its operands (`x * -1` → `x`), two neighbouring elements of an argument list,
 //! tuple, array or `vec!` exchanged, and a method for its counterpart (`min` ↔ `max`,
 //! `floor` ↔ `ceil`, `starts_with` ↔ `ends_with`, …), a short string literal with one
-//! character dropped or emptied, a small integer for another (`0` for `2`), inside closures too (but for the
+//! character dropped or emptied, a character literal for one of the failing calls' text
+//! (`'('` for `'['`), a small integer for another (`0` for `2`), inside closures too (but for the
 //! variable swaps: a closure has names of its own). Each edit changes a few bytes inside
 //! the site's text and keeps the rest as written. Template synthesis with a solver
 //! supersedes it where its model reaches; this is the source that needs nothing but the
-//! code.
+//! code. A step of one (`i += 1`) is never made another: that would skip elements, not
+//! fix anything.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ops::Range;
@@ -53,6 +55,8 @@ struct Parts {
     flags: Vec<(Range<usize>, bool)>,
     /// String literals: byte range and value.
     strings: Vec<(Range<usize>, String)>,
+    /// Character literals: byte range and value.
+    chars: Vec<(Range<usize>, char)>,
     /// Integer literals: byte range, value, suffix.
     integers: Vec<(Range<usize>, u128, String)>,
     /// Single-name paths: byte range and name.
@@ -164,6 +168,10 @@ impl<'ast> Visit<'ast> for Parts {
 
     fn visit_lit_bool(&mut self, lit: &'ast syn::LitBool) {
         self.booleans.push((lit.span().byte_range(), lit.value));
+    }
+
+    fn visit_lit_char(&mut self, lit: &'ast syn::LitChar) {
+        self.chars.push((lit.span().byte_range(), lit.value()));
     }
 
     fn visit_lit_str(&mut self, lit: &'ast syn::LitStr) {
@@ -351,6 +359,15 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
     clause_and_constant_edits(original, &parts, types, &mut out);
     variable_and_operand_edits(original, &parts, types, &mut out);
     element_and_method_edits(original, &parts, types, &mut out);
+    out.retain(|m| !super::changes_unit_step(kind, original, &m.rust));
+    // Nobody writes `x - -1` or `x + -1`: an edit that puts two signs together is further
+    // from what a person would write than one that drops the term.
+    let written_signs = doubled_sign(original);
+    for m in &mut out {
+        if !written_signs && doubled_sign(&m.rust) {
+            m.cost += 2;
+        }
+    }
     // Simplest first; the first of equal texts (after whitespace) stays.
     out.sort_by_key(|m| m.cost);
     let mut seen = BTreeSet::new();
@@ -505,6 +522,51 @@ fn clause_and_constant_edits(
     for (range, value) in &parts.strings {
         string_edits(original, range, value, types, out);
     }
+    // A character literal for a character of the failing calls' text of its own class
+    // (a delimiter for a delimiter, a letter or digit for a letter or digit).
+    for (range, written) in &parts.chars {
+        let class = |c: &char| c.is_alphanumeric();
+        for c in types
+            .chars
+            .iter()
+            .filter(|c| *c != written && class(c) == class(written))
+        {
+            let rust = splice(original, range, &format!("{c:?}"));
+            out.push(mutation(rust, catalogue::CHAR_EDIT, 2, types));
+        }
+    }
+}
+
+/// Whether `bytes` of `code` are one expression of its syntax tree (a sum put there does not
+/// regroup with its neighbours).
+fn stands_alone(code: &str, bytes: Range<usize>) -> bool {
+    struct Find {
+        bytes: Range<usize>,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            if e.span().byte_range() == self.bytes {
+                self.found = true;
+            }
+            visit::visit_expr(self, e);
+        }
+    }
+    let Ok(expr) = syn::parse_str::<syn::Expr>(code) else {
+        return false;
+    };
+    let mut find = Find {
+        bytes,
+        found: false,
+    };
+    find.visit_expr(&expr);
+    find.found
+}
+
+/// Whether `code` has a binary `+` or `-` followed by a unary minus (`x - -1`).
+fn doubled_sign(code: &str) -> bool {
+    let squeezed = super::patch::squeeze(code);
+    squeezed.contains("--") || squeezed.contains("+-")
 }
 
 /// Whether an integer literal with `suffix` at a site of `types` is of a signed type.
@@ -562,10 +624,30 @@ fn variable_and_operand_edits(
         let Some(ty) = types.vars.get(name) else {
             continue;
         };
+        // A signed number's absolute value in its place (the mutation operator ABS of
+        // Mothra): a distance compared as written where its size was meant.
+        if matches!(ty.as_str(), "f32" | "f64") || signed(ty, &Types::default()) {
+            let rust = splice(original, range, &format!("{name}.abs()"));
+            out.push(mutation(rust, catalogue::ABS, 3, types));
+        }
         for (other, other_ty) in &types.vars {
             if other != name && other_ty == ty {
                 let rust = splice(original, range, other);
                 out.push(mutation(rust, catalogue::VARIABLE, 2, types));
+            }
+        }
+        // An integer one off where it is used (`n * n / 2` for `n * (n + 1) / 2`, `nth(i)`
+        // for `nth(i + 1)`): parenthesized only where the sum would not stand alone.
+        if ty.starts_with('i') || ty.starts_with('u') {
+            for op in ["+", "-"] {
+                let sum = format!("{name} {op} 1");
+                let bare = splice(original, range, &sum);
+                let rust = if stands_alone(&bare, range.start..range.start + sum.len()) {
+                    bare
+                } else {
+                    splice(original, range, &format!("({sum})"))
+                };
+                out.push(mutation(rust, catalogue::VARIABLE_STEP, 2, types));
             }
         }
     }
@@ -729,6 +811,7 @@ mod tests {
             value: Some("bool".into()),
             operands: None,
             operand_texts: None,
+            chars: Vec::new(),
         };
         let all = mutations("in3 || v", SiteKind::Assign, &types);
         assert_eq!(all[0].rust, "in3 && v");
@@ -819,6 +902,32 @@ mod tests {
         assert_eq!(of("0", "constant", &none), ["2"]);
         assert_eq!(of("4", "constant", &none), ["0", "1", "2"]);
         assert!(of("24", "constant", &none).is_empty());
+        // A character literal may be a character of the calls' text of its class.
+        let text = Types {
+            chars: "Hi, [a]".chars().collect(),
+            ..Types::default()
+        };
+        assert_eq!(
+            of("c == '(' || c == 'x'", "char-literal", &text),
+            [
+                "c == ',' || c == 'x'",
+                "c == ' ' || c == 'x'",
+                "c == '[' || c == 'x'",
+                "c == ']' || c == 'x'",
+                "c == '(' || c == 'H'",
+                "c == '(' || c == 'i'",
+                "c == '(' || c == 'a'"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_step_of_one_keeps_its_stride() {
+        let all = texts("1", SiteKind::Compound, &Types::default());
+        assert!(all.is_empty(), "{all:?}");
+        // Another step may still become one.
+        let all = texts("2", SiteKind::Compound, &Types::default());
+        assert!(all.iter().any(|(rust, _)| rust == "1"), "{all:?}");
     }
 
     #[test]
@@ -830,16 +939,33 @@ mod tests {
             value: Some("i32".into()),
             operands: None,
             operand_texts: None,
+            chars: Vec::new(),
         };
         let all = mutations("x", SiteKind::Assign, &types);
         let rust: Vec<&str> = all.iter().map(|m| m.rust.as_str()).collect();
-        assert_eq!(rust, ["r", "y"]);
+        assert_eq!(rust, ["r", "y", "x + 1", "x - 1", "x.abs()"]);
         assert_eq!(
             all[1].expr,
             Some(Expr::Var {
                 name: "y".to_string()
             })
         );
+        // An integer name one off, in parentheses only where the sum needs them.
+        let of = |code: &str| -> Vec<String> {
+            mutations(code, SiteKind::Return, &types)
+                .into_iter()
+                .filter(|m| m.template == "variable±1")
+                .map(|m| m.rust)
+                .collect()
+        };
+        assert_eq!(
+            of("n*x/2"),
+            ["(n + 1)*x/2", "(n - 1)*x/2", "n*(x + 1)/2", "n*(x - 1)/2"]
+        );
+        assert_eq!(of("v.nth(n)"), ["v.nth(n + 1)", "v.nth(n - 1)"]);
+        // Unsigned names have no absolute value to take.
+        let n = mutations("n", SiteKind::Assign, &types);
+        assert!(n.iter().all(|m| m.template != "absolute-value"));
         assert!(mutations("not rust (", SiteKind::Let, &types).is_empty());
     }
 
@@ -852,6 +978,7 @@ mod tests {
             value: Some("bool".into()),
             operands: Some("usize".into()),
             operand_texts: super::super::expression::operand_texts("i - 1 == p.len()"),
+            chars: Vec::new(),
         };
         let all = mutations("i - 1 == p.len()", SiteKind::Operand, &types);
         let plus = all.iter().find(|m| m.rust == "i + 1 == p.len()").unwrap();
@@ -916,6 +1043,10 @@ mod tests {
             of("(w % 10) * -1", "drop-operand"),
             ["(w % 10)", "-1", "w * -1", "10 * -1"]
         );
+        // `- -1` is further than dropping the term.
+        let all = mutations("(w % 10) * -1", SiteKind::Let, &Types::default());
+        let cost = |text: &str| all.iter().find(|m| m.rust == text).unwrap().cost;
+        assert!(cost("(w % 10) - -1") > cost("(w % 10)"));
         // Neighbouring elements of calls, tuples, arrays and `vec!` exchange.
         assert_eq!(
             of("vec![j as i32, i as i32]", "element-swap"),

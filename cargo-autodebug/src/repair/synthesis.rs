@@ -52,6 +52,9 @@ pub struct Synthesis<'a> {
     oracles: &'a [Oracle],
     /// Solver time per site.
     budget: Duration,
+    /// Time of the whole source, every site together, and what it has taken so far.
+    total: Duration,
+    spent: Duration,
     synthesizers: BTreeMap<SiteKey, Option<symbolic::Synthesizer<'a>>>,
     /// The symbolic candidate behind each candidate handed out (by site and texts).
     handed: HashMap<(SiteKey, Vec<String>), symbolic::Candidate>,
@@ -73,6 +76,8 @@ impl<'a> Synthesis<'a> {
             traces,
             oracles,
             budget,
+            total: TOTAL_TIME,
+            spent: Duration::ZERO,
             synthesizers: BTreeMap::new(),
             handed: HashMap::new(),
             notes: Vec::new(),
@@ -144,13 +149,50 @@ impl CandidateSource for Synthesis<'_> {
     }
 
     fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
+        let began = std::time::Instant::now();
+        let out = self.next_within(target, max);
+        self.spent += began.elapsed();
+        out
+    }
+
+    fn refute(&mut self, target: &Target, candidate: &Candidate, failing: &[String]) {
+        let began = std::time::Instant::now();
+        self.refute_with(target, candidate, failing);
+        self.spent += began.elapsed();
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+}
+
+/// The solver time of the source over all its sites: past it, the sites left get none (a
+/// candidate that needs a solver this long is rarely the fix, and the one-token and
+/// statement sources still run).
+const TOTAL_TIME: Duration = Duration::from_secs(40);
+
+impl Synthesis<'_> {
+    fn next_within(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
         let key = target.site.key();
+        let left = self.total.saturating_sub(self.spent);
+        if left.is_zero() {
+            if !self.synthesizers.contains_key(&key) {
+                self.synthesizers.insert(key.clone(), None);
+                self.notes.push(format!(
+                    "{NAME}: {}:{}: not tried: the {}s of solver time for all sites were spent",
+                    target.path,
+                    target.site.line,
+                    self.total.as_secs()
+                ));
+            }
+            return Vec::new();
+        }
         if !self.synthesizers.contains_key(&key) {
             let synthesizer = match self.programs.programs.get(&target.site.file) {
                 Some(Ok(program)) => {
                     let calls = self.calls(&target.site.file);
                     let options = symbolic::Options {
-                        budget: Some(self.budget),
+                        budget: Some(self.budget.min(left)),
                         ..symbolic::Options::default()
                     };
                     let synth = symbolic::Synthesizer::new(
@@ -213,7 +255,7 @@ impl CandidateSource for Synthesis<'_> {
         out
     }
 
-    fn refute(&mut self, target: &Target, candidate: &Candidate, failing: &[String]) {
+    fn refute_with(&mut self, target: &Target, candidate: &Candidate, failing: &[String]) {
         let key = target.site.key();
         let Some(found) = self
             .handed
@@ -232,9 +274,5 @@ impl CandidateSource for Synthesis<'_> {
         for call in &counterexamples {
             synthesizer.refute(&found, call);
         }
-    }
-
-    fn notes(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.notes)
     }
 }
