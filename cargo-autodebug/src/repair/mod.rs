@@ -115,6 +115,7 @@ pub struct Limits {
     /// Past this many patched builds, rebuilds go on only while no fix is validated and all
     /// of them together have taken under [`Limits::rebuild_time`].
     pub free_rebuilds: usize,
+    /// The rebuilds' time past which no more are made beyond [`Limits::free_rebuilds`].
     pub rebuild_time: Duration,
     /// Validated fixes after which the stage stops.
     pub fixes: usize,

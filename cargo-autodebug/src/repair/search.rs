@@ -159,7 +159,7 @@ impl Search<'_> {
             }
             // What an earlier source proposed is not checked again (nor a candidate that
             // changes nothing, nor one that changes a loop's stride); when this source
-            // reaches it as a simpler edit, it keeps the simpler kind and cost.
+            // reaches it as a simpler edit, it keeps the lower cost.
             batch.retain(|c| {
                 if c.edits.is_empty() || c.edits.iter().any(|e| self.changes_stride(e)) {
                     return false;
