@@ -704,30 +704,10 @@ pub fn markdown(results: &[CrateResult], provenance: &str) -> String {
             ));
         }
     }
-    let warned: Vec<String> = results
-        .iter()
-        .flat_map(|r| {
-            r.warnings
-                .iter()
-                .map(move |w| format!("- {} {}: {w}", r.group, r.name))
-        })
-        .collect();
-    md.push_str(&format!("\nThe tool's warnings: {}\n", warned.len()));
-    for w in warned {
-        md.push_str(&format!("{w}\n"));
-    }
-    let left: Vec<String> = results
-        .iter()
-        .flat_map(|r| {
-            r.left_out
-                .iter()
-                .map(move |l| format!("- {} {}: {l}", r.group, r.name))
-        })
-        .collect();
-    md.push_str(&format!("\nItems built uninstrumented: {}\n", left.len()));
-    for l in left {
-        md.push_str(&format!("{l}\n"));
-    }
+    per_crate_lines(&mut md, "The tool's warnings", results, |r| &r.warnings);
+    per_crate_lines(&mut md, "Items built uninstrumented", results, |r| {
+        &r.left_out
+    });
     let out: Vec<String> = results
         .iter()
         .filter(|r| !r.plain_built)
@@ -750,6 +730,28 @@ pub fn markdown(results: &[CrateResult], provenance: &str) -> String {
         }
     }
     md
+}
+
+/// A section of `md`: `title` with how many lines follow, then one line per item of each
+/// crate (`- group name: item`).
+fn per_crate_lines(
+    md: &mut String,
+    title: &str,
+    results: &[CrateResult],
+    items: impl Fn(&CrateResult) -> &Vec<String>,
+) {
+    let lines: Vec<String> = results
+        .iter()
+        .flat_map(|r| {
+            items(r)
+                .iter()
+                .map(move |item| format!("- {} {}: {item}", r.group, r.name))
+        })
+        .collect();
+    md.push_str(&format!("\n{title}: {}\n", lines.len()));
+    for line in lines {
+        md.push_str(&format!("{line}\n"));
+    }
 }
 
 #[cfg(test)]

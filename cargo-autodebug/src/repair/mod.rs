@@ -188,6 +188,7 @@ pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
         context,
         limits,
         programs: &programs,
+        files: &files,
     };
     let mut sources: Vec<Box<dyn CandidateSource + '_>> = sources::SOURCES
         .iter()
@@ -200,7 +201,7 @@ pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
         Prepared {
             start,
             targets,
-            files,
+            files: &files,
             notes,
         },
         &mut sources,
@@ -215,10 +216,10 @@ pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
 const SYNTHESIS_TIME: Duration = Duration::from_secs(20);
 
 /// The sites to repair, found in their files, before any source runs.
-pub struct Prepared {
+pub struct Prepared<'f> {
     start: Instant,
     targets: Vec<Target>,
-    files: Files,
+    files: &'f Files,
     notes: Vec<String>,
 }
 
@@ -228,7 +229,7 @@ pub fn repair_with(
     context: &Context,
     limits: &Limits,
     console: &Console,
-    prepared: Prepared,
+    prepared: Prepared<'_>,
     sources: &mut [Box<dyn CandidateSource + '_>],
 ) -> Repair {
     let Prepared {
@@ -286,7 +287,7 @@ pub fn repair_with(
             .map(|(i, t)| (t.site.key(), i))
             .collect(),
         targets: &targets,
-        files: &files,
+        files,
     };
     let checked = search.check(sources, &rerun, &mut details, &mut notes);
     details.runtime_checked = rerun.checked.load(Ordering::Relaxed);
@@ -413,7 +414,7 @@ const LARGE_SUITE: usize = 500;
 /// The files of the workspace as this run read them (each once: every candidate patches
 /// the same text, the one `--apply` checks the file still has).
 #[derive(Default)]
-struct Files {
+pub(crate) struct Files {
     texts: BTreeMap<String, Result<String, String>>,
 }
 
@@ -690,6 +691,11 @@ fn targets(
             }
         }
     }
+    // The failing calls' text is the same for every target: read once.
+    let chars = text_chars(context.oracles);
+    for target in &mut targets {
+        target.types.chars = chars.clone();
+    }
     targets
 }
 
@@ -702,7 +708,6 @@ fn target(
     localized_by: Vec<&'static str>,
 ) -> Target {
     let mut types = types(context.traces, &site);
-    types.chars = text_chars(context.oracles);
     if site.kind.is_branch() {
         types.operand_texts = expression::operand_texts(&located.original);
     }

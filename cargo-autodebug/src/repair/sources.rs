@@ -10,6 +10,8 @@ pub struct Inputs<'a> {
     pub limits: &'a Limits,
     /// The targets' functions in the symbolic model (template synthesis).
     pub programs: &'a synthesis::Programs,
+    /// The targets' files as this run read them (the edits' bytes index them).
+    pub files: &'a super::Files,
 }
 
 /// A source's constructor, from the inputs and the sites to repair (in rank order; a
@@ -37,7 +39,7 @@ pub const SOURCES: &[Make] = &[
     // One-token edits of the site's code.
     |_, _| Box::new(syntactic::Syntactic::default()),
     // A statement around the site deleted, or a call on a local vector put next to it.
-    |i, _| Box::new(statements::StatementEdits::new(i.context.workspace_root)),
+    |i, _| Box::new(statements::StatementEdits::new(i.files)),
     // Pairs of edits at the two sites of a two-component diagnosis.
     |i, targets| Box::new(joint::Joint::new(targets, &i.context.findings.diagnoses)),
 ];

@@ -8,13 +8,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ops::Range;
-use std::path::Path;
 
 use autodebug_runtime::protocol::SiteKey;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
-use super::{Candidate, CandidateEdit, CandidateSource, Target};
+use super::{Candidate, CandidateEdit, CandidateSource, Files, Target};
 
 /// The source's name in the report.
 pub const NAME: &str = "statement";
@@ -184,34 +183,41 @@ fn builds_vec(e: &syn::Expr) -> bool {
     }
 }
 
-/// The source: per file, its functions; per target, its candidates in order.
-#[derive(Default)]
-pub struct StatementEdits {
-    files: BTreeMap<String, Option<(String, Vec<Function>)>>,
+/// The source: the files as repair read them, per file its functions, per target its
+/// candidates in order.
+pub struct StatementEdits<'a> {
+    files: &'a Files,
+    functions: BTreeMap<String, Option<Vec<Function>>>,
     queues: BTreeMap<SiteKey, VecDeque<Candidate>>,
     /// The edits handed out (bytes and text): a statement two targets share is edited once.
     proposed: BTreeSet<(usize, usize, String)>,
-    root: Option<std::path::PathBuf>,
 }
 
-impl StatementEdits {
-    pub fn new(root: &Path) -> StatementEdits {
+impl<'a> StatementEdits<'a> {
+    /// A source over the targets' `files` as read (the edits' bytes index those texts).
+    pub fn new(files: &'a Files) -> StatementEdits<'a> {
         StatementEdits {
-            root: Some(root.to_path_buf()),
-            ..StatementEdits::default()
+            files,
+            functions: BTreeMap::new(),
+            queues: BTreeMap::new(),
+            proposed: BTreeSet::new(),
         }
     }
 
     fn candidates(&mut self, target: &Target) -> VecDeque<Candidate> {
-        let root = self.root.clone().unwrap_or_default();
-        let parsed = self.files.entry(target.path.clone()).or_insert_with(|| {
-            let text = crate::workspace::read_source(&root, &target.path).ok()?;
-            let file = syn::parse_file(&text).ok()?;
-            let mut walk = Walk::default();
-            walk.visit_file(&file);
-            Some((text, walk.functions))
-        });
-        let Some((text, functions)) = parsed else {
+        let Some(text) = self.files.get(&target.path) else {
+            return VecDeque::new();
+        };
+        let parsed = self
+            .functions
+            .entry(target.path.clone())
+            .or_insert_with(|| {
+                let file = syn::parse_file(text).ok()?;
+                let mut walk = Walk::default();
+                walk.visit_file(&file);
+                Some(walk.functions)
+            });
+        let Some(functions) = parsed else {
             return VecDeque::new();
         };
         let site = &target.located.bytes;
@@ -322,7 +328,7 @@ fn indentation(text: &str, at: usize) -> String {
         .collect()
 }
 
-impl CandidateSource for StatementEdits {
+impl CandidateSource for StatementEdits<'_> {
     fn name(&self) -> &'static str {
         NAME
     }
@@ -374,7 +380,9 @@ mod tests {
             localized_by: Vec::new(),
             types: Types::default(),
         };
-        let mut source = StatementEdits::new(dir.path());
+        let mut files = Files::default();
+        files.read(dir.path(), "src/lib.rs").unwrap();
+        let mut source = StatementEdits::new(&files);
         source
             .next(&target, 100)
             .into_iter()

@@ -571,15 +571,18 @@ fn doubled_sign(code: &str) -> bool {
 
 /// Whether an integer literal with `suffix` at a site of `types` is of a signed type.
 fn signed(suffix: &str, types: &Types) -> bool {
-    let is_signed =
-        |ty: &str| ty.starts_with('i') && ty[1..].chars().all(|c| c.is_ascii_alphanumeric());
     if !suffix.is_empty() {
-        return is_signed(suffix);
+        return signed_integer(suffix);
     }
     [&types.value, &types.operands]
         .into_iter()
         .flatten()
-        .any(|ty| ty != "bool" && is_signed(ty))
+        .any(|ty| signed_integer(ty))
+}
+
+/// Whether `ty` names a signed integer type (`i32`, `isize`, …).
+fn signed_integer(ty: &str) -> bool {
+    ty.starts_with('i') && ty[1..].chars().all(|c| c.is_ascii_alphanumeric())
 }
 
 /// A short string literal's edits: one character dropped, or the literal emptied (an
@@ -626,7 +629,7 @@ fn variable_and_operand_edits(
         };
         // A signed number's absolute value in its place (the mutation operator ABS of
         // Mothra): a distance compared as written where its size was meant.
-        if matches!(ty.as_str(), "f32" | "f64") || signed(ty, &Types::default()) {
+        if matches!(ty.as_str(), "f32" | "f64") || signed_integer(ty) {
             let rust = splice(original, range, &format!("{name}.abs()"));
             out.push(mutation(rust, catalogue::ABS, 3, types));
         }
