@@ -3,10 +3,18 @@
 //! its own that the runtime's test entry calls: once, as always, in a normal run; once per
 //! plan inside one process when the tool sends a batch. Tests the entry cannot call that
 //! way (parameters, generics, `async`, a return value) are left as they are.
+//!
+//! The body's assertion statements (`assert!`, `assert_eq!`, `assert_ne!`, in the body's
+//! own blocks, not in closures or nested items) each become a closure handed to
+//! `__rt::assertion`, which runs it as written unless the run's plan asks for soft
+//! assertions: then a failed one is recorded and the test goes on, so that the tool sees
+//! every call the test makes and which of them its assertions accepted.
 
 use proc_macro2::TokenStream;
-use quote::quote;
-use syn::{Attribute, Expr, ItemFn, Lit, Meta, ReturnType, Type};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Attribute, Expr, ItemFn, Lit, Meta, ReturnType, Stmt, Type};
 
 pub(crate) fn expand(item: TokenStream) -> TokenStream {
     let Ok(function) = syn::parse2::<ItemFn>(item.clone()) else {
@@ -21,6 +29,7 @@ pub(crate) fn expand(item: TokenStream) -> TokenStream {
         None => quote!(::autodebug_runtime::__rt::Option::None),
     };
     let mut function = function;
+    SoftAssertions.visit_block_mut(&mut function.block);
     let name = function.sig.ident.to_string();
     let body = &function.block;
     let wrapped: syn::Block = syn::parse_quote!({
@@ -34,6 +43,36 @@ pub(crate) fn expand(item: TokenStream) -> TokenStream {
     });
     *function.block = wrapped;
     quote!(#function)
+}
+
+/// Wraps the assertion statements of a test body (see the module's comment).
+struct SoftAssertions;
+
+/// The assertion macros whose statements are wrapped.
+const ASSERTIONS: [&str; 3] = ["assert", "assert_eq", "assert_ne"];
+
+impl VisitMut for SoftAssertions {
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        if let Stmt::Macro(statement) = stmt
+            && statement.attrs.is_empty()
+            && ASSERTIONS.iter().any(|a| statement.mac.path.is_ident(a))
+        {
+            let mac = &statement.mac;
+            let wrapped = quote_spanned!(mac.span()=>
+                ::autodebug_runtime::__rt::assertion(|| { #mac; });
+            );
+            if let Ok(wrapped) = syn::parse2::<Stmt>(wrapped) {
+                *stmt = wrapped;
+            }
+            return;
+        }
+        visit_mut::visit_stmt_mut(self, stmt);
+    }
+
+    // Closures may run many times, elsewhere, or never; nested items are not the test.
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    fn visit_expr_async_mut(&mut self, _: &mut syn::ExprAsync) {}
 }
 
 /// A plain `#[test] fn name() { … }` returning nothing.
@@ -98,6 +137,27 @@ mod tests {
             "{out}"
         );
         assert!(out.starts_with("# [test]"), "{out}");
+    }
+
+    #[test]
+    fn assertion_statements_become_closures_the_runtime_may_let_go_on() {
+        let out = expanded(
+            "#[test] fn t() { assert_eq!(f(1), 2); let v = g(); \
+             for x in v { assert!(h(x), \"{x}\"); } \
+             let c = || assert_ne!(f(2), 0); c(); debug_assert!(true); }",
+        );
+        assert_eq!(out.matches("__rt :: assertion").count(), 2, "{out}");
+        assert!(
+            out.contains("assertion (| | { assert_eq ! (f (1) , 2) ; })"),
+            "{out}"
+        );
+        assert!(
+            out.contains("assertion (| | { assert ! (h (x) , \"{x}\") ; })"),
+            "{out}"
+        );
+        // Inside a closure, and other macros, stay as written.
+        assert!(out.contains("| | assert_ne ! (f (2) , 0)"), "{out}");
+        assert!(out.contains("debug_assert ! (true)"), "{out}");
     }
 
     #[test]

@@ -1033,6 +1033,7 @@ mod tests {
                 column: 5,
                 thread: "t".into(),
             },
+            Record::Assertion { passed: false },
             Record::End {
                 events: 5,
                 hits: vec![],
@@ -1080,6 +1081,7 @@ mod tests {
                 name: "r#type".into(),
                 value: Value::Bool(false),
             }],
+            soft_assertions: true,
         };
         let text = serde_json::to_string_pretty(&plan).unwrap();
         assert_eq!(from_str::<Plan>(&text).unwrap(), plan);

@@ -17,6 +17,9 @@ pub(crate) struct PlanIndex {
     pub(crate) fuel: Option<u64>,
     /// Whether the plan replaces arguments (the entry hooks look only then).
     pub(crate) arguments: bool,
+    /// Whether a failed assertion of a wrapped test lets the test go on
+    /// ([`crate::protocol::Plan::soft_assertions`]).
+    pub(crate) soft_assertions: bool,
 }
 
 /// What the plan asks of one site. `None` instances mean every instance.
@@ -185,6 +188,7 @@ impl PlanIndex {
             by_site,
             fuel: plan.fuel,
             arguments,
+            soft_assertions: plan.soft_assertions,
         })
     }
 
@@ -300,6 +304,7 @@ mod tests {
             fuel: Some(9),
             replacements: vec![],
             arguments: Vec::new(),
+            soft_assertions: false,
         };
         let index = PlanIndex::new(plan).unwrap();
         assert_eq!(index.fuel, Some(9));

@@ -234,6 +234,9 @@ pub enum Record {
         instance: u32,
         message: String,
     },
+    /// The end of an assertion statement of a test run with [`Plan::soft_assertions`]:
+    /// whether it held. The calls recorded since the previous one are the ones it checked.
+    Assertion { passed: bool },
     /// The plan's fuel ran out; the process exits with [`FUEL_EXIT_CODE`].
     FuelExhausted { fuel: u64 },
     /// The trace reached its event cap; no more events follow.
@@ -411,6 +414,13 @@ pub struct Plan {
     /// inputs of another path).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub arguments: Vec<Argument>,
+    /// Soft assertions: an `assert!`, `assert_eq!` or `assert_ne!` statement of a test wrapped
+    /// by `#[autodebug_test]` that fails is recorded ([`Record::Assertion`]) and the test goes
+    /// on to its next statement; the test still fails at its end, with the first failure's
+    /// panic. The tool records such a run to see every call a test makes, not only those
+    /// before the first failed assertion.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub soft_assertions: bool,
 }
 
 /// Version of the batch protocol ([`BatchRequest`], [`BatchResult`]).

@@ -711,12 +711,64 @@ pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<()
     rec.trace = trace;
     rec.failure = None;
     drop(rec);
+    // A run cut short (fuel, a failed replacement) may have kept an assertion's failure.
+    SOFT_FAILURE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
     RECORDING.store(recording, Ordering::Relaxed);
     FUEL_OUT.store(false, Ordering::Relaxed);
     PLAN_FAILED.store(false, Ordering::Relaxed);
     FINISHED.store(false, Ordering::Relaxed);
     STATE.store(ACTIVE, Ordering::Release);
     Ok(())
+}
+
+/// The first failed assertion of a run with soft assertions: its panic payload, raised
+/// again when the test's body ends ([`raise_soft_failure`]).
+type Payload = Box<dyn std::any::Any + Send>;
+static SOFT_FAILURE: Mutex<Option<Payload>> = Mutex::new(None);
+
+/// Whether the current run's plan asks for soft assertions.
+pub(crate) fn soft_assertions() -> bool {
+    active() && lock().is_some_and(|rec| rec.plan.soft_assertions)
+}
+
+/// Records the end of an assertion statement (see [`Record::Assertion`]) and, when it
+/// failed with `payload`, keeps the payload if it is the run's first failure. A payload of
+/// the runtime's own (the fuel ran out, a replacement failed) is never kept: it unwinds on.
+pub(crate) fn assertion_ended(failure: Option<Payload>) {
+    if let Some(payload) = &failure
+        && (payload.is::<FuelOut>() || payload.is::<PlanFailed>())
+    {
+        let payload = failure.expect("checked above");
+        std::panic::resume_unwind(payload)
+    }
+    if recording()
+        && let Some(mut rec) = lock()
+        && rec.recording()
+    {
+        rec.event(Record::Assertion {
+            passed: failure.is_none(),
+        });
+    }
+    if let Some(payload) = failure {
+        let mut kept = SOFT_FAILURE.lock().unwrap_or_else(|e| e.into_inner());
+        kept.get_or_insert(payload);
+    }
+}
+
+/// Ends the test's body the way its first failed soft assertion would have: unwinds with
+/// that assertion's payload (the panic hook saw it when it happened; `resume_unwind` does
+/// not call it again). Does nothing when no assertion failed.
+pub(crate) fn raise_soft_failure() {
+    let kept = SOFT_FAILURE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    if let Some(payload) = kept {
+        std::panic::resume_unwind(payload)
+    }
 }
 
 /// How a run [`begin_run`] started ended, besides the test's own verdict.

@@ -224,3 +224,16 @@ pub fn contract(site: &'static Site, ok: bool) -> bool {
 }
 
 pub use crate::batch::test_entry;
+
+/// An assertion statement (`assert!`, `assert_eq!`, `assert_ne!`) of a test wrapped by
+/// `#[autodebug_test]`, as a closure: run as written, unless the run's plan asks for soft
+/// assertions (see [`crate::protocol::Plan::soft_assertions`]). Then a failure is recorded
+/// and the test goes on; the test body's end raises the first one again.
+#[inline(always)]
+pub fn assertion(check: impl FnOnce()) {
+    if recorder::idle() || !recorder::soft_assertions() {
+        return check();
+    }
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check));
+    recorder::assertion_ended(caught.err());
+}

@@ -226,3 +226,44 @@ fn should_panic_without_a_panic_says_why_there_is_no_oracle() {
     assert_eq!(o["confirmed"], false);
     assert!(o["why"].as_str().unwrap().contains("should_panic"), "{o:#}");
 }
+
+#[test]
+fn calls_past_a_failed_assertion_are_executions_too() {
+    // A plain crate whose one test fails at its first assert: a rerun that goes on past
+    // failed assertions gives the four calls after it, three accepted and one rejected, and
+    // the spectrum counts them (two failing calls run the faulty line, no passing one).
+    let report = debug("plain-asserts");
+    let o = oracle(&report, "sums");
+    assert_eq!(o["call"], 0, "{o:#}");
+    let later: Vec<(String, bool)> = o["later_calls"]
+        .as_array()
+        .unwrap_or_else(|| panic!("later_calls[]: {o:#}"))
+        .iter()
+        .map(|c| {
+            (
+                c["shown"].as_str().unwrap().to_string(),
+                c["accepted"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        later,
+        [
+            ("capped_sum([1, 2])".to_string(), true),
+            ("capped_sum([])".to_string(), true),
+            ("capped_sum([20, 1])".to_string(), false),
+            ("capped_sum([4, 5])".to_string(), true),
+        ]
+    );
+    let faulty = report["suspects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["line"] == 6)
+        .unwrap_or_else(|| panic!("no suspect on line 6: {report:#}"));
+    let evidence = faulty["evidence"].to_string();
+    assert!(
+        evidence.contains("run by 2 of 2 failing and 0 passing calls"),
+        "{evidence}"
+    );
+}

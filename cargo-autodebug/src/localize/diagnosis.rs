@@ -307,8 +307,23 @@ impl Diagnosis {
             .iter()
             .map(|c| c.encoded(&test.test, Role::Passing, recorded, Spec::accepted()))
             .collect();
-        let passing =
-            oracle::symbolic::passing_calls(context.traces, &file, self.max_passing_calls);
+        // The calls the test's assertions accepted past the failure first, then passing
+        // tests' calls.
+        let mut passing: Vec<Call> = oracle
+            .later
+            .iter()
+            .flat_map(|later| {
+                later.accepted_in(&file).map(|c| {
+                    c.encoded_in(&test.test, Role::Passing, &later.trace, Spec::accepted())
+                })
+            })
+            .take(self.max_passing_calls)
+            .collect();
+        passing.extend(oracle::symbolic::passing_calls(
+            context.traces,
+            &file,
+            self.max_passing_calls - passing.len(),
+        ));
 
         // The search, on the failing call and the calls the test accepted.
         let mut base: Vec<&Call> = vec![&failing];

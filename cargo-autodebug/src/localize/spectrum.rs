@@ -7,7 +7,9 @@
 //! (the sites that call ran, its callees included) and one passing execution per accepted
 //! call; a passing test whose trace was recorded gives one passing execution per call it
 //! made. A test with eight asserts over one function thus gives seven passing executions and
-//! one failing one instead of a single failing test that ties every site it ran. Tests
+//! one failing one instead of a single failing test that ties every site it ran. The calls
+//! the test made past its first failed assertion (the oracle's rerun that went on) count
+//! too, each passing or failing as its own assertion did. Tests
 //! without such a trace count as one execution each, over the baseline's coverage.
 
 use std::collections::BTreeMap;
@@ -176,6 +178,14 @@ fn failing_calls(
         .map(|c| (false, sites_of(trace, c.events.clone())))
         .collect();
     calls.push((true, sites_of(trace, call.events.clone())));
+    if let Some(later) = &oracle.later {
+        calls.extend(
+            later
+                .calls
+                .iter()
+                .map(|(c, failed)| (*failed, sites_of(&later.trace, c.events.clone()))),
+        );
+    }
     Some(calls)
 }
 
@@ -386,6 +396,16 @@ mod tests {
             reruns: 0,
             later_failure: None,
             why: None,
+            // Past the failure, the test went on: one call its assertion accepted (lines 2,
+            // 7), one it rejected (2, 8).
+            later: {
+                let rerun = trace_of(&[&[2, 7], &[2, 8]]);
+                let calls = top_level_calls(&rerun);
+                Some(crate::oracle::soft::Later {
+                    trace: std::sync::Arc::new(rerun),
+                    calls: vec![(calls[0].clone(), false), (calls[1].clone(), true)],
+                })
+            },
         };
         let traces = [
             RecordedTrace {
@@ -407,7 +427,7 @@ mod tests {
             baseline("untraced", Outcome::Passed, &[2, 5]),
         ];
         let units = units_of(&tests, &traces, std::slice::from_ref(&oracle));
-        assert_eq!(units.calls, 5);
+        assert_eq!(units.calls, 7);
         assert_eq!(units.noun(), "executions (calls and tests)");
         let lines = |c: &Coverage| c.values().map(|s| s.line).collect::<Vec<_>>();
         let shown: Vec<(bool, Vec<u32>)> = units
@@ -421,15 +441,19 @@ mod tests {
                 (false, vec![2, 3]),
                 (false, vec![2, 4]),
                 (true, vec![2, 5]),
+                (false, vec![2, 7]),
+                (true, vec![2, 8]),
                 (false, vec![2, 3]),
                 (false, vec![2, 6]),
                 (false, vec![2, 5]),
             ]
         );
         let (table, failed_units) = counts(units.executions.iter().map(|(f, c)| (*f, c)));
-        assert_eq!(failed_units, 1);
+        assert_eq!(failed_units, 2);
         let five = table.values().find(|(_, s)| s.line == 5).unwrap().0;
         assert_eq!(five, Counts { ef: 1, ep: 1 });
+        let two = table.values().find(|(_, s)| s.line == 2).unwrap().0;
+        assert_eq!(two, Counts { ef: 2, ep: 6 });
         // Without its oracle the failing test is one failing execution over its coverage.
         let units = units_of(&tests, &traces, &[]);
         assert_eq!(units.executions[0], (true, coverage(&[2, 3, 4, 5])));

@@ -730,6 +730,7 @@ fn switched_runs(
                 fuel: Some(fuel),
                 replacements: vec![],
                 arguments: Vec::new(),
+                soft_assertions: false,
             }
         })
         .collect();

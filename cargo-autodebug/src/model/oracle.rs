@@ -41,6 +41,19 @@ pub struct Entry {
     pub why: Option<String>,
     /// The calls whose results the test accepted before the failing call.
     pub accepted_calls: Vec<AcceptedCall>,
+    /// The calls the test made past the failing one, in a rerun that went on past failed
+    /// assertions, each with its assertion's verdict: more passing and failing executions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub later_calls: Vec<LaterCall>,
+}
+
+/// A call past the failing one (see [`Entry::later_calls`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct LaterCall {
+    #[serde(flatten)]
+    pub call: AcceptedCall,
+    /// Whether the assertion that checked it held.
+    pub accepted: bool,
 }
 
 /// A call whose result the test accepted.

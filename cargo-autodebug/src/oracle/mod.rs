@@ -8,6 +8,7 @@
 
 pub mod assertion;
 pub mod calls;
+pub mod soft;
 pub mod symbolic;
 
 use autodebug_runtime::protocol::{Override, PLAN_VERSION, Plan, Record, SiteKind, Target, Value};
@@ -16,7 +17,9 @@ use crate::baseline::BaselineResult;
 use crate::console::Console;
 use crate::engine::Recorder;
 use crate::engine::{self};
-use crate::model::{AcceptedCall, Arg, Location, OracleEntry as Entry, Outcome, Role, TestId};
+use crate::model::{
+    AcceptedCall, Arg, LaterCall, Location, OracleEntry as Entry, Outcome, Role, TestId,
+};
 use crate::trace::{RawTrace, RecordedTrace};
 use assertion::{Comparison, describe, parse_like};
 pub use calls::{Call, End, top_level_calls};
@@ -55,6 +58,9 @@ pub struct Oracle {
     pub later_failure: Option<String>,
     /// Why the oracle is not confirmed, or not formed.
     pub why: Option<String>,
+    /// The calls the test made past the failing one, in a rerun that went on past failed
+    /// assertions (see [`soft`]).
+    pub later: Option<soft::Later>,
 }
 
 /// What the failing call should have done.
@@ -115,6 +121,7 @@ pub fn derive(context: &Context, console: &Console) -> Vec<Oracle> {
                 .then(|| form(i, t, unmet_should_panic(baseline)))
         })
         .collect();
+    continue_past_failures(context, &mut oracles, console);
     let pending: Vec<usize> = (0..oracles.len())
         .filter(|&i| matches!(oracles[i].expectation, Some(Expectation::Returns(_))))
         .collect();
@@ -152,6 +159,34 @@ pub fn derive(context: &Context, console: &Console) -> Vec<Oracle> {
     oracles
 }
 
+/// Reruns each failing test whose failing call the oracle names with soft assertions, for
+/// the calls it makes past that one (see [`soft`]).
+fn continue_past_failures(context: &Context, oracles: &mut [Oracle], console: &Console) {
+    let pending: Vec<usize> = (0..oracles.len())
+        .filter(|&i| oracles[i].call.is_some())
+        .collect();
+    if pending.is_empty() {
+        return;
+    }
+    let progress = console.progress("Continuing", "past failed assertions", pending.len());
+    let results = engine::run_parallel(
+        &pending,
+        context.rerun.jobs,
+        |&i| soft::continue_past(context.rerun, &context.traces[oracles[i].trace]),
+        |&i, later: &Option<soft::Later>| {
+            let label = match later {
+                Some(later) => format!("{} more calls", later.calls.len()),
+                None => "no more calls".to_string(),
+            };
+            progress.tick(&format!("{} {label}", oracles[i].test.display()));
+        },
+    );
+    progress.finish();
+    for (i, later) in pending.into_iter().zip(results) {
+        oracles[i].later = later;
+    }
+}
+
 /// What libtest says when a `#[should_panic]` test failed: the failure is the absence of
 /// the expected panic, which no value of a call states.
 fn unmet_should_panic(baseline: &BaselineResult) -> Option<String> {
@@ -178,6 +213,7 @@ pub fn form(index: usize, recorded: &RecordedTrace, should_panic: Option<String>
         reruns: 0,
         later_failure: None,
         why: None,
+        later: None,
     };
     let trace = &recorded.trace;
     let calls = top_level_calls(trace);
@@ -508,6 +544,7 @@ fn confirm(rerun: &Recorder, recorded: &RecordedTrace, oracle: &Oracle) -> Confi
         fuel: Some(20 * recorded.trace.events.len() as u64 + 10_000),
         replacements: Vec::new(),
         arguments: Vec::new(),
+        soft_assertions: false,
     };
     let (shown, value) = (call.shown(), describe(expected));
     let (result, trace) = match rerun.run(&recorded.test, Some(&plan), "events") {
@@ -590,6 +627,16 @@ fn contract_word(kind: SiteKind) -> &'static str {
         SiteKind::Requires => "precondition",
         SiteKind::Ensures => "postcondition",
         _ => "invariant",
+    }
+}
+
+fn accepted_call(c: &Call) -> AcceptedCall {
+    AcceptedCall {
+        call: c.index,
+        function: c.function.clone(),
+        shown: c.shown(),
+        args: args(c),
+        returned: c.returned.as_ref().map(|r| r.value.clone()),
     }
 }
 
@@ -682,15 +729,14 @@ impl Oracle {
             reruns: self.reruns,
             later_failure: self.later_failure.clone(),
             why: self.why.clone(),
-            accepted_calls: self
-                .accepted
+            accepted_calls: self.accepted.iter().map(accepted_call).collect(),
+            later_calls: self
+                .later
                 .iter()
-                .map(|c| AcceptedCall {
-                    call: c.index,
-                    function: c.function.clone(),
-                    shown: c.shown(),
-                    args: args(c),
-                    returned: c.returned.as_ref().map(|r| r.value.clone()),
+                .flat_map(|later| &later.calls)
+                .map(|(c, failed)| LaterCall {
+                    call: accepted_call(c),
+                    accepted: !failed,
                 })
                 .collect(),
         }

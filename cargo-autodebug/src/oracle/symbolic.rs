@@ -7,7 +7,7 @@ use autodebug_symbolic::encode::{self, CallTrace, Concrete, Expected, Spec};
 
 use super::{Call, End, Expectation, Oracle, top_level_calls};
 use crate::model::Role as TraceRole;
-use crate::trace::RecordedTrace;
+use crate::trace::{RawTrace, RecordedTrace};
 
 impl Oracle {
     /// What the failing call must satisfy: contracts, no panic, and the expected value
@@ -39,14 +39,26 @@ impl Call {
         recorded: &'t RecordedTrace,
         spec: Spec,
     ) -> encode::Call<'t> {
+        self.encoded_in(test, role, &recorded.trace, spec)
+    }
+
+    /// As [`Call::encoded`], for a call of `trace` (a rerun's, such as
+    /// [`super::soft::Later`]'s).
+    pub fn encoded_in<'t>(
+        &self,
+        test: &str,
+        role: Role,
+        trace: &'t RawTrace,
+        spec: Spec,
+    ) -> encode::Call<'t> {
         encode::Call {
             test: format!("{test} call {}", self.index),
             role,
             function: self.function.clone(),
             args: Vec::new(),
             trace: Some(CallTrace {
-                sites: &recorded.trace.sites,
-                events: &recorded.trace.events[self.events.clone()],
+                sites: &trace.sites,
+                events: &trace.events[self.events.clone()],
             }),
             spec,
         }

@@ -542,6 +542,7 @@ mod tests {
             later_failure: None,
             why: None,
             accepted_calls: Vec::new(),
+            later_calls: Vec::new(),
         });
         let site = |line, code: &str| crate::localize::Suspect {
             site: autodebug_runtime::protocol::SiteInfo {

@@ -26,6 +26,10 @@ pub const NAME: &str = "synthesis";
 /// Calls of passing tests given to the solver per site (they constrain, and they cost).
 const PASSING_CALLS: usize = 6;
 
+/// Calls a failing test's assertions accepted past its failure, per test and site (as
+/// [`PASSING_CALLS`]: they constrain, and they cost).
+const LATER_CALLS: usize = 6;
+
 /// The lowered files of the sites to repair, made once and borrowed by the synthesizers.
 pub struct Programs {
     programs: HashMap<String, Result<Program, String>>,
@@ -99,6 +103,14 @@ impl<'a> Synthesis<'a> {
             calls.push(call.encoded(&test, Role::Failing, recorded, oracle.spec()));
             for accepted in &oracle.accepted {
                 calls.push(accepted.encoded(&test, Role::Passing, recorded, Spec::accepted()));
+            }
+            // And those its assertions accepted past the failure.
+            if let Some(later) = &oracle.later {
+                calls.extend(
+                    later.accepted_in(file).take(LATER_CALLS).map(|c| {
+                        c.encoded_in(&test, Role::Passing, &later.trace, Spec::accepted())
+                    }),
+                );
             }
         }
         calls.extend(oracle::symbolic::passing_calls(
