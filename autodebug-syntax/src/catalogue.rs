@@ -43,6 +43,8 @@ pub const VARIABLE_STEP: &str = "variable±1";
 pub const ABS: &str = "absolute-value";
 /// A character literal for a character of the failing calls' text.
 pub const CHAR_EDIT: &str = "char-literal";
+/// Two arithmetic operations grouped the other way (`n - 1 / 2` → `(n - 1) / 2`).
+pub const REGROUP: &str = "regroup";
 
 /// An operator the catalogue swaps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -111,6 +111,7 @@ fn check_example(example: &Path) -> Result<(), Failed> {
     }
 
     check_diagnosis(&report, &fault, &run)?;
+    check_no_overfitting(&report)?;
 
     let mut branch_or_component = false;
     let fault_file = fault["file"].as_str().unwrap();
@@ -172,6 +173,53 @@ fn check_example(example: &Path) -> Result<(), Failed> {
     }
     if !branch_or_component {
         return Err(format!("no failing trace has a branch or component event\n{run}").into());
+    }
+    Ok(())
+}
+
+/// No validated fix passes without fixing: none makes a step of one (`i += 1`) another
+/// constant, none compares for equality with an integer (beyond 2) that a failing call takes
+/// as an argument and the code did not have, none returns the failing call's expected value
+/// in place of what the code computed.
+fn check_no_overfitting(report: &Value) -> Result<(), Failed> {
+    let ints = |v: &Value| v["int"]["v"].as_i64();
+    let mut inputs = BTreeSet::new();
+    let mut outputs = BTreeSet::new();
+    for oracle in report["oracles"].as_array().into_iter().flatten() {
+        for arg in oracle["args"].as_array().into_iter().flatten() {
+            inputs.extend(ints(&arg["value"]));
+        }
+        outputs.extend(ints(&oracle["expected"]));
+    }
+    let numbers = |text: &str| -> BTreeSet<i64> {
+        text.split(|c: char| !c.is_ascii_digit())
+            .filter_map(|n| n.parse().ok())
+            .collect()
+    };
+    let fixes = report["fixes"].as_array().into_iter().flatten();
+    for fix in fixes.filter(|f| f["validated"] == true) {
+        for edit in fix["edits"].as_array().into_iter().flatten() {
+            let (original, replacement) = (
+                edit["original"].as_str().unwrap_or_default().trim(),
+                edit["replacement"].as_str().unwrap_or_default().trim(),
+            );
+            let stride = edit["kind"] == "compound"
+                && original == "1"
+                && replacement != "1"
+                && replacement.parse::<i64>().is_ok();
+            let before = numbers(original);
+            let compared = replacement.contains("==") || replacement.contains("!=");
+            let special_case = compared
+                && numbers(replacement)
+                    .iter()
+                    .any(|n| *n > 2 && !before.contains(n) && inputs.contains(n));
+            let answer = replacement.parse::<i64>().is_ok_and(|n| {
+                n.abs() > 2 && original.parse::<i64>().is_err() && outputs.contains(&n)
+            });
+            if stride || special_case || answer {
+                return Err(format!("a validated fix overfits the tests: {edit}").into());
+            }
+        }
     }
     Ok(())
 }

@@ -10,6 +10,7 @@
 pub mod apply;
 pub mod expression;
 pub mod joint;
+pub mod overfit;
 pub mod patch;
 pub mod recorded;
 pub mod rerun;
@@ -288,6 +289,7 @@ pub fn repair_with(
             .collect(),
         targets: &targets,
         files,
+        tested: overfit::Tested::of(context.oracles),
     };
     let checked = search.check(sources, &rerun, &mut details, &mut notes);
     details.runtime_checked = rerun.checked.load(Ordering::Relaxed);
@@ -302,19 +304,6 @@ pub fn repair_with(
         notes,
         details,
     }
-}
-
-/// Whether replacing `original`, the code of a site of `kind`, by `replacement` makes a step
-/// of one (`i += 1`, `n -= 1`) another constant: a candidate that passes by skipping
-/// elements or standing still overfits the tests, it fixes nothing, and no source offers it.
-pub fn changes_unit_step(kind: SiteKind, original: &str, replacement: &str) -> bool {
-    kind == SiteKind::Compound
-        && original.trim() == "1"
-        && replacement.trim() != "1"
-        && matches!(
-            syn::parse_str::<syn::Expr>(replacement),
-            Ok(syn::Expr::Lit(_) | syn::Expr::Unary(_))
-        )
 }
 
 /// Whether `candidate` (one edit of `target`, a branch) leaves every recorded failing run
@@ -377,11 +366,18 @@ fn rebuilt_fix(mut fix: Fix, v: &Validation, plausible: bool) -> Fix {
 /// techniques agreeing, the best suspect; one per effect (the same tests passing and the
 /// same code after whitespace).
 fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
+    let size = |fix: &Fix| -> usize {
+        fix.edits
+            .iter()
+            .map(|e| changed_tokens(&e.original, &e.replacement))
+            .sum()
+    };
     fixes.sort_by(|a, b| {
-        (!a.validated, a.edits.len(), a.cost, tokens(&a.replacement))
-            .cmp(&(!b.validated, b.edits.len(), b.cost, tokens(&b.replacement)))
+        (!a.validated, a.edits.len(), a.cost, size(a))
+            .cmp(&(!b.validated, b.edits.len(), b.cost, size(b)))
             .then_with(|| b.localized_by.len().cmp(&a.localized_by.len()))
             .then_with(|| a.suspect_rank.cmp(&b.suspect_rank))
+            .then_with(|| tokens(&a.replacement).cmp(&tokens(&b.replacement)))
     });
     let mut seen = BTreeSet::new();
     fixes.retain(|fix| {
@@ -392,6 +388,57 @@ fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
         fix.rank = i + 1;
     }
     fixes
+}
+
+/// How many tokens an edit changes: those of the longer side, once the tokens both sides
+/// start and end with are set aside (`balance == 0` → `balance < 0` changes one token, as
+/// `0` → `1` does). The size of an edit, not of the code around it.
+fn changed_tokens(original: &str, replacement: &str) -> usize {
+    fn leaves(stream: proc_macro2::TokenStream, out: &mut Vec<String>) {
+        // An operator of several characters (`==`, `+=`) is one token.
+        let mut joined = false;
+        for tree in stream {
+            let joint = matches!(&tree, proc_macro2::TokenTree::Punct(p) if p.spacing() == proc_macro2::Spacing::Joint);
+            match tree {
+                proc_macro2::TokenTree::Punct(p) if joined => {
+                    if let Some(last) = out.last_mut() {
+                        last.push(p.as_char());
+                    }
+                }
+                proc_macro2::TokenTree::Group(g) => {
+                    let (open, close) = match g.delimiter() {
+                        proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                        proc_macro2::Delimiter::Brace => ("{", "}"),
+                        proc_macro2::Delimiter::Bracket => ("[", "]"),
+                        proc_macro2::Delimiter::None => ("", ""),
+                    };
+                    out.push(open.to_string());
+                    leaves(g.stream(), out);
+                    out.push(close.to_string());
+                }
+                other => out.push(other.to_string()),
+            }
+            joined = joint;
+        }
+    }
+    let split = |code: &str| {
+        code.parse::<proc_macro2::TokenStream>().ok().map(|s| {
+            let mut out = Vec::new();
+            leaves(s, &mut out);
+            out
+        })
+    };
+    let (Some(a), Some(b)) = (split(original), split(replacement)) else {
+        return usize::MAX / 4;
+    };
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    (a.len() - prefix - suffix).max(b.len() - prefix - suffix)
 }
 
 /// How many tokens a piece of code has (a measure of how simple a replacement is).
@@ -880,6 +927,16 @@ fn types(traces: &[RecordedTrace], site: &SiteInfo) -> Types {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edit_is_as_large_as_the_tokens_it_changes() {
+        assert_eq!(changed_tokens("balance == 0", "balance < 0"), 1);
+        assert_eq!(changed_tokens("0", "1"), 1);
+        assert_eq!(changed_tokens("n * n / 2", "n * (n + 1) / 2"), 5);
+        assert_eq!(changed_tokens("a + b + 1", "a + b"), 2);
+        assert_eq!(changed_tokens("", "v.sort();"), 6);
+        assert_eq!(changed_tokens("f(x)", "f(x)"), 0);
+    }
 
     #[test]
     fn outer_parentheses_go() {

@@ -28,6 +28,9 @@ pub struct Search<'a> {
     pub by_key: BTreeMap<SiteKey, usize>,
     /// The files of the targets as read.
     pub files: &'a Files,
+    /// The integers the failing tests use (no candidate writes them in, see
+    /// [`super::overfit`]).
+    pub tested: super::overfit::Tested,
 }
 
 /// What the reruns said of the candidates.
@@ -158,10 +161,11 @@ impl Search<'_> {
                 return Ok(());
             }
             // What an earlier source proposed is not checked again (nor a candidate that
-            // changes nothing, nor one that changes a loop's stride); when this source
-            // reaches it as a simpler edit, it keeps the lower cost.
+            // changes nothing, nor one that passes without fixing: a loop's stride changed,
+            // a tested value written in); when this source reaches it as a simpler edit, it
+            // keeps the lower cost.
             batch.retain(|c| {
-                if c.edits.is_empty() || c.edits.iter().any(|e| self.changes_stride(e)) {
+                if c.edits.is_empty() || c.edits.iter().any(|e| self.overfits(e)) {
                     return false;
                 }
                 let key = edits_key(c);
@@ -244,12 +248,16 @@ impl Search<'_> {
         }
     }
 
-    /// Whether `edit` makes a step of one another constant (see [`super::changes_unit_step`]).
-    fn changes_stride(&self, edit: &super::CandidateEdit) -> bool {
+    /// Whether `edit` passes without fixing: it makes a step of one another constant, an
+    /// operation that does nothing, or writes a tested value in (see [`super::overfit`]).
+    fn overfits(&self, edit: &super::CandidateEdit) -> bool {
         edit.statement.is_none()
             && self.by_key.get(&edit.site).is_some_and(|&i| {
                 let target = &self.targets[i];
-                super::changes_unit_step(target.site.kind, &target.located.original, &edit.rust)
+                let original = &target.located.original;
+                super::overfit::changes_unit_step(target.site.kind, original, &edit.rust)
+                    || super::overfit::degenerate(original, &edit.rust)
+                    || self.tested.hard_coded(original, &edit.rust)
             })
     }
 

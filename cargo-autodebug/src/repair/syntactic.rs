@@ -359,7 +359,7 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
     clause_and_constant_edits(original, &parts, types, &mut out);
     variable_and_operand_edits(original, &parts, types, &mut out);
     element_and_method_edits(original, &parts, types, &mut out);
-    out.retain(|m| !super::changes_unit_step(kind, original, &m.rust));
+    out.retain(|m| !super::overfit::changes_unit_step(kind, original, &m.rust));
     // Nobody writes `x - -1` or `x + -1`: an edit that puts two signs together is further
     // from what a person would write than one that drops the term.
     let written_signs = doubled_sign(original);
@@ -691,6 +691,33 @@ fn variable_and_operand_edits(
                 .map_or(whole, |(outer, _)| outer);
             let rust = splice(original, place, &with);
             out.push(mutation(rust, template, 2, types));
+        }
+    }
+    regroupings(original, parts, types, out);
+}
+
+/// Two arithmetic operations, one the unparenthesized operand of the other, grouped the
+/// other way: `n - 1 / 2` (read `n - (1 / 2)`) as `(n - 1) / 2`, `a * b + c` as
+/// `a * (b + c)`. Precedence is a mistake people make.
+fn regroupings(original: &str, parts: &Parts, types: &Types, out: &mut Vec<Mutation>) {
+    let inner = |range: &Range<usize>| parts.operations.iter().find(|o| o.whole == *range);
+    for outer in &parts.operations {
+        // `(` and `)` inserted at these bytes.
+        let mut places = Vec::new();
+        if let Some(right) = inner(&outer.right) {
+            places.push((outer.left.start, right.left.end));
+        }
+        if let Some(left) = inner(&outer.left) {
+            places.push((left.right.start, outer.right.end));
+        }
+        for (open, close) in places {
+            let rust = format!(
+                "{}({}){}",
+                &original[..open],
+                &original[open..close],
+                &original[close..]
+            );
+            out.push(mutation(rust, catalogue::REGROUP, 3, types));
         }
     }
 }
@@ -1050,6 +1077,13 @@ mod tests {
         let all = mutations("(w % 10) * -1", SiteKind::Let, &Types::default());
         let cost = |text: &str| all.iter().find(|m| m.rust == text).unwrap().cost;
         assert!(cost("(w % 10) - -1") > cost("(w % 10)"));
+        // Two operations grouped the other way, either way.
+        assert_eq!(
+            of("v.get(v.len() - 1 / 2)", "regroup"),
+            ["v.get((v.len() - 1) / 2)"]
+        );
+        assert_eq!(of("a * b + c", "regroup"), ["a * (b + c)"]);
+        assert!(of("(a - 1) / 2", "regroup").is_empty());
         // Neighbouring elements of calls, tuples, arrays and `vec!` exchange.
         assert_eq!(
             of("vec![j as i32, i as i32]", "element-swap"),

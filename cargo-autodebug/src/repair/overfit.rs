@@ -1,0 +1,226 @@
+//! Candidates that pass the tests without fixing anything: a step of one made another
+//! constant (the loop skips what fails), a tested value written into the code (the program
+//! special-cases the test's input, or returns the test's expected answer), an operation that
+//! does nothing (`i % 1`, a constant in disguise). No source offers them, whatever the tests
+//! say of them.
+
+use std::collections::BTreeSet;
+
+use autodebug_runtime::protocol::{SiteKind, Value};
+use syn::visit::Visit;
+
+use crate::oracle::{Expectation, Oracle};
+
+/// Whether replacing `original`, the code of a site of `kind`, by `replacement` makes a step
+/// of one (`i += 1`, `n -= 1`) another constant: a candidate that passes by skipping
+/// elements or standing still overfits the tests, it fixes nothing, and no source offers it.
+pub fn changes_unit_step(kind: SiteKind, original: &str, replacement: &str) -> bool {
+    kind == SiteKind::Compound
+        && original.trim() == "1"
+        && replacement.trim() != "1"
+        && matches!(
+            syn::parse_str::<syn::Expr>(replacement),
+            Ok(syn::Expr::Lit(_) | syn::Expr::Unary(_))
+        )
+}
+
+/// Whether `replacement` has more operations that do nothing than `original` has: `x % 1`
+/// (always 0), `x * 0`, `x * 1`, `x / 1`, `x + 0`, `x - 0`. Nobody writes them: an edit
+/// that makes one (`i + 1` → `i % 1`) passes by the constant it stands for, and the fix a
+/// person would write is another.
+pub fn degenerate(original: &str, replacement: &str) -> bool {
+    let count = |code: &str| {
+        syn::parse_str::<syn::Expr>(code).map_or(0, |e| {
+            let mut found = Degenerate(0);
+            found.visit_expr(&e);
+            found.0
+        })
+    };
+    count(replacement) > count(original)
+}
+
+/// Counts the operations that do nothing.
+struct Degenerate(usize);
+
+impl<'ast> Visit<'ast> for Degenerate {
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        let (left, right) = (literal_value(&b.left), literal_value(&b.right));
+        let idle = match b.op {
+            syn::BinOp::Rem(_) => right == Some(1),
+            syn::BinOp::Mul(_) => [left, right].iter().any(|v| matches!(v, Some(0 | 1))),
+            syn::BinOp::Div(_) => right == Some(1),
+            syn::BinOp::Add(_) => left == Some(0) || right == Some(0),
+            syn::BinOp::Sub(_) => right == Some(0),
+            _ => false,
+        };
+        self.0 += usize::from(idle);
+        syn::visit::visit_expr_binary(self, b);
+    }
+}
+
+/// The integers the failing tests use: the arguments of their failing calls and the values
+/// those calls should have returned.
+#[derive(Debug, Default, Clone)]
+pub struct Tested {
+    inputs: BTreeSet<i128>,
+    outputs: BTreeSet<i128>,
+}
+
+/// A written constant this small is everywhere in code; that a test uses it says nothing.
+const COMMON: i128 = 2;
+
+impl Tested {
+    /// The integers of the failing calls of `oracles` (the calls past a failed assertion
+    /// that failed too).
+    pub fn of(oracles: &[Oracle]) -> Tested {
+        let mut tested = Tested::default();
+        for oracle in oracles {
+            let failing = oracle.call.iter().chain(
+                oracle
+                    .later
+                    .iter()
+                    .flat_map(|l| l.calls.iter().filter(|(_, f)| *f).map(|(c, _)| c)),
+            );
+            for call in failing {
+                for (_, value) in &call.args {
+                    tested.inputs.extend(int(value));
+                }
+            }
+            if let Some(Expectation::Returns(value)) = &oracle.expectation {
+                tested.outputs.extend(int(value));
+            }
+        }
+        tested
+    }
+
+    /// Whether `replacement` for `original` hard-codes a tested value: it compares for
+    /// (in)equality with an integer, not in `original`, that a failing call takes as an
+    /// argument (the program would special-case the test's input), or it is an integer
+    /// alone where `original` computed something, the value a failing call should have
+    /// returned (the program would return the test's answer). Integers up to 2 in magnitude
+    /// are too common to tell.
+    pub fn hard_coded(&self, original: &str, replacement: &str) -> bool {
+        let (Ok(before), Ok(after)) = (
+            syn::parse_str::<syn::Expr>(original),
+            syn::parse_str::<syn::Expr>(replacement),
+        ) else {
+            return false;
+        };
+        let written = literals(&before).all;
+        let new = literals(&after);
+        let special_case = new
+            .compared
+            .iter()
+            .any(|v| v.abs() > COMMON && !written.contains(v) && self.inputs.contains(v));
+        let answer = literal_value(&after).is_some_and(|v| {
+            v.abs() > COMMON && literal_value(&before).is_none() && self.outputs.contains(&v)
+        });
+        special_case || answer
+    }
+}
+
+/// The integer of a recorded value.
+fn int(value: &Value) -> Option<i128> {
+    match value {
+        Value::Int { v, .. } => Some(*v),
+        _ => None,
+    }
+}
+
+/// An integer literal, or its negation.
+fn literal_value(expr: &syn::Expr) -> Option<i128> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => literal_value(expr).map(|v| -v),
+        syn::Expr::Paren(p) => literal_value(&p.expr),
+        _ => None,
+    }
+}
+
+/// The integer literals of an expression: all of them, and those an `==`/`!=` compares with.
+#[derive(Default)]
+struct Literals {
+    all: BTreeSet<i128>,
+    compared: BTreeSet<i128>,
+}
+
+impl<'ast> Visit<'ast> for Literals {
+    fn visit_expr(&mut self, expr: &'ast syn::Expr) {
+        if let Some(v) = literal_value(expr) {
+            self.all.insert(v);
+            return;
+        }
+        if let syn::Expr::Binary(b) = expr
+            && matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_))
+        {
+            self.compared.extend(literal_value(&b.left));
+            self.compared.extend(literal_value(&b.right));
+        }
+        syn::visit::visit_expr(self, expr);
+    }
+}
+
+fn literals(expr: &syn::Expr) -> Literals {
+    let mut found = Literals::default();
+    found.visit_expr(expr);
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tested(inputs: &[i128], outputs: &[i128]) -> Tested {
+        Tested {
+            inputs: inputs.iter().copied().collect(),
+            outputs: outputs.iter().copied().collect(),
+        }
+    }
+
+    #[test]
+    fn a_tested_input_compared_for_equality_is_hard_coded() {
+        let t = tested(&[58, 1], &[120]);
+        assert!(t.hard_coded("n == 57", "n == 58"));
+        assert!(t.hard_coded("x > 0", "x > 0 && n != 58"));
+        // Not a tested input, an order comparison, a common constant, a value written before.
+        assert!(!t.hard_coded("n == 57", "n == 56"));
+        assert!(!t.hard_coded("n < 57", "n < 58"));
+        assert!(!t.hard_coded("n == 0", "n == 1"));
+        assert!(!t.hard_coded("n == 58 || n == 3", "n == 58 && n == 3"));
+    }
+
+    #[test]
+    fn the_expected_answer_in_place_of_a_computation_is_hard_coded() {
+        let t = tested(&[5], &[120, -7, 2]);
+        assert!(t.hard_coded("n * f(n - 1)", "120"));
+        assert!(t.hard_coded("a - b", "-7"));
+        // A constant changed into another, a common value, a value no call expects.
+        assert!(!t.hard_coded("119", "120"));
+        assert!(!t.hard_coded("a - b", "2"));
+        assert!(!t.hard_coded("a - b", "121"));
+    }
+
+    #[test]
+    fn operations_that_do_nothing_are_not_fixes() {
+        assert!(degenerate("i + 1", "i % 1"));
+        assert!(degenerate("a - b", "a * 1"));
+        assert!(degenerate("n / 2", "n / 1"));
+        assert!(!degenerate("i + 1", "i - 1"));
+        assert!(!degenerate("x * 1 + y", "x * 1 - y"));
+        assert!(!degenerate("n % 2", "n % 3"));
+    }
+
+    #[test]
+    fn a_unit_step_made_another_constant_changes_the_stride() {
+        assert!(changes_unit_step(SiteKind::Compound, "1", "2"));
+        assert!(!changes_unit_step(SiteKind::Compound, "1", "x"));
+        assert!(!changes_unit_step(SiteKind::Let, "1", "2"));
+    }
+}
