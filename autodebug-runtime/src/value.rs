@@ -80,7 +80,8 @@ pub fn val<T: ?Sized>(x: &T) -> Value {
 }
 
 /// A value of type `T` made from `v`, for a plan's override: integers (when `v` fits),
-/// floats, `bool`, `char`, `()` and `String`. Anything else is an error message.
+/// floats, `bool`, `char`, `()`, `String`, and a `Vec` of any of these (from a sequence
+/// recorded whole). Anything else is an error message.
 pub fn from_value<T>(v: &Value) -> Result<T, String> {
     let name = type_name::<T>();
     macro_rules! prim_arms {
@@ -103,7 +104,42 @@ pub fn from_value<T>(v: &Value) -> Result<T, String> {
             other => Err(mismatch(other, name)),
         };
     }
+    if let Some(elem) = vec_element(name) {
+        macro_rules! vec_arms {
+            ($($t:ty),*) => {$(
+                if elem == type_name::<$t>() && size_of::<T>() == size_of::<Vec<$t>>() {
+                    let out = whole(v, name)?
+                        .iter()
+                        .map(<$t as Prim>::from_value)
+                        .collect::<Result<Vec<$t>, String>>()?;
+                    // SAFETY: `T` is `Vec<$t>` (same name, same size).
+                    return Ok(unsafe { cast::<Vec<$t>, T>(out) });
+                }
+            )*};
+        }
+        with_prims!(vec_arms);
+        if elem == type_name::<String>() && size_of::<T>() == size_of::<Vec<String>>() {
+            let out = whole(v, name)?
+                .iter()
+                .map(|item| from_value::<String>(item))
+                .collect::<Result<Vec<String>, String>>()?;
+            // SAFETY: `T` is `Vec<String>` (same name, same size).
+            return Ok(unsafe { cast::<Vec<String>, T>(out) });
+        }
+    }
     Err(format!("cannot override a value of type `{name}`"))
+}
+
+/// The items of a sequence recorded whole (a sequence cut at [`crate::protocol::MAX_SEQ_LEN`]
+/// elements cannot be made again).
+fn whole<'v>(v: &'v Value, name: &str) -> Result<&'v [Value], String> {
+    match v {
+        Value::Seq { items, len } if items.len() == *len => Ok(items),
+        Value::Seq { len, .. } => Err(format!(
+            "a sequence of {len} elements was recorded cut short: it cannot be made again"
+        )),
+        other => Err(mismatch(other, name)),
+    }
 }
 
 /// The type of a site whose hook has type `T`, when it is a primitive a replacement can
@@ -704,6 +740,33 @@ mod tests {
     }
 
     #[test]
+    fn overrides_of_vectors_take_a_whole_sequence() {
+        let seq = |items: Vec<Value>| Value::Seq {
+            len: items.len(),
+            items,
+        };
+        assert_eq!(
+            from_value::<Vec<i32>>(&seq(vec![int("i32", 11), int("i32", 4)])),
+            Ok(vec![11, 4])
+        );
+        assert_eq!(
+            from_value::<Vec<String>>(&seq(vec![s("a"), s("bc")])),
+            Ok(vec!["a".to_string(), "bc".to_string()])
+        );
+        assert_eq!(from_value::<Vec<u8>>(&seq(vec![])), Ok(vec![]));
+        // An element that does not fit, a sequence cut short, another kind of value.
+        assert!(from_value::<Vec<u8>>(&seq(vec![int("i32", 256)])).is_err());
+        let cut = Value::Seq {
+            items: vec![int("i32", 1)],
+            len: 100,
+        };
+        assert!(from_value::<Vec<i32>>(&cut).is_err());
+        assert!(from_value::<Vec<i32>>(&int("i32", 1)).is_err());
+        // A vector of what no override makes stays out of reach.
+        assert!(from_value::<Vec<Vec<i32>>>(&seq(vec![])).is_err());
+    }
+
+    #[test]
     fn overrides_of_other_primitives() {
         assert_eq!(
             from_value::<f64>(&Value::Float {
@@ -750,7 +813,7 @@ mod tests {
             .is_err()
         );
         assert!(from_value::<&str>(&s("x")).is_err());
-        assert!(from_value::<Vec<i32>>(&seq(vec![])).is_err());
+        assert!(from_value::<Vec<&str>>(&seq(vec![])).is_err());
         assert!(from_value::<Option<i32>>(&int("i32", 1)).is_err());
     }
 

@@ -96,6 +96,135 @@ impl Comparison {
     }
 }
 
+/// The comparison a failed `assert!(a == b)` or `assert!(a != b)` made, read from its panic
+/// message (`assertion failed: f(3) == vec![1, 2]`): the two sides as the test's source
+/// wrote them, not as values printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceComparison {
+    /// `==` (`true`) or `!=` (`false`).
+    pub equal: bool,
+    pub left: String,
+    pub right: String,
+}
+
+impl SourceComparison {
+    /// The comparison of an `assert!` message whose condition is one `==` or `!=` between
+    /// two sides (outside brackets and quotes, with no `&&` or `||`). `None` otherwise.
+    pub fn parse(message: &str) -> Option<SourceComparison> {
+        let condition = message.strip_prefix("assertion failed: ")?.trim();
+        if condition.contains('\n') {
+            return None;
+        }
+        let bytes = condition.as_bytes();
+        let (mut depth, mut quote, mut escaped) = (0usize, None, false);
+        let mut found = None;
+        for (i, c) in condition.char_indices() {
+            if let Some(q) = quote {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+                continue;
+            }
+            match c {
+                '"' => quote = Some(c),
+                // A char literal, not a lifetime: `'x'` or `'\n'`.
+                '\'' if bytes.get(i + 2) == Some(&b'\'') || bytes.get(i + 1) == Some(&b'\\') => {
+                    quote = Some(c)
+                }
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth = depth.checked_sub(1)?,
+                '=' | '!' if depth == 0 && bytes.get(i + 1) == Some(&b'=') => {
+                    let before = i.checked_sub(1).map(|j| bytes[j]);
+                    let after = bytes.get(i + 2).copied();
+                    if matches!(before, Some(b'=' | b'!' | b'<' | b'>')) || after == Some(b'=') {
+                        continue;
+                    }
+                    if found.is_some() {
+                        return None;
+                    }
+                    found = Some((i, c == '='));
+                }
+                '&' | '|' if depth == 0 && bytes.get(i + 1) == Some(&(c as u8)) => return None,
+                _ => {}
+            }
+        }
+        let (at, equal) = found?;
+        let (left, right) = (condition[..at].trim(), condition[at + 2..].trim());
+        (!left.is_empty() && !right.is_empty()).then(|| SourceComparison {
+            equal,
+            left: left.to_string(),
+            right: right.to_string(),
+        })
+    }
+
+    /// The side that is a call of `name` and nothing more (`tri(3)`, `m::tri(3)`), when
+    /// exactly one is.
+    pub fn call_side(&self, name: &str) -> Option<Side> {
+        let is_call = |text: &str| {
+            let Some(args_at) = text.find('(') else {
+                return false;
+            };
+            let callee = &text[..args_at];
+            let named = callee == name || callee.ends_with(&format!("::{name}"));
+            named
+                && text.ends_with(')')
+                && split_elements(&text[args_at + 1..text.len() - 1]).is_some()
+                && balanced_once(&text[args_at..])
+        };
+        match (is_call(&self.left), is_call(&self.right)) {
+            (true, false) => Some(Side::Left),
+            (false, true) => Some(Side::Right),
+            _ => None,
+        }
+    }
+
+    /// The text of `side`.
+    pub fn text(&self, side: Side) -> &str {
+        match side {
+            Side::Left => &self.left,
+            Side::Right => &self.right,
+        }
+    }
+}
+
+/// Whether `text` (starting with `(`) closes its first bracket at its very end.
+fn balanced_once(text: &str) -> bool {
+    let mut depth = 0usize;
+    let mut quote = None;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth = match depth.checked_sub(1) {
+                    Some(d) => d,
+                    None => return false,
+                };
+                if depth == 0 {
+                    return i + 1 == text.len();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 impl Side {
     /// The other side.
     pub fn other(self) -> Side {
@@ -174,6 +303,16 @@ pub fn parse_like(text: &str, like: &Value) -> Result<Value, String> {
             }
         }
         Value::Str { .. } => {
+            // As source writes an owned string too: `"x".to_string()`, `String::from("x")`.
+            let text = [".to_string()", ".to_owned()", ".into()"]
+                .iter()
+                .find_map(|s| text.strip_suffix(s))
+                .or_else(|| {
+                    text.strip_prefix("String::from(")
+                        .and_then(|t| t.strip_suffix(')'))
+                })
+                .unwrap_or(text)
+                .trim();
             let inner = quoted(text, '"').ok_or_else(|| bad("a string"))?;
             let chars = unescape(inner).ok_or_else(|| bad("a string"))?;
             Ok(Value::Str {
@@ -193,9 +332,23 @@ pub fn parse_like(text: &str, like: &Value) -> Result<Value, String> {
             })
         }
         Value::Unit => Err("the call returns `()`: there is no other value".to_string()),
-        Value::Seq { .. } => Err(format!(
-            "an expected sequence ({text}) is not formed: the runtime cannot override one"
-        )),
+        Value::Seq { items, .. } => {
+            // `[1, 2]` as `Debug` prints it, or `vec![1, 2]` as an `assert!` wrote it.
+            let body = text.strip_prefix("vec!").unwrap_or(text).trim();
+            let inner = quoted_by(body, '[', ']').ok_or_else(|| bad("a sequence"))?;
+            let elements = split_elements(inner).ok_or_else(|| bad("a sequence"))?;
+            let items = elements
+                .iter()
+                .map(|element| {
+                    let like = items.first().cloned().unwrap_or_else(|| like_text(element));
+                    parse_like(element, &like)
+                })
+                .collect::<Result<Vec<Value>, String>>()?;
+            Ok(Value::Seq {
+                len: items.len(),
+                items,
+            })
+        }
         Value::Opaque { ty } => Err(format!(
             "the call returns a `{ty}`, a value the runtime does not record"
         )),
@@ -222,7 +375,77 @@ fn int_range(ty: &str) -> Option<(i128, i128)> {
 
 /// The text between the quotes `q` around `text`.
 fn quoted(text: &str, q: char) -> Option<&str> {
-    text.strip_prefix(q)?.strip_suffix(q)
+    quoted_by(text, q, q)
+}
+
+/// The text between `open` and `close` around `text`.
+fn quoted_by(text: &str, open: char, close: char) -> Option<&str> {
+    text.strip_prefix(open)?.strip_suffix(close)
+}
+
+/// The elements of a sequence's body (`1, [2, 3], "a, b"`), split at the commas outside
+/// brackets and quotes; a trailing comma ends the list. `None` when the brackets or quotes
+/// do not close.
+fn split_elements(body: &str) -> Option<Vec<&str>> {
+    let mut elements = Vec::new();
+    let (mut depth, mut quote, mut escaped, mut start) = (0usize, None, false, 0);
+    for (i, c) in body.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '[' | '(' | '{' => depth += 1,
+            ']' | ')' | '}' => depth = depth.checked_sub(1)?,
+            ',' if depth == 0 => {
+                elements.push(body[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if depth != 0 || quote.is_some() {
+        return None;
+    }
+    let last = body[start..].trim();
+    // A trailing comma (`[1, 2, ]`) ends the list; an empty element elsewhere is no list.
+    if !last.is_empty() {
+        elements.push(last);
+    }
+    (!elements.contains(&"")).then_some(elements)
+}
+
+/// What an element written `text` is like, when the call returned an empty sequence: a
+/// string, a char, a bool, a float, a sequence or (otherwise) an integer.
+fn like_text(text: &str) -> Value {
+    let int = Value::Int {
+        ty: "i64".into(),
+        v: 0,
+    };
+    match text.chars().next() {
+        Some('"') => Value::Str {
+            v: String::new(),
+            truncated: false,
+        },
+        Some('\'') => Value::Char(' '),
+        Some('[') => Value::Seq {
+            items: Vec::new(),
+            len: 0,
+        },
+        _ if text == "true" || text == "false" => Value::Bool(false),
+        _ if text.contains('.') => Value::Float {
+            ty: "f64".into(),
+            v: "0".into(),
+        },
+        _ => int,
+    }
 }
 
 /// The characters of a `Debug`-escaped string or char body: `\0 \t \r \n \\ \' \"` and
@@ -443,6 +666,79 @@ mod tests {
         assert_eq!(describe(&cut), "[1, … (100 items)]");
         assert_eq!(describe(&v), "[1, -2]");
         assert_eq!(debug_text(&Value::Unit).as_deref(), Some("()"));
-        assert!(parse_like("[1, 2]", &v).is_err());
+    }
+
+    #[test]
+    fn an_assert_of_one_comparison_names_its_sides() {
+        let c = SourceComparison::parse("assertion failed: tri(3) == vec![1, 3, 2, 8]").unwrap();
+        assert!(c.equal);
+        assert_eq!(
+            (c.left.as_str(), c.right.as_str()),
+            ("tri(3)", "vec![1, 3, 2, 8]")
+        );
+        assert_eq!(c.call_side("tri"), Some(Side::Left));
+        let c =
+            SourceComparison::parse(r#"assertion failed: "a==b" != m::f("x, y", 'q')"#).unwrap();
+        assert!(!c.equal);
+        assert_eq!(c.call_side("f"), Some(Side::Right));
+        // More than one comparison, none, or a side that does more than call.
+        for message in [
+            "assertion failed: f(1) == 2 && f(2) == 3",
+            "assertion failed: f(1) <= 2",
+            "assertion failed: f(1)",
+            "assertion failed: f(1) == g(2) == h(3)",
+        ] {
+            assert_eq!(SourceComparison::parse(message), None, "{message}");
+        }
+        let c = SourceComparison::parse("assertion failed: f(1).len() == 2").unwrap();
+        assert_eq!(c.call_side("f"), None);
+        let c = SourceComparison::parse("assertion failed: f(1) + f(2) == 2").unwrap();
+        assert_eq!(c.call_side("f"), None);
+        // Source strings as the value they stand for.
+        let like = Value::Str {
+            v: String::new(),
+            truncated: false,
+        };
+        let ab = Ok(Value::Str {
+            v: "ab".into(),
+            truncated: false,
+        });
+        assert_eq!(parse_like(r#""ab".to_string()"#, &like), ab);
+        assert_eq!(parse_like(r#"String::from("ab")"#, &like), ab);
+    }
+
+    #[test]
+    fn expected_sequences_as_debug_and_vec_write_them() {
+        let seq = |items: Vec<Value>| Value::Seq {
+            len: items.len(),
+            items,
+        };
+        let v = seq(vec![int("i32", 1), int("i32", -2)]);
+        assert_eq!(
+            parse_like("[11, 4]", &v),
+            Ok(seq(vec![int("i32", 11), int("i32", 4)]))
+        );
+        assert_eq!(parse_like("vec![]", &v), Ok(seq(vec![])));
+        assert_eq!(parse_like("vec![7,]", &v), Ok(seq(vec![int("i32", 7)])));
+        // Elements like the returned ones; with nothing returned, like their text.
+        let strings = parse_like(r#"["a, b", "c\"d"]"#, &seq(vec![]));
+        let s = |v: &str| Value::Str {
+            v: v.into(),
+            truncated: false,
+        };
+        assert_eq!(strings, Ok(seq(vec![s("a, b"), s("c\"d")])));
+        let nested = seq(vec![seq(vec![int("i32", 0)])]);
+        assert_eq!(
+            parse_like("[[1, 2], []]", &nested),
+            Ok(seq(vec![
+                seq(vec![int("i32", 1), int("i32", 2)]),
+                seq(vec![])
+            ]))
+        );
+        // What is not a sequence, or an element of another type.
+        assert!(parse_like("[1, 2", &v).is_err());
+        assert!(parse_like("[1, , 2]", &v).is_err());
+        assert!(parse_like("[1.5]", &v).is_err());
+        assert!(parse_like("Some([1])", &v).is_err());
     }
 }

@@ -21,7 +21,7 @@ use crate::model::{
     AcceptedCall, Arg, LaterCall, Location, OracleEntry as Entry, Outcome, Role, TestId,
 };
 use crate::trace::{RawTrace, RecordedTrace};
-use assertion::{Comparison, describe, parse_like};
+use assertion::{Comparison, SourceComparison, describe, parse_like};
 pub use calls::{Call, End, top_level_calls};
 
 /// What the oracle stage looks at.
@@ -379,9 +379,12 @@ impl FailurePoint<'_> {
             );
             return;
         };
-        let (call, expectation, why) = match Comparison::parse(&self.message) {
-            Some(comparison) => from_comparison(&comparison, &returned),
-            None => {
+        let source = SourceComparison::parse(&self.message)
+            .and_then(|comparison| from_source(&comparison, &returned));
+        let (call, expectation, why) = match (Comparison::parse(&self.message), source) {
+            (Some(comparison), _) => from_comparison(&comparison, &returned),
+            (None, Some(found)) => found,
+            (None, None) => {
                 let headline = self.message.lines().next().unwrap_or_default();
                 let why = format!(
                     "the test's failure (`{headline}`) does not say which value it wanted from `{}`",
@@ -401,6 +404,32 @@ impl FailurePoint<'_> {
         oracle.expectation = expectation;
         oracle.why = why;
     }
+}
+
+/// The failing call and its expectation from a failed `assert!(f(x) == y)` (or `!=`): the
+/// latest call that returned, when it is of the function one side calls and nothing more,
+/// and the other side is a value written as a literal (`8`, `"ab"`, `vec![1, 2]`). `None`
+/// when the assertion is not of that shape.
+fn from_source<'c>(
+    comparison: &SourceComparison,
+    returned: &[&'c Call],
+) -> Option<(&'c Call, Option<Expectation>, Option<String>)> {
+    let last = *returned.last()?;
+    let side = comparison.call_side(last.name())?;
+    let value = &last.returned.as_ref()?.value;
+    if !comparison.equal {
+        let why = format!(
+            "assert!(… != …): any value but {} passes the assertion; there is no single value to confirm by a rerun",
+            describe(value)
+        );
+        return Some((
+            last,
+            Some(Expectation::ReturnsOtherThan(value.clone())),
+            Some(why),
+        ));
+    }
+    let expected = parse_like(comparison.text(side.other()), value).ok()?;
+    Some((last, Some(Expectation::Returns(expected)), None))
 }
 
 /// The failing call and its expectation from a failed `assert_eq!`/`assert_ne!`: the latest

@@ -44,13 +44,21 @@ struct Degenerate(usize);
 
 impl<'ast> Visit<'ast> for Degenerate {
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
-        let (left, right) = (literal_value(&b.left), literal_value(&b.right));
+        // Integers and floats alike (`x * 1.0`), but for `% 1`: `x % 1.0` is a fraction.
+        let (left, right) = (number(&b.left), number(&b.right));
+        let is = |side: Option<f64>, v: f64| side == Some(v);
         let idle = match b.op {
-            syn::BinOp::Rem(_) => right == Some(1),
-            syn::BinOp::Mul(_) => [left, right].iter().any(|v| matches!(v, Some(0 | 1))),
-            syn::BinOp::Div(_) => right == Some(1),
-            syn::BinOp::Add(_) => left == Some(0) || right == Some(0),
-            syn::BinOp::Sub(_) => right == Some(0),
+            syn::BinOp::Rem(_) => {
+                // `x % c % c` takes the remainder twice.
+                let again = matches!(&*b.left, syn::Expr::Binary(inner)
+                    if matches!(inner.op, syn::BinOp::Rem(_))
+                        && squeeze(&inner.right) == squeeze(&b.right));
+                literal_value(&b.right) == Some(1) || again
+            }
+            syn::BinOp::Mul(_) => [0.0, 1.0].iter().any(|&v| is(left, v) || is(right, v)),
+            syn::BinOp::Div(_) => is(right, 1.0),
+            syn::BinOp::Add(_) => is(left, 0.0) || is(right, 0.0),
+            syn::BinOp::Sub(_) => is(right, 0.0),
             _ => false,
         };
         self.0 += usize::from(idle);
@@ -125,6 +133,28 @@ fn int(value: &Value) -> Option<i128> {
         Value::Int { v, .. } => Some(*v),
         _ => None,
     }
+}
+
+/// A number literal (integer or float), or its negation.
+fn number(expr: &syn::Expr) -> Option<f64> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(f),
+            ..
+        }) => f.base10_parse().ok(),
+        syn::Expr::Paren(p) => number(&p.expr),
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => number(expr).map(|v| -v),
+        other => literal_value(other).map(|v| v as f64),
+    }
+}
+
+/// An expression's tokens without spacing.
+fn squeeze(expr: &syn::Expr) -> String {
+    quote::ToTokens::to_token_stream(expr).to_string()
 }
 
 /// An integer literal, or its negation.
@@ -215,6 +245,10 @@ mod tests {
         assert!(!degenerate("i + 1", "i - 1"));
         assert!(!degenerate("x * 1 + y", "x * 1 - y"));
         assert!(!degenerate("n % 2", "n % 3"));
+        assert!(degenerate("x % 1.0 + 1.0", "x % 1.0 * 1.0"));
+        assert!(degenerate("x % 1.0 + 1.0", "x % 1.0 % 1.0"));
+        assert!(!degenerate("x % 1.0 + 1.0", "x % 1.0"));
+        assert!(!degenerate("x + 1.0", "x % 1.0"));
     }
 
     #[test]
