@@ -121,7 +121,7 @@ pub fn from_value<T>(v: &Value) -> Result<T, String> {
         if elem == type_name::<String>() && size_of::<T>() == size_of::<Vec<String>>() {
             let out = whole(v, name)?
                 .iter()
-                .map(|item| from_value::<String>(item))
+                .map(from_value::<String>)
                 .collect::<Result<Vec<String>, String>>()?;
             // SAFETY: `T` is `Vec<String>` (same name, same size).
             return Ok(unsafe { cast::<Vec<String>, T>(out) });

@@ -116,24 +116,17 @@ impl SourceComparison {
             return None;
         }
         let bytes = condition.as_bytes();
-        let (mut depth, mut quote, mut escaped) = (0usize, None, false);
+        let (mut depth, mut quotes) = (0usize, Quotes::default());
         let mut found = None;
         for (i, c) in condition.char_indices() {
-            if let Some(q) = quote {
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == q {
-                    quote = None;
-                }
+            if quotes.inside(c) {
                 continue;
             }
             match c {
-                '"' => quote = Some(c),
+                '"' => quotes.open(c),
                 // A char literal, not a lifetime: `'x'` or `'\n'`.
                 '\'' if bytes.get(i + 2) == Some(&b'\'') || bytes.get(i + 1) == Some(&b'\\') => {
-                    quote = Some(c)
+                    quotes.open(c)
                 }
                 '(' | '[' | '{' => depth += 1,
                 ')' | ']' | '}' => depth = depth.checked_sub(1)?,
@@ -191,24 +184,45 @@ impl SourceComparison {
     }
 }
 
+/// Where a scan of source or `Debug` text is, character by character: inside a string or
+/// char literal (and after a `\\` in it) or not.
+#[derive(Default)]
+struct Quotes {
+    quote: Option<char>,
+    escaped: bool,
+}
+
+impl Quotes {
+    /// Takes `c`: whether it belongs to an open literal (its closing quote included).
+    fn inside(&mut self, c: char) -> bool {
+        let Some(q) = self.quote else {
+            return false;
+        };
+        if self.escaped {
+            self.escaped = false;
+        } else if c == '\\' {
+            self.escaped = true;
+        } else if c == q {
+            self.quote = None;
+        }
+        true
+    }
+
+    /// A literal opens with the quote `q`.
+    fn open(&mut self, q: char) {
+        self.quote = Some(q);
+    }
+}
+
 /// Whether `text` (starting with `(`) closes its first bracket at its very end.
 fn balanced_once(text: &str) -> bool {
-    let mut depth = 0usize;
-    let mut quote = None;
-    let mut escaped = false;
+    let (mut depth, mut quotes) = (0usize, Quotes::default());
     for (i, c) in text.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
+        if quotes.inside(c) {
             continue;
         }
         match c {
-            '"' => quote = Some(c),
+            '"' => quotes.open(c),
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => {
                 depth = match depth.checked_sub(1) {
@@ -388,20 +402,13 @@ fn quoted_by(text: &str, open: char, close: char) -> Option<&str> {
 /// do not close.
 fn split_elements(body: &str) -> Option<Vec<&str>> {
     let mut elements = Vec::new();
-    let (mut depth, mut quote, mut escaped, mut start) = (0usize, None, false, 0);
+    let (mut depth, mut quotes, mut start) = (0usize, Quotes::default(), 0);
     for (i, c) in body.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
+        if quotes.inside(c) {
             continue;
         }
         match c {
-            '"' | '\'' => quote = Some(c),
+            '"' | '\'' => quotes.open(c),
             '[' | '(' | '{' => depth += 1,
             ']' | ')' | '}' => depth = depth.checked_sub(1)?,
             ',' if depth == 0 => {
@@ -411,7 +418,7 @@ fn split_elements(body: &str) -> Option<Vec<&str>> {
             _ => {}
         }
     }
-    if depth != 0 || quote.is_some() {
+    if depth != 0 || quotes.quote.is_some() {
         return None;
     }
     let last = body[start..].trim();

@@ -406,12 +406,7 @@ fn changed_tokens(original: &str, replacement: &str) -> usize {
                     }
                 }
                 proc_macro2::TokenTree::Group(g) => {
-                    let (open, close) = match g.delimiter() {
-                        proc_macro2::Delimiter::Parenthesis => ("(", ")"),
-                        proc_macro2::Delimiter::Brace => ("{", "}"),
-                        proc_macro2::Delimiter::Bracket => ("[", "]"),
-                        proc_macro2::Delimiter::None => ("", ""),
-                    };
+                    let (open, close) = patch::delimiters(g.delimiter());
                     out.push(open.to_string());
                     leaves(g.stream(), out);
                     out.push(close.to_string());

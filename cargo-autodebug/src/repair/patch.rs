@@ -232,6 +232,16 @@ pub fn locate(text: &str, site: &SiteInfo) -> Result<Located> {
     })
 }
 
+/// The texts that open and close a group of tokens.
+pub(crate) fn delimiters(d: proc_macro2::Delimiter) -> (&'static str, &'static str) {
+    match d {
+        proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+        proc_macro2::Delimiter::Brace => ("{", "}"),
+        proc_macro2::Delimiter::Bracket => ("[", "]"),
+        proc_macro2::Delimiter::None => ("", ""),
+    }
+}
+
 /// `text` without the whitespace between its tokens (what is inside a string or character
 /// literal counts: `" "` and `""` differ), for comparing two texts of code.
 pub fn squeeze(text: &str) -> String {
@@ -239,12 +249,7 @@ pub fn squeeze(text: &str) -> String {
         for token in stream {
             match token {
                 proc_macro2::TokenTree::Group(g) => {
-                    let (open, close) = match g.delimiter() {
-                        proc_macro2::Delimiter::Parenthesis => ("(", ")"),
-                        proc_macro2::Delimiter::Brace => ("{", "}"),
-                        proc_macro2::Delimiter::Bracket => ("[", "]"),
-                        proc_macro2::Delimiter::None => ("", ""),
-                    };
+                    let (open, close) = delimiters(g.delimiter());
                     out.push_str(open);
                     push(g.stream(), out);
                     out.push_str(close);
