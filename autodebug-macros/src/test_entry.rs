@@ -11,8 +11,7 @@
 //! every call the test makes and which of them its assertions accepted.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::quote;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Attribute, Expr, ItemFn, Lit, Meta, ReturnType, Stmt, Type};
 
@@ -58,7 +57,10 @@ impl VisitMut for SoftAssertions {
             && ASSERTIONS.iter().any(|a| statement.mac.path.is_ident(a))
         {
             let mac = &statement.mac;
-            let wrapped = quote_spanned!(mac.span()=>
+            // The runtime's path at the call site, as every generated path (an edition-2015
+            // span would read `::autodebug_runtime` from the crate root); the macro keeps
+            // its own spans, so a failure is reported where it was written.
+            let wrapped = quote!(
                 ::autodebug_runtime::__rt::assertion(|| { #mac; });
             );
             if let Ok(wrapped) = syn::parse2::<Stmt>(wrapped) {

@@ -617,6 +617,36 @@ fn without_outer_parens(rust: &str) -> String {
     }
 }
 
+/// A negated (in)equality as a person writes it: `!(a == b)` as `a != b`, `!(a != b)` as
+/// `a == b` (the same value for every `PartialEq`); anything else as it is.
+fn complement_negated_equality(rust: &str) -> String {
+    use syn::spanned::Spanned;
+    let Ok(syn::Expr::Unary(syn::ExprUnary {
+        op: syn::UnOp::Not(_),
+        expr,
+        ..
+    })) = syn::parse_str::<syn::Expr>(rust)
+    else {
+        return rust.to_string();
+    };
+    let syn::Expr::Paren(paren) = &*expr else {
+        return rust.to_string();
+    };
+    let syn::Expr::Binary(b) = &*paren.expr else {
+        return rust.to_string();
+    };
+    let complement = match b.op {
+        syn::BinOp::Eq(_) => "!=",
+        syn::BinOp::Ne(_) => "==",
+        _ => return rust.to_string(),
+    };
+    let (left, right) = (b.left.span().byte_range(), b.right.span().byte_range());
+    match (rust.get(left), rust.get(right)) {
+        (Some(l), Some(r)) => format!("{l} {complement} {r}"),
+        _ => rust.to_string(),
+    }
+}
+
 /// Hook calls a rerun of a recorded test may make: this many times the written code's
 /// longest recorded run (a fix may let a test that failed early run on, as long as the
 /// tests that pass run).
@@ -922,6 +952,14 @@ fn types(traces: &[RecordedTrace], site: &SiteInfo) -> Types {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_negated_equality_reads_as_its_complement() {
+        assert_eq!(complement_negated_equality("!(x % 2 == 1)"), "x % 2 != 1");
+        assert_eq!(complement_negated_equality("!(a != b)"), "a == b");
+        assert_eq!(complement_negated_equality("!(a < b)"), "!(a < b)");
+        assert_eq!(complement_negated_equality("!flag"), "!flag");
+    }
 
     #[test]
     fn an_edit_is_as_large_as_the_tokens_it_changes() {

@@ -10,8 +10,9 @@ use autodebug_runtime::protocol::{SiteInfo, SiteKey};
 use super::rerun::{self, Rerun, Verdict};
 use super::validate::{Rebuild, SuiteTest, Validation};
 use super::{
-    BATCH, Candidate, CandidateSource, Context, Files, Limits, Target, describe, make_fix, patch,
-    plural, rank, rebuilt_fix, runtime_fix, unchanged_runs, without_outer_parens,
+    BATCH, Candidate, CandidateSource, Context, Files, Limits, Target, complement_negated_equality,
+    describe, make_fix, patch, plural, rank, rebuilt_fix, runtime_fix, unchanged_runs,
+    without_outer_parens,
 };
 use crate::console::Console;
 use crate::model::{Fix, RepairDetails as Details};
@@ -154,7 +155,7 @@ impl Search<'_> {
             details.propose_s += proposing.elapsed().as_secs_f64();
             for edit in batch.iter_mut().flat_map(|c| c.edits.iter_mut()) {
                 if edit.statement.is_none() {
-                    edit.rust = without_outer_parens(&edit.rust);
+                    edit.rust = complement_negated_equality(&without_outer_parens(&edit.rust));
                 }
             }
             if batch.is_empty() {
