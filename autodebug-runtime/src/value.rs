@@ -741,10 +741,6 @@ mod tests {
 
     #[test]
     fn overrides_of_vectors_take_a_whole_sequence() {
-        let seq = |items: Vec<Value>| Value::Seq {
-            len: items.len(),
-            items,
-        };
         assert_eq!(
             from_value::<Vec<i32>>(&seq(vec![int("i32", 11), int("i32", 4)])),
             Ok(vec![11, 4])

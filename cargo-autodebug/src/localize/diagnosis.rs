@@ -312,11 +312,7 @@ impl Diagnosis {
         let mut passing: Vec<Call> = oracle
             .later
             .iter()
-            .flat_map(|later| {
-                later.accepted_in(&file).map(|c| {
-                    c.encoded_in(&test.test, Role::Passing, &later.trace, Spec::accepted())
-                })
-            })
+            .flat_map(|later| later.accepted_calls(&test.test, &file))
             .take(self.max_passing_calls)
             .collect();
         passing.extend(oracle::symbolic::passing_calls(

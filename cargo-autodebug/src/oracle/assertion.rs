@@ -163,10 +163,11 @@ impl SourceComparison {
             };
             let callee = &text[..args_at];
             let named = callee == name || callee.ends_with(&format!("::{name}"));
+            // The arguments close their brackets before the last `)`: `f(1) + f(2)` or
+            // `f(1)(2)` is more than a call.
             named
                 && text.ends_with(')')
                 && split_elements(&text[args_at + 1..text.len() - 1]).is_some()
-                && balanced_once(&text[args_at..])
         };
         match (is_call(&self.left), is_call(&self.right)) {
             (true, false) => Some(Side::Left),
@@ -212,31 +213,6 @@ impl Quotes {
     fn open(&mut self, q: char) {
         self.quote = Some(q);
     }
-}
-
-/// Whether `text` (starting with `(`) closes its first bracket at its very end.
-fn balanced_once(text: &str) -> bool {
-    let (mut depth, mut quotes) = (0usize, Quotes::default());
-    for (i, c) in text.char_indices() {
-        if quotes.inside(c) {
-            continue;
-        }
-        match c {
-            '"' => quotes.open(c),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => {
-                depth = match depth.checked_sub(1) {
-                    Some(d) => d,
-                    None => return false,
-                };
-                if depth == 0 {
-                    return i + 1 == text.len();
-                }
-            }
-            _ => {}
-        }
-    }
-    false
 }
 
 impl Side {

@@ -418,18 +418,28 @@ fn from_source<'c>(
     let side = comparison.call_side(last.name())?;
     let value = &last.returned.as_ref()?.value;
     if !comparison.equal {
-        let why = format!(
-            "assert!(… != …): any value but {} passes the assertion; there is no single value to confirm by a rerun",
-            describe(value)
-        );
-        return Some((
-            last,
-            Some(Expectation::ReturnsOtherThan(value.clone())),
-            Some(why),
-        ));
+        return Some(any_other_value(last, value, "assert!(… != …)"));
     }
     let expected = parse_like(comparison.text(side.other()), value).ok()?;
     Some((last, Some(Expectation::Returns(expected)), None))
+}
+
+/// The expectation of an inequality (`assertion`, as the test wrote it) that `call`'s
+/// returning `value` failed: any other value, and why no rerun can confirm one.
+fn any_other_value<'c>(
+    call: &'c Call,
+    value: &Value,
+    assertion: &str,
+) -> (&'c Call, Option<Expectation>, Option<String>) {
+    let why = format!(
+        "{assertion}: any value but {} passes the assertion; there is no single value to confirm by a rerun",
+        describe(value)
+    );
+    (
+        call,
+        Some(Expectation::ReturnsOtherThan(value.clone())),
+        Some(why),
+    )
 }
 
 /// The failing call and its expectation from a failed `assert_eq!`/`assert_ne!`: the latest
@@ -461,15 +471,7 @@ fn from_comparison<'c>(
         };
     };
     if !comparison.equal {
-        let why = format!(
-            "assert_ne!: any value but {} passes the assertion; there is no single value to confirm by a rerun",
-            describe(&r.value)
-        );
-        return (
-            call,
-            Some(Expectation::ReturnsOtherThan(r.value.clone())),
-            Some(why),
-        );
+        return any_other_value(call, &r.value, "assert_ne!");
     }
     match parse_like(comparison.text(side.other()), &r.value) {
         Ok(expected) => (call, Some(Expectation::Returns(expected)), None),

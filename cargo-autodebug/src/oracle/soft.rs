@@ -26,7 +26,10 @@ pub struct Later {
 
 impl Later {
     /// The calls whose assertion held, of functions in `file` (as sites name files).
-    pub fn accepted_in<'s>(&'s self, file: &'s str) -> impl Iterator<Item = &'s Call> {
+    pub fn accepted_in<'s, 'f>(
+        &'s self,
+        file: &'f str,
+    ) -> impl Iterator<Item = &'s Call> + use<'s, 'f> {
         self.calls
             .iter()
             .filter(move |(c, failed)| {
@@ -122,53 +125,18 @@ pub fn later_calls(recorded: &RawTrace, soft: &RawTrace) -> Option<Vec<(Call, bo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use autodebug_runtime::protocol::{SiteInfo, SiteKind, Value};
+    use crate::oracle::calls::tests::{enter, exit, ret, site};
+    use autodebug_runtime::protocol::SiteKind;
 
-    fn int(v: i64) -> Value {
-        Value::Int {
-            ty: "i64".into(),
-            v: v as i128,
-        }
-    }
-    use std::collections::BTreeMap;
-
-    fn site(kind: SiteKind, line: u32) -> SiteInfo {
-        SiteInfo {
-            file: "src/lib.rs".into(),
-            line,
-            column: 5,
-            end_line: line,
-            end_column: 9,
-            kind,
-            code: "x".into(),
-            function: "demo::f".into(),
-        }
-    }
-
-    fn call(x: i64, out: i64) -> Vec<Record> {
-        vec![
-            Record::Enter {
-                site: 0,
-                args: vec![("x".into(), int(x))],
-            },
-            Record::Component {
-                site: 1,
-                instance: 0,
-                value: int(out),
-                overridden: false,
-                scope: vec![],
-            },
-            Record::Exit {
-                site: 0,
-                panicking: false,
-            },
-        ]
+    /// A call `f(x)` returning `out`.
+    fn call(x: i128, out: i128) -> Vec<Record> {
+        vec![enter(0, x), ret(1, 0, out), exit(0, false)]
     }
 
     fn trace(parts: Vec<Vec<Record>>) -> RawTrace {
-        let mut sites = BTreeMap::new();
-        sites.insert(0, site(SiteKind::Fn, 1));
-        sites.insert(1, site(SiteKind::Return, 2));
+        let mut sites = std::collections::BTreeMap::new();
+        sites.insert(0, site(1, SiteKind::Fn, "f"));
+        sites.insert(1, site(2, SiteKind::Return, "f"));
         RawTrace {
             sites,
             events: parts.into_iter().flatten().collect(),

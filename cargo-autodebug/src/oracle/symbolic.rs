@@ -74,6 +74,20 @@ impl Call {
     }
 }
 
+impl super::soft::Later {
+    /// The calls past the failure that test `test`'s assertions accepted, of functions in
+    /// `file`, each to encode as a passing call that keeps the result it returned.
+    pub fn accepted_calls<'t, 'f>(
+        &'t self,
+        test: &str,
+        file: &'f str,
+    ) -> impl Iterator<Item = encode::Call<'t>> + use<'t, 'f> {
+        let test = test.to_string();
+        self.accepted_in(file)
+            .map(move |c| c.encoded_in(&test, Role::Passing, &self.trace, Spec::accepted()))
+    }
+}
+
 /// Up to `max` calls that passing tests made to functions of `file` and that returned,
 /// each with the result it returned as its specification.
 pub fn passing_calls<'t>(

@@ -15,28 +15,47 @@ use crate::oracle::{Expectation, Oracle};
 /// of one (`i += 1`, `n -= 1`) another constant: a candidate that passes by skipping
 /// elements or standing still overfits the tests, it fixes nothing, and no source offers it.
 pub fn changes_unit_step(kind: SiteKind, original: &str, replacement: &str) -> bool {
+    syn::parse_str::<syn::Expr>(replacement)
+        .is_ok_and(|after| unit_step_changed(kind, original, replacement, &after))
+}
+
+/// [`changes_unit_step`], with `replacement` parsed as `after`.
+fn unit_step_changed(kind: SiteKind, original: &str, replacement: &str, after: &syn::Expr) -> bool {
     kind == SiteKind::Compound
         && original.trim() == "1"
         && replacement.trim() != "1"
-        && matches!(
-            syn::parse_str::<syn::Expr>(replacement),
-            Ok(syn::Expr::Lit(_) | syn::Expr::Unary(_))
-        )
+        && matches!(after, syn::Expr::Lit(_) | syn::Expr::Unary(_))
+}
+
+/// Whether replacing `original`, the code of a site of `kind`, by `replacement` passes
+/// without fixing: it changes a step of one ([`changes_unit_step`]), makes an operation
+/// that does nothing ([`degenerate`]) or hard-codes a value of `tested`
+/// ([`Tested::hard_coded`]). Each side is parsed once.
+pub fn overfits(kind: SiteKind, original: &str, replacement: &str, tested: &Tested) -> bool {
+    let Ok(after) = syn::parse_str::<syn::Expr>(replacement) else {
+        return false;
+    };
+    let before = syn::parse_str::<syn::Expr>(original).ok();
+    unit_step_changed(kind, original, replacement, &after)
+        || idle_operations(&after) > before.as_ref().map_or(0, idle_operations)
+        || before.is_some_and(|before| tested.hard_coded_in(&before, &after))
 }
 
 /// Whether `replacement` has more operations that do nothing than `original` has: `x % 1`
 /// (always 0), `x * 0`, `x * 1`, `x / 1`, `x + 0`, `x - 0`. Nobody writes them: an edit
 /// that makes one (`i + 1` → `i % 1`) passes by the constant it stands for, and the fix a
 /// person would write is another.
-pub fn degenerate(original: &str, replacement: &str) -> bool {
-    let count = |code: &str| {
-        syn::parse_str::<syn::Expr>(code).map_or(0, |e| {
-            let mut found = Degenerate(0);
-            found.visit_expr(&e);
-            found.0
-        })
-    };
+#[cfg(test)]
+fn degenerate(original: &str, replacement: &str) -> bool {
+    let count = |code: &str| syn::parse_str::<syn::Expr>(code).map_or(0, |e| idle_operations(&e));
     count(replacement) > count(original)
+}
+
+/// How many operations that do nothing `expr` has.
+fn idle_operations(expr: &syn::Expr) -> usize {
+    let mut found = Degenerate(0);
+    found.visit_expr(expr);
+    found.0
 }
 
 /// Counts the operations that do nothing.
@@ -52,7 +71,7 @@ impl<'ast> Visit<'ast> for Degenerate {
                 // `x % c % c` takes the remainder twice.
                 let again = matches!(&*b.left, syn::Expr::Binary(inner)
                     if matches!(inner.op, syn::BinOp::Rem(_))
-                        && squeeze(&inner.right) == squeeze(&b.right));
+                        && token_text(&inner.right) == token_text(&b.right));
                 literal_value(&b.right) == Some(1) || again
             }
             syn::BinOp::Mul(_) => [0.0, 1.0].iter().any(|&v| is(left, v) || is(right, v)),
@@ -107,21 +126,27 @@ impl Tested {
     /// alone where `original` computed something, the value a failing call should have
     /// returned (the program would return the test's answer). Integers up to 2 in magnitude
     /// are too common to tell.
-    pub fn hard_coded(&self, original: &str, replacement: &str) -> bool {
+    #[cfg(test)]
+    fn hard_coded(&self, original: &str, replacement: &str) -> bool {
         let (Ok(before), Ok(after)) = (
             syn::parse_str::<syn::Expr>(original),
             syn::parse_str::<syn::Expr>(replacement),
         ) else {
             return false;
         };
-        let written = literals(&before).all;
-        let new = literals(&after);
+        self.hard_coded_in(&before, &after)
+    }
+
+    /// [`Tested::hard_coded`], on the parsed sides.
+    fn hard_coded_in(&self, before: &syn::Expr, after: &syn::Expr) -> bool {
+        let written = literals(before).all;
+        let new = literals(after);
         let special_case = new
             .compared
             .iter()
             .any(|v| v.abs() > COMMON && !written.contains(v) && self.inputs.contains(v));
-        let answer = literal_value(&after).is_some_and(|v| {
-            v.abs() > COMMON && literal_value(&before).is_none() && self.outputs.contains(&v)
+        let answer = literal_value(after).is_some_and(|v| {
+            v.abs() > COMMON && literal_value(before).is_none() && self.outputs.contains(&v)
         });
         special_case || answer
     }
@@ -152,8 +177,8 @@ fn number(expr: &syn::Expr) -> Option<f64> {
     }
 }
 
-/// An expression's tokens without spacing.
-fn squeeze(expr: &syn::Expr) -> String {
+/// An expression's tokens as text (two written alike compare equal).
+fn token_text(expr: &syn::Expr) -> String {
     quote::ToTokens::to_token_stream(expr).to_string()
 }
 

@@ -255,10 +255,12 @@ impl Search<'_> {
         edit.statement.is_none()
             && self.by_key.get(&edit.site).is_some_and(|&i| {
                 let target = &self.targets[i];
-                let original = &target.located.original;
-                super::overfit::changes_unit_step(target.site.kind, original, &edit.rust)
-                    || super::overfit::degenerate(original, &edit.rust)
-                    || self.tested.hard_coded(original, &edit.rust)
+                super::overfit::overfits(
+                    target.site.kind,
+                    &target.located.original,
+                    &edit.rust,
+                    &self.tested,
+                )
             })
     }
 

@@ -106,11 +106,7 @@ impl<'a> Synthesis<'a> {
             }
             // And those its assertions accepted past the failure.
             if let Some(later) = &oracle.later {
-                calls.extend(
-                    later.accepted_in(file).take(LATER_CALLS).map(|c| {
-                        c.encoded_in(&test, Role::Passing, &later.trace, Spec::accepted())
-                    }),
-                );
+                calls.extend(later.accepted_calls(&test, file).take(LATER_CALLS));
             }
         }
         calls.extend(oracle::symbolic::passing_calls(
