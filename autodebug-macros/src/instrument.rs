@@ -15,8 +15,8 @@ mod scope;
 use crate::site::site_ref;
 use autodebug_syntax::{
     chain_leaves_mut, contains_let, diverges, for_range_mut, is_chain, is_compound,
-    is_effect_argument, is_returned_value, reports_assign, reports_let, returns_value,
-    simple_binding, strip,
+    is_effect_argument, is_returned_value, reports_assign, reports_closure_value, reports_let,
+    returns_value, simple_binding, strip,
 };
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
@@ -398,6 +398,51 @@ impl Instrumenter {
         self.insert_iteration(&mut e.body, &header);
     }
 
+    /// A closure's body is walked like the function's, with two differences: its value is
+    /// a `Closure` site (not a `Return`: the function does not return it, and a `return`
+    /// inside leaves only the closure), and its hooks report only the bindings the closure
+    /// itself introduces. Naming an outer variable there would add a capture the closure
+    /// did not have (and a borrow that a `'static` or returned closure cannot hold).
+    fn visit_closure(&mut self, c: &mut syn::ExprClosure) {
+        let returns = std::mem::replace(&mut self.returns, false);
+        self.scopes.push_barrier();
+        for input in &c.inputs {
+            match simple_binding(input) {
+                Some((ident, Some(ty))) => {
+                    self.scopes
+                        .declare(ident.to_string(), ident.to_token_stream(), type_kind(ty))
+                }
+                _ => self.scopes.declare_pattern(input),
+            }
+        }
+        match &mut *c.body {
+            Expr::Block(b) if b.label.is_none() => {
+                let count = b.block.stmts.len();
+                self.scopes.push();
+                for (i, stmt) in b.block.stmts.iter_mut().enumerate() {
+                    match stmt {
+                        Stmt::Expr(tail, None) if i + 1 == count => self.visit_closure_value(tail),
+                        other => self.visit_stmt_mut(other),
+                    }
+                }
+                self.scopes.pop();
+            }
+            body => self.visit_closure_value(body),
+        }
+        self.scopes.pop();
+        self.returns = returns;
+    }
+
+    /// The value a closure returns: a `Closure` site when [`reports_closure_value`].
+    fn visit_closure_value(&mut self, expr: &mut Expr) {
+        let wrap = reports_closure_value(expr);
+        let original = expr.to_token_stream();
+        self.visit_expr_mut(expr);
+        if wrap {
+            self.wrap_component(expr, &original, "Closure");
+        }
+    }
+
     fn visit_while(&mut self, e: &mut syn::ExprWhile) {
         let (while_token, cond) = (&e.while_token, &e.cond);
         let header = quote!(#while_token #cond);
@@ -428,6 +473,9 @@ impl VisitMut for Instrumenter {
         match expr {
             // Their bodies run elsewhere (or at compile time): `return` and the scope there
             // are not the function's.
+            Expr::Closure(c) if c.asyncness.is_none() && c.constness.is_none() => {
+                self.visit_closure(c)
+            }
             Expr::Closure(_)
             | Expr::Async(_)
             | Expr::Const(_)
@@ -819,12 +867,12 @@ mod tests {
     }
 
     #[test]
-    fn closures_macros_and_items_are_untouched() {
+    fn macros_async_blocks_and_items_are_untouched() {
         let src = "fn f(v: &[i32]) -> usize {
-                let g = |x: i32| { if x > 0 { return 1; } let y = x * 2; y };
                 assert!(v.len() < 10 && v.len() > 0, \"{}\", v.len());
                 fn inner(z: i32) -> i32 { if z > 1 { z } else { 0 } }
                 let h = async { if true { 1 } else { 2 } };
+                let g = async |x: i32| { if x > 0 { 1 } else { 2 } };
                 let _ = (g, h, inner);
                 v.len()
             }";
@@ -842,12 +890,43 @@ mod tests {
             );
         }
         let codes: Vec<String> = sites(&f).into_iter().map(|(_, code)| code).collect();
-        for inside in ["x > 0", "1", "x * 2", "v.len() < 10", "z > 1", "z", "true"] {
+        for inside in ["v.len() < 10", "z > 1", "z", "true", "x > 0"] {
             assert!(
                 !codes.iter().any(|c| c == inside),
                 "site `{inside}` in {codes:?}"
             );
         }
+    }
+
+    #[test]
+    fn closure_bodies_are_sites_that_capture_nothing_new() {
+        let f = instrument(
+            "fn f(v: &[i32], k: i32) -> usize {
+                let mut n = 0usize;
+                let g = |x: i32| { if x > k { return 1; } let y = x * 2; y + k };
+                v.iter().for_each(|x| { n += 2; });
+                v.iter().filter(|x| **x % 2 == 1).map(|&x| g(x)).count() + n
+            }",
+        );
+        assert_eq!(kinds(&f, "Closure"), ["y + k", "**x % 2 == 1", "g(x)"]);
+        assert_eq!(kinds(&f, "If"), ["x > k"]);
+        assert_eq!(kinds(&f, "Compound"), ["2"]);
+        // A closure's `return` and tail are not the function's.
+        assert_eq!(
+            kinds(&f, "Return"),
+            ["v.iter().filter(|x| **x % 2 == 1).map(|&x| g(x)).count() + n"]
+        );
+        // Inside a closure the hooks report the closure's own typed bindings only: `k`
+        // (outer, a scalar) would be a new capture.
+        // (`let g = …` itself is a `Let` site of the function.)
+        let scopes = scopes(&f);
+        assert_eq!(scopes[0], ["v", "k"], "let n: {scopes:?}");
+        assert_eq!(scopes[1], ["v", "k"], "let g");
+        assert_eq!(scopes[2], ["x"], "let y in g");
+        assert_eq!(scopes[3], ["x", "y"], "the tail of g");
+        assert_eq!(scopes[4], Vec::<String>::new(), "n += 2");
+        assert_eq!(scopes[5], ["v", "k"], "the function's return");
+        assert_eq!(scopes[6..], [Vec::<String>::new(), vec![]], "filter, map");
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub enum SiteKind {
     /// An argument of a call made for its effect: `x + 1` in `v.push(x + 1);` (not a place
     /// such as `x`, nor a closure).
     Arg,
+    /// The value a closure's body produces: `x % 2 == 1` in `|x| x % 2 == 1`, or the tail of
+    /// a closure's block. A closure's tail is no `Return` site: the function does not
+    /// return it.
+    Closure,
     /// A loop (`for`, `while`, `loop`): one event per iteration.
     Loop,
     /// The end bound of a `for` loop over a range (`n` in `0..n`).
@@ -92,6 +96,7 @@ impl SiteKind {
                 | SiteKind::Compound
                 | SiteKind::Return
                 | SiteKind::Arg
+                | SiteKind::Closure
                 | SiteKind::Bound
                 | SiteKind::Start
         )

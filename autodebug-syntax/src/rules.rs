@@ -190,6 +190,19 @@ pub fn is_returned_value(expr: &Expr) -> bool {
     }
 }
 
+/// Whether the value of a closure (its body, or the tail of its block) is a `Closure` site:
+/// a computed value, not control flow (whose own parts are sites), nor an assignment (its
+/// value is `()` and its right-hand side is a site of its own), nor a macro call.
+pub fn reports_closure_value(expr: &Expr) -> bool {
+    is_returned_value(expr)
+        && !diverges(expr)
+        && match strip(expr) {
+            Expr::Assign(_) | Expr::Macro(_) => false,
+            Expr::Binary(b) => !is_compound(&b.op),
+            _ => true,
+        }
+}
+
 /// Whether `expr` denotes a place (a variable, a field, an element, a dereference).
 pub fn is_place(expr: &Expr) -> bool {
     match strip(expr) {

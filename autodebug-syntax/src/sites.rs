@@ -6,7 +6,7 @@ use syn::{Expr, Stmt};
 
 use crate::rules::{
     chain_leaves, contains_let, diverges, for_range, is_chain, is_compound, is_effect_argument,
-    is_returned_value, reports_assign, reports_let,
+    is_returned_value, reports_assign, reports_closure_value, reports_let,
 };
 
 /// What a site is: the name of the runtime's `SiteKind` variant (`"Let"`), as the generated
@@ -129,6 +129,34 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
         visit::visit_block(self, block);
     }
 
+    fn visit_expr_closure(&mut self, e: &'ast syn::ExprClosure) {
+        if e.asyncness.is_some() || e.constness.is_some() {
+            return visit::visit_expr_closure(self, e);
+        }
+        // The closure's value is a `Closure` site, its block's tail no `Return`.
+        match &*e.body {
+            Expr::Block(b) if b.label.is_none() => {
+                for (i, stmt) in b.block.stmts.iter().enumerate() {
+                    match stmt {
+                        Stmt::Expr(tail, None) if i + 1 == b.block.stmts.len() => {
+                            if reports_closure_value(tail) {
+                                (self.found)(tail, "Closure");
+                            }
+                            self.visit_expr(tail);
+                        }
+                        other => self.visit_stmt(other),
+                    }
+                }
+            }
+            body => {
+                if reports_closure_value(body) {
+                    (self.found)(body, "Closure");
+                }
+                self.visit_expr(body);
+            }
+        }
+    }
+
     fn visit_arm(&mut self, arm: &'ast syn::Arm) {
         self.returned(&arm.body);
         visit::visit_arm(self, arm);
@@ -160,6 +188,11 @@ mod tests {
                 while acc < 10 && let Some(x) = v.pop() { acc += x; }
                 for i in 1..n { v.push(i as i32 * 2); v.push(a); }
                 match acc { x if x > 3 => x, _ => { panic!() } }
+            }
+            fn g(v: &[i32]) -> usize {
+                let mut n = 0;
+                v.iter().for_each(|x| { n += *x as usize; });
+                v.iter().filter(|x| **x % 2 == 1).map(|x| { let y = x * 2; y + 1 }).count() + n
             }",
         )
         .unwrap();
@@ -174,14 +207,21 @@ mod tests {
                 .map(|(_, code)| code.as_str())
                 .collect()
         };
-        assert_eq!(of("Let"), ["0"]);
+        assert_eq!(of("Let"), ["0", "0", "x * 2"]);
+        assert_eq!(of("Closure"), ["* * x % 2 == 1", "y + 1"]);
         assert!(of("While").is_empty());
         assert_eq!(of("Operand"), ["acc < 10"]);
-        assert_eq!(of("Compound"), ["x"]);
+        assert_eq!(of("Compound"), ["x", "* x as usize"]);
         assert_eq!(of("Bound"), ["n"]);
         assert_eq!(of("Start"), ["1"]);
         assert_eq!(of("Arg"), ["i as i32 * 2"]);
         assert_eq!(of("Guard"), ["x > 3"]);
-        assert_eq!(of("Return"), ["x"]);
+        assert_eq!(
+            of("Return"),
+            [
+                "x",
+                "v . iter () . filter (| x | * * x % 2 == 1) . map (| x | { let y = x * 2 ; y + 1 }) . count () + n"
+            ]
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! End-to-end zero-annotation mode: three crates written as their authors would (no
+//! End-to-end zero-annotation mode: four crates written as their authors would (no
 //! attribute, no dependency on the debugger), each with one seeded fault. `cargo autodebug`
 //! localizes the fault and validates a fix without touching a byte of the user's tree,
 //! reports the user's coordinates, and `--apply` changes only the faulty line. Also: a
@@ -36,7 +36,7 @@ struct Case {
     replacement: &'static str,
 }
 
-const CASES: [Case; 3] = [
+const CASES: [Case; 4] = [
     // Unit tests in src/; a wrong comparison operator.
     Case {
         fixture: "plain-text",
@@ -60,6 +60,16 @@ const CASES: [Case; 3] = [
         faulty: "if exponent < 1 {",
         original: "exponent < 1",
         replacement: "exponent < 0",
+    },
+    // Closures of several shapes (returned, coerced to a function pointer, counting into
+    // a captured variable, leaving early), all built instrumented; the fault is in the
+    // value of a `filter` closure.
+    Case {
+        fixture: "plain-closures",
+        file: "src/lib.rs",
+        faulty: ".filter(|x| *x % 2 == 1)",
+        original: "*x % 2 == 1",
+        replacement: "*x % 2 == 0",
     },
 ];
 

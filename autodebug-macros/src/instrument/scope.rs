@@ -32,6 +32,8 @@ struct Binding {
 /// The lexical scopes open at the current point of the walk, innermost last.
 pub(super) struct Scopes {
     frames: Vec<Vec<Binding>>,
+    /// The indices in `frames` of the scopes opened by [`Scopes::push_barrier`].
+    barriers: Vec<usize>,
     /// Names that are mutably borrowed or mutated by a closure somewhere in the body:
     /// borrowing them in a scope closure could conflict with a live `&mut`.
     excluded: HashSet<String>,
@@ -44,6 +46,7 @@ impl Scopes {
     pub(super) fn new(excluded: HashSet<String>) -> Scopes {
         Scopes {
             frames: vec![Vec::new()],
+            barriers: Vec::new(),
             excluded,
             self_by_reference: false,
         }
@@ -55,6 +58,17 @@ impl Scopes {
 
     pub(super) fn pop(&mut self) {
         self.frames.pop();
+        if self.barriers.last() == Some(&self.frames.len()) {
+            self.barriers.pop();
+        }
+    }
+
+    /// Opens a scope whose hooks capture nothing declared outside it (a closure's body):
+    /// outer bindings are still found by [`Scopes::lookup`], but [`Scopes::captures`]
+    /// leaves them out. Closed by [`Scopes::pop`].
+    pub(super) fn push_barrier(&mut self) {
+        self.barriers.push(self.frames.len());
+        self.frames.push(Vec::new());
     }
 
     /// Declares a binding in the innermost scope; it hides any outer binding of that name.
@@ -88,7 +102,8 @@ impl Scopes {
     /// The visible capturable bindings, in the order they were declared, each name once.
     pub(super) fn captures(&self) -> Vec<(String, TokenStream)> {
         let mut visible: Vec<&Binding> = Vec::new();
-        for binding in self.frames.iter().flatten() {
+        let from = self.barriers.last().copied().unwrap_or(0);
+        for binding in self.frames[from..].iter().flatten() {
             visible.retain(|b| b.name != binding.name);
             visible.push(binding);
         }

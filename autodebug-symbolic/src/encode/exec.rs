@@ -522,9 +522,10 @@ impl<'p> Exec<'p> {
                 )));
             }
             // The arguments of a call statement belong to a call the model keeps opaque
-            // (its effect), and the model reads a loop's start as written: leaving their
-            // events over misses nothing the model has.
-            if matches!(pos.2, SiteKind::Arg | SiteKind::Start) {
+            // (its effect), a closure's value to a closure it keeps opaque, and the model
+            // reads a loop's start as written: leaving their events over misses nothing the
+            // model has.
+            if matches!(pos.2, SiteKind::Arg | SiteKind::Closure | SiteKind::Start) {
                 continue;
             }
             self.note(format!(

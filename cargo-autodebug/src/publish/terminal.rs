@@ -221,7 +221,11 @@ impl Report {
             .map(|s| {
                 format!(
                     "{}. {}:{}:{} `{}`",
-                    s.rank, s.file, s.line, s.column, s.code
+                    s.rank,
+                    s.file,
+                    s.line,
+                    s.column,
+                    super::one_line(&s.code)
                 )
             })
             .collect();

@@ -161,6 +161,7 @@ fn kind_name(kind: SiteKind) -> &'static str {
         SiteKind::Compound => "right-hand side of a compound assignment",
         SiteKind::Return => "returned value",
         SiteKind::Arg => "argument of a call statement",
+        SiteKind::Closure => "closure's value",
         SiteKind::Loop => "loop",
         SiteKind::Bound => "loop bound",
         SiteKind::Start => "loop start",
@@ -572,6 +573,7 @@ pub fn max( x:i32,y :i32 )->i32{
             ("Operand", SiteKind::Operand),
             ("Let", SiteKind::Let),
             ("Arg", SiteKind::Arg),
+            ("Closure", SiteKind::Closure),
             ("Start", SiteKind::Start),
         ] {
             assert_eq!(site_kind(name), kind);
