@@ -251,6 +251,7 @@ fn run_one(index: usize, run: &BatchRun, test: &Test, traces: &Traces) -> BatchR
         trace: if inline { None } else { run.trace.clone() },
         micros: 0,
         coverage: None,
+        assertions: Vec::new(),
     };
     let plan = match run.plan.clone().map(PlanIndex::new).transpose() {
         Ok(plan) => plan.unwrap_or_default(),
@@ -278,7 +279,8 @@ fn run_one(index: usize, run: &BatchRun, test: &Test, traces: &Traces) -> BatchR
         (test.run)();
         recorder::raise_soft_failure();
     }));
-    let end = recorder::end_run();
+    let mut end = recorder::end_run();
+    result.assertions = std::mem::take(&mut end.assertions);
     result.micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
     if inline {
         result.coverage = Some(recorder::take_coverage());

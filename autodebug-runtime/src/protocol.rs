@@ -526,6 +526,10 @@ pub struct BatchResult {
     /// The run's coverage, when the request asked for it inline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<InlineCoverage>,
+    /// With [`Plan::soft_assertions`]: whether each assertion statement the test ended
+    /// passed, in order (a run with a trace also has them as [`Record::Assertion`]s).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assertions: Vec<bool>,
 }
 
 /// The coverage of one batch run, carried in its result line. Site ids are process-wide

@@ -716,6 +716,7 @@ pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .take();
+    ASSERTIONS.lock().unwrap_or_else(|e| e.into_inner()).clear();
     RECORDING.store(recording, Ordering::Relaxed);
     FUEL_OUT.store(false, Ordering::Relaxed);
     PLAN_FAILED.store(false, Ordering::Relaxed);
@@ -728,6 +729,8 @@ pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<()
 /// again when the test's body ends ([`raise_soft_failure`]).
 type Payload = Box<dyn std::any::Any + Send>;
 static SOFT_FAILURE: Mutex<Option<Payload>> = Mutex::new(None);
+/// The verdict of each soft assertion the current batch run ended, in order.
+static ASSERTIONS: Mutex<Vec<bool>> = Mutex::new(Vec::new());
 
 /// Whether the current run's plan asks for soft assertions.
 pub(crate) fn soft_assertions() -> bool {
@@ -751,6 +754,12 @@ pub(crate) fn assertion_ended(failure: Option<Payload>) {
         rec.event(Record::Assertion {
             passed: failure.is_none(),
         });
+    }
+    if BATCH.load(Ordering::Relaxed) {
+        ASSERTIONS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(failure.is_none());
     }
     if let Some(payload) = failure {
         let mut kept = SOFT_FAILURE.lock().unwrap_or_else(|e| e.into_inner());
@@ -777,6 +786,8 @@ pub(crate) struct RunEnd {
     pub(crate) fuel_out: bool,
     /// A replacement could not be evaluated, and why.
     pub(crate) plan_failure: Option<String>,
+    /// The verdict of each soft assertion the run ended, in order.
+    pub(crate) assertions: Vec<bool>,
 }
 
 /// Ends the run [`begin_run`] started: the hooks go idle, the trace gets its `End` record
@@ -804,6 +815,7 @@ pub(crate) fn end_run() -> RunEnd {
     RunEnd {
         fuel_out: FUEL_OUT.swap(false, Ordering::Relaxed),
         plan_failure,
+        assertions: std::mem::take(&mut *ASSERTIONS.lock().unwrap_or_else(|e| e.into_inner())),
     }
 }
 

@@ -87,6 +87,39 @@ fn a_missing_statement_is_put_back() {
 }
 
 #[test]
+fn two_faults_are_repaired_under_a_partial_fix() {
+    // One test of several asserts, two faults: fixing the initial sum makes some asserts
+    // pass and breaks none; under that fix, what still fails runs the digit's condition,
+    // and the two edits together pass.
+    let (dir, report) = repair(&fixture("plain-two-faults"));
+    let top = check_applied(dir.path(), &report, "src/lib.rs");
+    assert!(
+        report["repair"]["partial_fixes"].as_u64().unwrap_or(0) >= 1,
+        "{:#}",
+        report["repair"]
+    );
+    let edits: Vec<(&str, &str)> = top["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["original"].as_str().unwrap(),
+                e["replacement"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        edits,
+        [("1", "0"), ("digit <= limit", "digit < limit")],
+        "{top:#}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(text.contains("    let mut sum = 0;\n"), "{text}");
+    assert!(text.contains("        if digit < limit {\n"), "{text}");
+}
+
+#[test]
 fn off_by_one_loop_bound_is_repaired() {
     let (dir, report) = repair(&example("array-copy"));
     let top = check_applied(dir.path(), &report, "src/lib.rs");

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use autodebug_runtime::protocol::{
     self, BATCH_VERSION, BatchOutcome, BatchRequest, BatchResult, BatchRun, InlineCoverage, Plan,
-    SiteInfo,
+    Record, SiteInfo,
 };
 
 use crate::engine::Recorder;
@@ -289,11 +289,17 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
     let mut done = Vec::with_capacity(finished);
     let mut sites = BTreeMap::new();
     for (i, result) in results.into_iter().take(finished).enumerate() {
-        let trace = match &result.coverage {
+        let mut trace = match &result.coverage {
             Some(coverage) => inline_trace(coverage, &mut sites),
             None if inline => RawTrace::default(),
             None => read_trace(&traces[i])?,
         };
+        // A trace file has the verdicts of soft assertions as events already; a result line
+        // carries them beside its coverage.
+        if inline {
+            (trace.events)
+                .extend((result.assertions.iter()).map(|&passed| Record::Assertion { passed }));
+        }
         done.push((run_result(&result, i), trace));
     }
     let hung = match stop {
@@ -421,7 +427,7 @@ fn run_result(result: &BatchResult, index: usize) -> RunResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use autodebug_runtime::protocol::{PLAN_VERSION, PanicLocation, Record, Target};
+    use autodebug_runtime::protocol::{PLAN_VERSION, PanicLocation, Target};
     use std::collections::BTreeMap;
     use std::sync::OnceLock;
     use std::sync::atomic::AtomicUsize;
@@ -435,6 +441,7 @@ mod tests {
             trace: None,
             micros: 1500,
             coverage: None,
+            assertions: Vec::new(),
         }
     }
 

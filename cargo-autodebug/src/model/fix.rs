@@ -109,7 +109,15 @@ pub struct Details {
     /// Candidates checked per second by rerun, and by rebuild (the baseline it replaces).
     pub runtime_per_s: Option<f64>,
     pub rebuild_per_s: Option<f64>,
+    /// Single edits that made some failing assertions pass and broke none (partial fixes,
+    /// under which the failing tests were localized again).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub partial_fixes: usize,
     /// The bound that ended the stage early, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -111,7 +111,7 @@ impl Joint {
 
 /// Whether two sites' spans share text (a condition and one of its clauses): one patch
 /// cannot hold both edits.
-fn overlap(a: &Target, b: &Target) -> bool {
+pub(super) fn overlap(a: &Target, b: &Target) -> bool {
     let span = |t: &Target| {
         (
             (t.site.line, t.site.column),

@@ -11,6 +11,7 @@ pub mod apply;
 pub mod expression;
 pub mod joint;
 pub mod overfit;
+mod partial;
 pub mod patch;
 pub mod recorded;
 pub mod rerun;
@@ -291,7 +292,8 @@ pub fn repair_with(
         files,
         tested: overfit::Tested::of(context.oracles),
     };
-    let checked = search.check(sources, &rerun, &mut details, &mut notes);
+    let mut checked = search.check(sources, &rerun, &mut details, &mut notes);
+    search.combine_partial_fixes(&rerun, &mut checked, &mut details, &mut notes);
     details.runtime_checked = rerun.checked.load(Ordering::Relaxed);
     details.runtime_runs = rerun.runs.load(Ordering::Relaxed);
     details.runtime_processes = context.rerun.runs.load(Ordering::Relaxed) - processes_before;

@@ -45,6 +45,9 @@ pub struct Checked {
     refuted: Vec<Candidate>,
     /// Every candidate proposed so far, by its edits.
     proposed: BTreeSet<Vec<(SiteKey, String)>>,
+    /// One-token edits of one site refuted by the failing tests only (no passing test
+    /// broken), the first [`super::partial::EXAMINED`]: the partial fixes are among them.
+    pub refuted_single: Vec<Candidate>,
 }
 
 /// What makes two candidates the same: their sites and new code (after whitespace).
@@ -59,6 +62,17 @@ fn edits_key(c: &Candidate) -> Vec<(SiteKey, String)> {
 }
 
 impl Checked {
+    /// Whether `c` is new (then it is taken as proposed); if it is not, the held one takes
+    /// its cost when lower (see [`Checked::simpler`]).
+    pub(super) fn propose(&mut self, c: &Candidate) -> bool {
+        let key = edits_key(c);
+        if self.proposed.insert(key.clone()) {
+            return true;
+        }
+        self.simpler(&key, c);
+        false
+    }
+
     /// `again` proposes what is already checked (`key`): the checked candidate takes its
     /// cost if it is lower (so that the ranking does not depend on which source came
     /// first); it keeps the source and kind it was checked as.
@@ -166,15 +180,9 @@ impl Search<'_> {
             // a tested value written in); when this source reaches it as a simpler edit, it
             // keeps the lower cost.
             batch.retain(|c| {
-                if c.edits.is_empty() || c.edits.iter().any(|e| self.overfits(e)) {
-                    return false;
-                }
-                let key = edits_key(c);
-                if checked.proposed.insert(key.clone()) {
-                    return true;
-                }
-                checked.simpler(&key, c);
-                false
+                !c.edits.is_empty()
+                    && !c.edits.iter().any(|e| self.overfits(e))
+                    && checked.propose(c)
             });
             details.candidates += batch.len();
             let mut checkable = Vec::new();
@@ -227,6 +235,13 @@ impl Search<'_> {
                     Verdict::Refuted { failing, .. } => {
                         details.refuted += 1;
                         source.refute(target, candidate, &failing);
+                        if let [edit] = candidate.edits.as_slice()
+                            && edit.statement.is_none()
+                            && failing.iter().all(|f| failing_tests.contains(f))
+                            && checked.refuted_single.len() < super::partial::EXAMINED
+                        {
+                            checked.refuted_single.push((*candidate).clone());
+                        }
                         if self.limits.rebuild_all {
                             checked.refuted.push((*candidate).clone());
                         }
@@ -251,7 +266,7 @@ impl Search<'_> {
 
     /// Whether `edit` passes without fixing: it makes a step of one another constant, an
     /// operation that does nothing, or writes a tested value in (see [`super::overfit`]).
-    fn overfits(&self, edit: &super::CandidateEdit) -> bool {
+    pub(super) fn overfits(&self, edit: &super::CandidateEdit) -> bool {
         edit.statement.is_none()
             && self.by_key.get(&edit.site).is_some_and(|&i| {
                 let target = &self.targets[i];
@@ -317,7 +332,7 @@ impl Search<'_> {
     }
 
     /// The candidate as a fix (its edits written into the files as read).
-    fn fix_of(&self, candidate: &Candidate) -> anyhow::Result<Fix> {
+    pub(super) fn fix_of(&self, candidate: &Candidate) -> anyhow::Result<Fix> {
         make_fix(candidate, self.targets, &self.by_key, self.files)
     }
 

@@ -1,0 +1,409 @@
+//! Two faults at once: when no single edit passes, one may still make some failing
+//! assertions pass and break none — a partial fix. Under each of the best partial fixes the
+//! failing tests are recorded again, going on past failed assertions, and the targets are
+//! ranked anew by what still fails: each assertion is a unit (the sites run since the one
+//! before it, and its verdict), Ochiai over those units and the passing tests. The one-token
+//! edits of the best-ranked sites, each combined with the partial fix, are then checked like
+//! any candidate. The joint source pairs the best suspects of the first localization; this
+//! finds the second fault where the first one hid it.
+
+use std::cmp::Reverse;
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use autodebug_runtime::protocol::{self, Plan, Record, SiteInfo, SiteKey};
+
+use super::rerun::{self, Rerun, Verdict};
+use super::search::{Checked, Search};
+use super::syntactic::Syntactic;
+use super::{Candidate, CandidateSource, joint};
+use crate::model::RepairDetails as Details;
+use crate::trace::RawTrace;
+
+/// The name of this source in the report.
+pub const NAME: &str = "partial";
+
+/// Single-edit candidates refuted by rerun that are examined as partial fixes, at most.
+pub const EXAMINED: usize = 60;
+/// Partial fixes re-localized under.
+const PARTIALS: usize = 3;
+/// Sites ranked under a partial fix whose edits are combined with it.
+const SITES: usize = 3;
+/// One-token edits per such site.
+const PER_SITE: usize = 8;
+/// Failing tests (the quickest) the partial fixes are measured on.
+const TESTS: usize = 3;
+
+/// How a candidate's runs of the failing tests compare with the written code's.
+#[derive(Clone, Copy, Default)]
+struct Progress {
+    /// Assertions that failed and now pass (a test that now passes counts all of its).
+    turned: usize,
+    /// Assertions that passed and now fail, or tests that took another path.
+    broken: usize,
+    /// Hook calls of its longest run: a fix may let a test run much longer than the written
+    /// code did (a loop that returned at once now runs its course), and the combinations
+    /// with it get fuel for that.
+    work: u64,
+}
+
+impl Search<'_> {
+    /// Looks for partial fixes among the single edits the reruns refuted and checks their
+    /// combinations with the edits of the sites that still fail under them; the plausible
+    /// ones join `checked`. Only when no single edit was plausible.
+    pub fn combine_partial_fixes(
+        &self,
+        rerun: &Rerun,
+        checked: &mut Checked,
+        details: &mut Details,
+        notes: &mut Vec<String>,
+    ) {
+        if checked.plausible.iter().any(|(c, _)| c.edits.len() == 1)
+            || checked.refuted_single.is_empty()
+            || self.start.elapsed() > self.limits.time
+        {
+            return;
+        }
+        let mut failing: Vec<usize> = (rerun.baseline.iter().enumerate())
+            .filter(|(t, r)| {
+                !r.first.outcome.passed()
+                    && rerun.suite[*t].required
+                    && !rerun.suite[*t].out_of_reach
+            })
+            .map(|(t, _)| t)
+            .collect();
+        failing.sort_by_key(|&t| rerun.baseline[t].first.duration);
+        failing.truncate(TESTS);
+        if failing.is_empty() {
+            return;
+        }
+        let examined: Vec<(Candidate, Plan)> = (checked.refuted_single.iter())
+            .filter_map(|c| Some((c.clone(), soft(rerun::plan(c, rerun.fuel)?))))
+            .collect();
+        let Some(progress) = self.progress(rerun, &failing, &examined) else {
+            return;
+        };
+        let mut partial: Vec<usize> = (0..examined.len())
+            .filter(|&i| progress[i].turned > 0 && progress[i].broken == 0)
+            .collect();
+        partial.sort_by_key(|&i| (Reverse(progress[i].turned), examined[i].0.cost));
+        details.partial_fixes = partial.len();
+        let mut found = 0;
+        for &i in partial.iter().take(PARTIALS) {
+            let (fix, plan) = &examined[i];
+            self.console.status(
+                "Relocating",
+                &format!(
+                    "under the partial fix {} ({} assertion{} turned)",
+                    self.fix_of(fix)
+                        .map_or_else(|_| fix.template.clone(), |f| crate::publish::describe(&f)),
+                    progress[i].turned,
+                    super::plural(progress[i].turned)
+                ),
+            );
+            let sites = self.ranked_under(rerun, &failing, fix, plan);
+            self.console.detail(&format!(
+                "partial: still failing under it: {}",
+                (sites.iter())
+                    .map(|&i| format!("`{}`", self.targets[i].located.original))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            let mut combined = Vec::new();
+            for site in sites {
+                for edit in Syntactic::default().next(&self.targets[site], PER_SITE) {
+                    let mut edits = fix.edits.clone();
+                    edits.extend(edit.edits);
+                    combined.push(Candidate {
+                        edits,
+                        template: format!("{}+{}", fix.template, edit.template),
+                        cost: fix.cost + edit.cost,
+                        source: NAME,
+                    });
+                }
+            }
+            let fuel = (super::FUEL_FACTOR * progress[i].work).max(super::FUEL_FLOOR);
+            found += self.check_combined(rerun, fuel, combined, checked, details, notes);
+        }
+        notes.push(format!(
+            "repair: {} single edit{} made some failing assertions pass and broke none; \
+             under the best {}, {found} combined candidate{} passed every test",
+            partial.len(),
+            super::plural(partial.len()),
+            partial.len().min(PARTIALS),
+            super::plural(found)
+        ));
+    }
+
+    /// For each examined candidate, how its runs of the `failing` tests (with soft
+    /// assertions) compare with the written code's; `None` when the runs failed.
+    fn progress(
+        &self,
+        rerun: &Rerun,
+        failing: &[usize],
+        examined: &[(Candidate, Plan)],
+    ) -> Option<Vec<Progress>> {
+        let mut progress = vec![Progress::default(); examined.len()];
+        let written = soft(Plan {
+            version: protocol::PLAN_VERSION,
+            fuel: Some(rerun.fuel),
+            ..Plan::default()
+        });
+        for &t in failing {
+            let test = &rerun.baseline[t].test;
+            let mut plans = vec![written.clone()];
+            plans.extend(examined.iter().map(|(_, plan)| plan.clone()));
+            rerun.runs.fetch_add(plans.len(), Ordering::Relaxed);
+            let runs = rerun.recorder.run_batch(test, &plans, "coverage").ok()?;
+            let (_, base) = runs.first()?;
+            let before = verdicts(base);
+            if before.is_empty() {
+                // The test asserts nothing the runtime sees (not wrapped, or no assertion
+                // statement): no partial progress to measure on it.
+                continue;
+            }
+            for ((run, trace), p) in runs[1..].iter().zip(&mut progress) {
+                p.work = p.work.max(trace.hits.values().map(|&n| u64::from(n)).sum());
+                if run.outcome.passed() {
+                    p.turned += before.iter().filter(|&&v| !v).count().max(1);
+                    continue;
+                }
+                let after = verdicts(trace);
+                if after.len() != before.len() {
+                    p.broken += 1;
+                    continue;
+                }
+                for (b, a) in before.iter().zip(&after) {
+                    match (b, a) {
+                        (false, true) => p.turned += 1,
+                        (true, false) => p.broken += 1,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Some(progress)
+    }
+
+    /// The targets other than `fix`'s, ranked by Ochiai over the units of the `failing`
+    /// tests rerun under `fix` (each assertion a unit) and the passing tests: the best
+    /// [`SITES`] that a failing unit runs.
+    fn ranked_under(
+        &self,
+        rerun: &Rerun,
+        failing: &[usize],
+        fix: &Candidate,
+        plan: &Plan,
+    ) -> Vec<usize> {
+        let mut units: Vec<(BTreeSet<SiteKey>, bool)> = Vec::new();
+        for &t in failing {
+            rerun.runs.fetch_add(1, Ordering::Relaxed);
+            let test = &rerun.baseline[t].test;
+            if let Ok(runs) = rerun
+                .recorder
+                .run_batch(test, std::slice::from_ref(plan), "events")
+                && let Some((_, trace)) = runs.first()
+            {
+                units.extend(assertion_units(trace));
+            }
+        }
+        units.extend(
+            (rerun.baseline.iter())
+                .filter(|r| r.first.outcome.passed())
+                .map(|r| (r.coverage.keys().cloned().collect(), true)),
+        );
+        let failed = units.iter().filter(|(_, passed)| !passed).count();
+        let edited: Vec<usize> = (fix.edits.iter())
+            .filter_map(|e| self.by_key.get(&e.site).copied())
+            .collect();
+        let mut ranked: Vec<(f64, usize)> = (self.targets.iter().enumerate())
+            .filter(|(i, t)| {
+                !edited
+                    .iter()
+                    .any(|&e| e == *i || joint::overlap(&self.targets[e], t))
+            })
+            .filter_map(|(i, t)| {
+                let key = t.site.key();
+                let ran = |passed: bool| {
+                    (units.iter())
+                        .filter(|(sites, p)| *p == passed && sites.contains(&key))
+                        .count()
+                };
+                let (ef, ep) = (ran(false), ran(true));
+                (ef > 0).then(|| (ef as f64 / ((failed * (ef + ep)) as f64).sqrt(), i))
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        ranked.into_iter().take(SITES).map(|(_, i)| i).collect()
+    }
+
+    /// Reruns the combined candidates, the recorded tests with at least `fuel` hook calls;
+    /// the plausible ones join `checked`. How many did.
+    fn check_combined(
+        &self,
+        rerun: &Rerun,
+        fuel: u64,
+        combined: Vec<Candidate>,
+        checked: &mut Checked,
+        details: &mut Details,
+        notes: &mut Vec<String>,
+    ) -> usize {
+        let fresh: Vec<Candidate> = combined
+            .into_iter()
+            .filter(|c| !c.edits.iter().any(|e| self.overfits(e)) && checked.propose(c))
+            .collect();
+        details.candidates += fresh.len();
+        let mut checkable = Vec::new();
+        for candidate in &fresh {
+            let sites: Option<Vec<SiteInfo>> = (candidate.edits.iter())
+                .map(|e| {
+                    self.by_key
+                        .get(&e.site)
+                        .map(|&i| self.targets[i].site.clone())
+                })
+                .collect();
+            match (rerun::plan(candidate, rerun.fuel), sites) {
+                (Some(plan), Some(sites)) => checkable.push((candidate, plan, sites)),
+                _ => details.not_evaluable += 1,
+            }
+        }
+        self.console.detail(&format!(
+            "partial: {} combined candidates, {fuel} hook calls per failing test",
+            checkable.len()
+        ));
+        let longer = Rerun {
+            fuel_by_test: (rerun.fuel_by_test.iter())
+                .map(|(test, &f)| (test.clone(), f.max(fuel)))
+                .collect(),
+            runs: AtomicUsize::new(0),
+            checked: AtomicUsize::new(0),
+            ..*rerun
+        };
+        let verdicts = longer.check(&checkable);
+        rerun
+            .runs
+            .fetch_add(longer.runs.into_inner(), Ordering::Relaxed);
+        rerun
+            .checked
+            .fetch_add(longer.checked.into_inner(), Ordering::Relaxed);
+        let verdicts = match verdicts {
+            Ok(verdicts) => verdicts,
+            Err(error) => {
+                notes.push(format!(
+                    "repair: rerunning under combined candidates failed: {error:#}"
+                ));
+                return 0;
+            }
+        };
+        let mut found = 0;
+        for ((candidate, _, _), verdict) in checkable.iter().zip(verdicts) {
+            match verdict {
+                Verdict::Plausible { passed } => {
+                    found += 1;
+                    checked.plausible.push(((*candidate).clone(), passed));
+                }
+                Verdict::Refuted { .. } => details.refuted += 1,
+                Verdict::Inconclusive { .. } => details.inconclusive += 1,
+                Verdict::Skipped => details.skipped += 1,
+            }
+        }
+        found
+    }
+}
+
+/// `plan` going on past failed assertions.
+fn soft(plan: Plan) -> Plan {
+    Plan {
+        soft_assertions: true,
+        ..plan
+    }
+}
+
+/// The verdicts of a run's assertions, in order.
+fn verdicts(trace: &RawTrace) -> Vec<bool> {
+    (trace.events.iter())
+        .filter_map(|e| match e {
+            Record::Assertion { passed } => Some(*passed),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A run with soft assertions cut into units at its assertions: the sites each unit ran
+/// (since the assertion before), and whether its assertion passed. What runs after the last
+/// assertion is no unit.
+fn assertion_units(trace: &RawTrace) -> Vec<(BTreeSet<SiteKey>, bool)> {
+    let mut units = Vec::new();
+    let mut ran = BTreeSet::new();
+    for event in &trace.events {
+        let site = match event {
+            Record::Branch { site, .. }
+            | Record::Component { site, .. }
+            | Record::Iteration { site, .. } => *site,
+            Record::Assertion { passed } => {
+                units.push((std::mem::take(&mut ran), *passed));
+                continue;
+            }
+            _ => continue,
+        };
+        if let Some(info) = trace.sites.get(&site) {
+            ran.insert(info.key());
+        }
+    }
+    units
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use autodebug_runtime::protocol::{SiteKind, Value};
+
+    fn site(line: u32) -> SiteInfo {
+        SiteInfo {
+            file: "src/lib.rs".into(),
+            line,
+            column: 5,
+            end_line: line,
+            end_column: 9,
+            kind: SiteKind::Let,
+            code: format!("s{line}"),
+            function: "f".into(),
+        }
+    }
+
+    fn component(site: u32) -> Record {
+        Record::Component {
+            site,
+            instance: 0,
+            value: Value::Bool(true),
+            overridden: false,
+            scope: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_soft_run_is_cut_into_units_at_its_assertions() {
+        let mut trace = RawTrace::default();
+        trace.sites.insert(1, site(2));
+        trace.sites.insert(2, site(3));
+        trace.events = vec![
+            component(1),
+            Record::Assertion { passed: true },
+            component(1),
+            component(2),
+            Record::Assertion { passed: false },
+            Record::Assertion { passed: true },
+            component(2),
+        ];
+        let units = assertion_units(&trace);
+        let lines: Vec<(Vec<u32>, bool)> = units
+            .iter()
+            .map(|(sites, passed)| (sites.iter().map(|k| k.line).collect(), *passed))
+            .collect();
+        assert_eq!(
+            lines,
+            [(vec![2], true), (vec![2, 3], false), (vec![], true)]
+        );
+        assert_eq!(verdicts(&trace), [true, false, true]);
+    }
+}
