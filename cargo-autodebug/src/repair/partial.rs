@@ -157,15 +157,15 @@ impl Search<'_> {
             let runs = rerun.recorder.run_batch(test, &plans, "coverage").ok()?;
             let (_, base) = runs.first()?;
             let before = verdicts(base);
-            if before.is_empty() {
-                // The test asserts nothing the runtime sees (not wrapped, or no assertion
-                // statement): no partial progress to measure on it.
-                continue;
-            }
             for ((run, trace), p) in runs[1..].iter().zip(&mut progress) {
                 p.work = p.work.max(trace.hits.values().map(|&n| u64::from(n)).sum());
                 if run.outcome.passed() {
                     p.turned += before.iter().filter(|&&v| !v).count().max(1);
+                    continue;
+                }
+                if before.is_empty() {
+                    // The runtime sees no assertion of the test (not wrapped, or none
+                    // written as a statement): only its verdict counts.
                     continue;
                 }
                 let after = verdicts(trace);
@@ -202,9 +202,16 @@ impl Search<'_> {
             if let Ok(runs) = rerun
                 .recorder
                 .run_batch(test, std::slice::from_ref(plan), "events")
-                && let Some((_, trace)) = runs.first()
+                && let Some((run, trace)) = runs.first()
             {
-                units.extend(assertion_units(trace));
+                let cut = assertion_units(trace);
+                if cut.is_empty() {
+                    // No assertion seen: the whole run is one unit.
+                    let ran = (trace.sites.values()).map(SiteInfo::key).collect();
+                    units.push((ran, run.outcome.passed()));
+                } else {
+                    units.extend(cut);
+                }
             }
         }
         units.extend(
