@@ -15,8 +15,8 @@ mod scope;
 use crate::site::site_ref;
 use autodebug_syntax::{
     chain_leaves_mut, contains_let, diverges, for_range_mut, is_chain, is_compound,
-    is_effect_argument, is_returned_value, reports_assign, reports_closure_value, reports_let,
-    returns_value, simple_binding, strip,
+    is_effect_argument, is_returned_value, reports_assign, reports_call, reports_closure_value,
+    reports_let, returns_value, simple_binding, strip,
 };
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
@@ -156,10 +156,13 @@ impl Instrumenter {
         });
     }
 
-    /// A call made for its effect (`v.push(x);`, `f(a, b);`): each argument that is
+    /// A call made for its effect (`v.push(x + 1);`, `f(a, b);`): each argument that is
     /// computed (not a place, not a closure) is an `Arg` site, so that what the call was
-    /// given is recorded, covered and repairable like a `let`'s value.
+    /// given is recorded, covered and repairable like a `let`'s value. A call with no such
+    /// argument (`v.sort();`, `v.push(x);`) is a `Call` site itself.
     fn visit_effect(&mut self, expr: &mut Expr) {
+        let original = expr.to_token_stream();
+        let whole = reports_call(expr);
         let args = match expr {
             Expr::MethodCall(call) => {
                 self.visit_expr_mut(&mut call.receiver);
@@ -177,6 +180,9 @@ impl Instrumenter {
             if is_effect_argument(arg) {
                 self.wrap_component(arg, &original, "Arg");
             }
+        }
+        if whole {
+            self.wrap_component(expr, &original, "Call");
         }
     }
 
@@ -716,6 +722,9 @@ mod tests {
             kinds(&f, "Arg"),
             ["x + 1", "&mut *v", "2", "&x.to_string()"]
         );
+        // A call statement with no computed argument is a site itself.
+        assert_eq!(kinds(&f, "Call"), ["v.push(x)", "v.retain(|y| *y > 0)"]);
+        assert_eq!(kinds(&f, "Closure"), ["*y > 0"]);
     }
 
     #[test]
@@ -924,9 +933,10 @@ mod tests {
         assert_eq!(scopes[1], ["v", "k"], "let g");
         assert_eq!(scopes[2], ["x"], "let y in g");
         assert_eq!(scopes[3], ["x", "y"], "the tail of g");
-        assert_eq!(scopes[4], Vec::<String>::new(), "n += 2");
-        assert_eq!(scopes[5], ["v", "k"], "the function's return");
-        assert_eq!(scopes[6..], [Vec::<String>::new(), vec![]], "filter, map");
+        assert_eq!(scopes[4], ["v", "k"], "the for_each call statement");
+        assert_eq!(scopes[5], Vec::<String>::new(), "n += 2");
+        assert_eq!(scopes[6], ["v", "k"], "the function's return");
+        assert_eq!(scopes[7..], [Vec::<String>::new(), vec![]], "filter, map");
     }
 
     #[test]

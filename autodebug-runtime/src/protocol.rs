@@ -60,6 +60,10 @@ pub enum SiteKind {
     /// An argument of a call made for its effect: `x + 1` in `v.push(x + 1);` (not a place
     /// such as `x`, nor a closure).
     Arg,
+    /// A call statement none of whose arguments is an `Arg` site: `v.sort();`,
+    /// `out.push(x);`. Its event says the call returned (its value is not overridden): it
+    /// covers the statement, which a fix may delete or put a call beside.
+    Call,
     /// The value a closure's body produces: `x % 2 == 1` in `|x| x % 2 == 1`, or the tail of
     /// a closure's block. A closure's tail is no `Return` site: the function does not
     /// return it.

@@ -190,6 +190,18 @@ pub fn is_returned_value(expr: &Expr) -> bool {
     }
 }
 
+/// Whether a call statement (`v.sort();`, `out.push(x);`) is itself a `Call` site: one
+/// none of whose arguments is an `Arg` site. Its hook says the call returned, so that the
+/// statement is covered and ranked, and a fix may delete it or put a call beside it.
+pub fn reports_call(expr: &Expr) -> bool {
+    let args = match expr {
+        Expr::MethodCall(call) => &call.args,
+        Expr::Call(call) => &call.args,
+        _ => return false,
+    };
+    !args.iter().any(is_effect_argument)
+}
+
 /// Whether the value of a closure (its body, or the tail of its block) is a `Closure` site:
 /// a computed value, not control flow (whose own parts are sites), nor an assignment (its
 /// value is `()` and its right-hand side is a site of its own), nor a macro call.

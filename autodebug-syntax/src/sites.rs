@@ -6,7 +6,7 @@ use syn::{Expr, Stmt};
 
 use crate::rules::{
     chain_leaves, contains_let, diverges, for_range, is_chain, is_compound, is_effect_argument,
-    is_returned_value, reports_assign, reports_closure_value, reports_let,
+    is_returned_value, reports_assign, reports_call, reports_closure_value, reports_let,
 };
 
 /// What a site is: the name of the runtime's `SiteKind` variant (`"Let"`), as the generated
@@ -87,6 +87,9 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
                 if is_effect_argument(arg) {
                     (self.found)(arg, "Arg");
                 }
+            }
+            if reports_call(expr) {
+                (self.found)(expr, "Call");
             }
         }
         visit::visit_stmt(self, stmt);
@@ -215,6 +218,13 @@ mod tests {
         assert_eq!(of("Bound"), ["n"]);
         assert_eq!(of("Start"), ["1"]);
         assert_eq!(of("Arg"), ["i as i32 * 2"]);
+        assert_eq!(
+            of("Call"),
+            [
+                "v . push (a)",
+                "v . iter () . for_each (| x | { n += * x as usize ; })"
+            ]
+        );
         assert_eq!(of("Guard"), ["x > 3"]);
         assert_eq!(
             of("Return"),

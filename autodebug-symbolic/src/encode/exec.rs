@@ -521,11 +521,14 @@ impl<'p> Exec<'p> {
                     pos.2
                 )));
             }
-            // The arguments of a call statement belong to a call the model keeps opaque
+            // A call statement and its arguments belong to a call the model keeps opaque
             // (its effect), a closure's value to a closure it keeps opaque, and the model
             // reads a loop's start as written: leaving their events over misses nothing the
             // model has.
-            if matches!(pos.2, SiteKind::Arg | SiteKind::Closure | SiteKind::Start) {
+            if matches!(
+                pos.2,
+                SiteKind::Arg | SiteKind::Call | SiteKind::Closure | SiteKind::Start
+            ) {
                 continue;
             }
             self.note(format!(

@@ -174,7 +174,7 @@ fn add_source_lines(suspects: &mut [Ranked], workspace_root: &Path) {
 /// Sites that are statements a fix can change (not function entries, loop heads or the
 /// contracts themselves).
 pub fn is_candidate(kind: SiteKind) -> bool {
-    kind.is_branch() || kind.is_component()
+    kind.is_branch() || kind.is_component() || kind == SiteKind::Call
 }
 
 /// Merges the techniques' rankings. Each technique contributes, per site, the reciprocal of

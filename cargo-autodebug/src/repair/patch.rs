@@ -161,6 +161,7 @@ fn kind_name(kind: SiteKind) -> &'static str {
         SiteKind::Compound => "right-hand side of a compound assignment",
         SiteKind::Return => "returned value",
         SiteKind::Arg => "argument of a call statement",
+        SiteKind::Call => "call statement",
         SiteKind::Closure => "closure's value",
         SiteKind::Loop => "loop",
         SiteKind::Bound => "loop bound",
@@ -573,6 +574,7 @@ pub fn max( x:i32,y :i32 )->i32{
             ("Operand", SiteKind::Operand),
             ("Let", SiteKind::Let),
             ("Arg", SiteKind::Arg),
+            ("Call", SiteKind::Call),
             ("Closure", SiteKind::Closure),
             ("Start", SiteKind::Start),
         ] {
