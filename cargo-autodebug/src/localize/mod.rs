@@ -181,8 +181,9 @@ pub fn is_candidate(kind: SiteKind) -> bool {
 /// the site's rank by that technique's score (1 for its top suspect, ½ for the second, …;
 /// tied suspects share a rank),
 /// weighted by how much the technique's evidence has been checked by running the code:
-/// dynamic evidence that a rerun confirmed outweighs a statistical guess. Ties keep the
-/// order of the highest-weight technique, then source order.
+/// dynamic evidence that a rerun confirmed outweighs a statistical guess. Ties put a call
+/// statement (a `Call` site, whose hook only says the call ran) after the sites that
+/// compute a value, then keep source order.
 pub fn merge(rankings: &[(f64, Vec<Suspect>)]) -> Vec<Ranked> {
     let mut merged: BTreeMap<SiteKey, (f64, Suspect)> = BTreeMap::new();
     for (weight, suspects) in rankings {
@@ -208,14 +209,17 @@ pub fn merge(rankings: &[(f64, Vec<Suspect>)]) -> Vec<Ranked> {
         }
     }
     let mut list: Vec<(f64, Suspect)> = merged.into_values().collect();
+    let call = |s: &Suspect| s.site.kind == SiteKind::Call;
     list.sort_by(|a, b| {
-        b.0.total_cmp(&a.0).then_with(|| {
-            (&a.1.path, a.1.site.line, a.1.site.column).cmp(&(
-                &b.1.path,
-                b.1.site.line,
-                b.1.site.column,
-            ))
-        })
+        b.0.total_cmp(&a.0)
+            .then_with(|| call(&a.1).cmp(&call(&b.1)))
+            .then_with(|| {
+                (&a.1.path, a.1.site.line, a.1.site.column).cmp(&(
+                    &b.1.path,
+                    b.1.site.line,
+                    b.1.site.column,
+                ))
+            })
     });
     list.into_iter()
         .enumerate()
@@ -385,6 +389,11 @@ mod tests {
             (1.0, vec![suspect(2, "b", 1.0)]),
         ]);
         assert_eq!(merged.iter().map(|r| r.line).collect::<Vec<_>>(), [2, 7]);
+        // A call statement goes after the sites it ties with.
+        let mut call = suspect(1, "a", 1.0);
+        call.site.kind = SiteKind::Call;
+        let merged = merge(&[(1.0, vec![call, suspect(7, "a", 1.0)])]);
+        assert_eq!(merged.iter().map(|r| r.line).collect::<Vec<_>>(), [7, 1]);
     }
 
     fn ranked(line: u32, column: u32, end_column: u32) -> Ranked {

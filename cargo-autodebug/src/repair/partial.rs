@@ -33,6 +33,14 @@ const SITES: usize = 3;
 const PER_SITE: usize = 8;
 /// Failing tests (the quickest) the partial fixes are measured on.
 const TESTS: usize = 3;
+/// The runs that look for partial fixes get this many times the hook calls the reruns of
+/// the candidates got. A partial fix often lets a test run far longer than the written code
+/// did (a loop that returned at once runs its course: `for k in 1..n` to `2..n` in a
+/// primality test), which the reruns' fuel counts as running away; a candidate that does
+/// run away costs this much more once, on at most [`TESTS`] tests.
+const LONGER: u64 = 100;
+/// Combinations with a partial fix get this many times the hook calls of its longest run.
+const COMBINED: u64 = 4;
 
 /// How a candidate's runs of the failing tests compare with the written code's.
 #[derive(Clone, Copy, Default)]
@@ -78,7 +86,7 @@ impl Search<'_> {
             return;
         }
         let examined: Vec<(Candidate, Plan)> = (checked.refuted_single.iter())
-            .filter_map(|c| Some((c.clone(), soft(rerun::plan(c, rerun.fuel)?))))
+            .filter_map(|c| Some((c.clone(), soft(rerun::plan(c, 0)?))))
             .collect();
         let Some(progress) = self.progress(rerun, &failing, &examined) else {
             return;
@@ -88,6 +96,9 @@ impl Search<'_> {
             .collect();
         partial.sort_by_key(|&i| (Reverse(progress[i].turned), examined[i].0.cost));
         details.partial_fixes = partial.len();
+        if partial.is_empty() {
+            return;
+        }
         let mut found = 0;
         for &i in partial.iter().take(PARTIALS) {
             let (fix, plan) = &examined[i];
@@ -103,7 +114,7 @@ impl Search<'_> {
             );
             let sites = self.ranked_under(rerun, &failing, fix, plan);
             self.console.detail(&format!(
-                "partial: still failing under it: {}",
+                "partial: sites ranked under it: {}",
                 (sites.iter())
                     .map(|&i| format!("`{}`", self.targets[i].located.original))
                     .collect::<Vec<_>>()
@@ -122,7 +133,7 @@ impl Search<'_> {
                     });
                 }
             }
-            let fuel = (super::FUEL_FACTOR * progress[i].work).max(super::FUEL_FLOOR);
+            let fuel = (COMBINED * progress[i].work).max(super::FUEL_FLOOR);
             found += self.check_combined(rerun, fuel, combined, checked, details, notes);
         }
         notes.push(format!(
@@ -136,7 +147,8 @@ impl Search<'_> {
     }
 
     /// For each examined candidate, how its runs of the `failing` tests (with soft
-    /// assertions) compare with the written code's; `None` when the runs failed.
+    /// assertions) compare with the written code's; `None` when the runs failed or the
+    /// stage's time ran out.
     fn progress(
         &self,
         rerun: &Rerun,
@@ -144,15 +156,25 @@ impl Search<'_> {
         examined: &[(Candidate, Plan)],
     ) -> Option<Vec<Progress>> {
         let mut progress = vec![Progress::default(); examined.len()];
-        let written = soft(Plan {
-            version: protocol::PLAN_VERSION,
-            fuel: Some(rerun.fuel),
-            ..Plan::default()
-        });
         for &t in failing {
+            if self.start.elapsed() > self.limits.time {
+                return None;
+            }
             let test = &rerun.baseline[t].test;
-            let mut plans = vec![written.clone()];
-            plans.extend(examined.iter().map(|(_, plan)| plan.clone()));
+            let fuel = Some(longer_fuel(rerun, test));
+            let written = Plan {
+                version: protocol::PLAN_VERSION,
+                ..Plan::default()
+            };
+            let plans: Vec<Plan> = std::iter::once(&written)
+                .chain(examined.iter().map(|(_, plan)| plan))
+                .map(|plan| {
+                    soft(Plan {
+                        fuel,
+                        ..plan.clone()
+                    })
+                })
+                .collect();
             rerun.runs.fetch_add(plans.len(), Ordering::Relaxed);
             let runs = rerun.recorder.run_batch(test, &plans, "coverage").ok()?;
             let (_, base) = runs.first()?;
@@ -199,9 +221,13 @@ impl Search<'_> {
         for &t in failing {
             rerun.runs.fetch_add(1, Ordering::Relaxed);
             let test = &rerun.baseline[t].test;
+            let plan = Plan {
+                fuel: Some(longer_fuel(rerun, test)),
+                ..plan.clone()
+            };
             if let Ok(runs) = rerun
                 .recorder
-                .run_batch(test, std::slice::from_ref(plan), "events")
+                .run_batch(test, std::slice::from_ref(&plan), "events")
                 && let Some((run, trace)) = runs.first()
             {
                 let cut = assertion_units(trace);
@@ -316,6 +342,13 @@ impl Search<'_> {
         }
         found
     }
+}
+
+/// The fuel of the runs that look for partial fixes on `test`: [`LONGER`] times what the
+/// reruns give it, at most what any rerun gets.
+fn longer_fuel(rerun: &Rerun, test: &crate::model::TestId) -> u64 {
+    let usual = (rerun.fuel_by_test.get(&test.display()).copied()).unwrap_or(rerun.fuel);
+    (LONGER * usual).min(rerun.fuel.max(usual))
 }
 
 /// `plan` going on past failed assertions.
