@@ -10,6 +10,7 @@
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
 use autodebug_runtime::protocol::{self, Plan, Record, SiteInfo, SiteKey};
 
@@ -88,7 +89,10 @@ impl Search<'_> {
         let examined: Vec<(Candidate, Plan)> = (checked.refuted_single.iter())
             .filter_map(|c| Some((c.clone(), soft(rerun::plan(c, 0)?))))
             .collect();
-        let Some(progress) = self.progress(rerun, &failing, &examined) else {
+        let running = Instant::now();
+        let progress = self.progress(rerun, &failing, &examined);
+        details.runtime_s += running.elapsed().as_secs_f64();
+        let Some(progress) = progress else {
             return;
         };
         let mut partial: Vec<usize> = (0..examined.len())
@@ -112,7 +116,9 @@ impl Search<'_> {
                     super::plural(progress[i].turned)
                 ),
             );
+            let running = Instant::now();
             let sites = self.ranked_under(rerun, &failing, fix, plan);
+            details.runtime_s += running.elapsed().as_secs_f64();
             self.console.detail(&format!(
                 "partial: sites ranked under it: {}",
                 (sites.iter())
@@ -312,7 +318,9 @@ impl Search<'_> {
             checked: AtomicUsize::new(0),
             ..*rerun
         };
+        let checking = Instant::now();
         let verdicts = longer.check(&checkable);
+        details.runtime_s += checking.elapsed().as_secs_f64();
         rerun
             .runs
             .fetch_add(longer.runs.into_inner(), Ordering::Relaxed);
