@@ -3,8 +3,9 @@
 //! (`::autodebug_runtime::__rt::{enter, branch, component, iter, val}`).
 //!
 //! The rewrite must keep every function compiling exactly as before, so it is deliberately
-//! conservative: closures, async blocks, const blocks, nested items and macro calls are left
-//! untouched; `let` expressions are never wrapped; and the scope values a component or a
+//! conservative: async blocks and closures, const blocks, nested items and macro calls are
+//! left untouched; a closure's body is instrumented with hooks that capture nothing the
+//! closure did not; `let` expressions are never wrapped; and the scope values a component or a
 //! branch reports are limited to variables that are certainly `Copy` and never mutably
 //! borrowed (see [`scope`] and [`borrows`]). A branch's scope is what a plan's replacement
 //! of its condition computes with.
@@ -477,11 +478,12 @@ impl VisitMut for Instrumenter {
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         match expr {
-            // Their bodies run elsewhere (or at compile time): `return` and the scope there
-            // are not the function's.
+            // A closure runs when it is called, with its own `return` and bindings.
             Expr::Closure(c) if c.asyncness.is_none() && c.constness.is_none() => {
                 self.visit_closure(c)
             }
+            // Their bodies run elsewhere (or at compile time): `return` and the scope there
+            // are not the function's.
             Expr::Closure(_)
             | Expr::Async(_)
             | Expr::Const(_)
