@@ -57,10 +57,13 @@ fn walk_items(
                 );
                 let mut sites = Vec::new();
                 site_calls(expanded, &mut sites);
-                // The model keeps a call made for its effect opaque and reads a loop's
-                // start as written: the arguments the macro reports there (`Arg` sites)
-                // and the starts (`Start`) are no components of it.
-                sites.retain(|(_, key)| key.0 != "Arg" && key.0 != "Start");
+                // The model keeps a call made for its effect and a closure opaque and
+                // reads a loop's start as written: the call statements and their
+                // arguments the macro reports (`Call`, `Arg` sites), a closure's value
+                // (`Closure`) and the starts (`Start`) are no components of it.
+                sites.retain(|(_, key)| {
+                    !["Arg", "Call", "Closure", "Start"].contains(&key.0.as_str())
+                });
                 for (function, key) in sites {
                     out.entry((module.clone(), function))
                         .or_default()
