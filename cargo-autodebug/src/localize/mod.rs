@@ -329,7 +329,7 @@ pub fn lower_file(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn site(line: u32, kind: SiteKind) -> SiteInfo {

@@ -18,7 +18,9 @@ use super::rerun::{self, Rerun, Verdict};
 use super::search::{Checked, Search};
 use super::syntactic::Syntactic;
 use super::{Candidate, CandidateSource, joint};
+use crate::localize::spectrum::Counts;
 use crate::model::RepairDetails as Details;
+use crate::options::Formula;
 use crate::trace::RawTrace;
 
 /// The name of this source in the report.
@@ -268,8 +270,11 @@ impl Search<'_> {
                         .filter(|(sites, p)| *p == passed && sites.contains(&key))
                         .count()
                 };
-                let (ef, ep) = (ran(false), ran(true));
-                (ef > 0).then(|| (ef as f64 / ((failed * (ef + ep)) as f64).sqrt(), i))
+                let counts = Counts {
+                    ef: ran(false),
+                    ep: ran(true),
+                };
+                (counts.ef > 0).then(|| (Formula::Ochiai.score(counts, failed), i))
             })
             .collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -294,14 +299,7 @@ impl Search<'_> {
         details.candidates += fresh.len();
         let mut checkable = Vec::new();
         for candidate in &fresh {
-            let sites: Option<Vec<SiteInfo>> = (candidate.edits.iter())
-                .map(|e| {
-                    self.by_key
-                        .get(&e.site)
-                        .map(|&i| self.targets[i].site.clone())
-                })
-                .collect();
-            match (rerun::plan(candidate, rerun.fuel), sites) {
+            match (rerun::plan(candidate, rerun.fuel), self.sites_of(candidate)) {
                 (Some(plan), Some(sites)) => checkable.push((candidate, plan, sites)),
                 _ => details.not_evaluable += 1,
             }
@@ -404,20 +402,8 @@ fn assertion_units(trace: &RawTrace) -> Vec<(BTreeSet<SiteKey>, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::localize::tests::site;
     use autodebug_runtime::protocol::{SiteKind, Value};
-
-    fn site(line: u32) -> SiteInfo {
-        SiteInfo {
-            file: "src/lib.rs".into(),
-            line,
-            column: 5,
-            end_line: line,
-            end_column: 9,
-            kind: SiteKind::Let,
-            code: format!("s{line}"),
-            function: "f".into(),
-        }
-    }
 
     fn component(site: u32) -> Record {
         Record::Component {
@@ -432,8 +418,8 @@ mod tests {
     #[test]
     fn a_soft_run_is_cut_into_units_at_its_assertions() {
         let mut trace = RawTrace::default();
-        trace.sites.insert(1, site(2));
-        trace.sites.insert(2, site(3));
+        trace.sites.insert(1, site(2, SiteKind::Let));
+        trace.sites.insert(2, site(3, SiteKind::Let));
         trace.events = vec![
             component(1),
             Record::Assertion { passed: true },

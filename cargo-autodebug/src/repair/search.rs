@@ -187,16 +187,7 @@ impl Search<'_> {
             details.candidates += batch.len();
             let mut checkable = Vec::new();
             for candidate in &batch {
-                let sites: Option<Vec<SiteInfo>> = candidate
-                    .edits
-                    .iter()
-                    .map(|e| {
-                        (self.by_key)
-                            .get(&e.site)
-                            .map(|&i| self.targets[i].site.clone())
-                    })
-                    .collect();
-                match (rerun::plan(candidate, rerun.fuel), sites) {
+                match (rerun::plan(candidate, rerun.fuel), self.sites_of(candidate)) {
                     (Some(plan), Some(sites)) => checkable.push((candidate, plan, sites)),
                     _ if unchanged_runs(self.context, target, candidate) => {
                         // The failing runs would go as recorded: no rebuild needed.
@@ -262,6 +253,14 @@ impl Search<'_> {
                 checkable.len()
             ));
         }
+    }
+
+    /// The sites `candidate` edits, as the runtime reports them (`None` if one is no
+    /// target).
+    pub(super) fn sites_of(&self, candidate: &Candidate) -> Option<Vec<SiteInfo>> {
+        (candidate.edits.iter())
+            .map(|e| (self.by_key.get(&e.site)).map(|&i| self.targets[i].site.clone()))
+            .collect()
     }
 
     /// Whether `edit` passes without fixing: it makes a step of one another constant, an
