@@ -248,6 +248,20 @@ pub struct Fix {
     pub validated: bool,
     pub tests_passed: Option<usize>,
     pub tests_total: Option<usize>,
+    /// Every edit of the fix (the fields above are the first one's): a fix of two faults
+    /// has two.
+    pub edits: Vec<FixEdit>,
+}
+
+/// One edit of a fix, where the file as analysed has `original`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct FixEdit {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub original: String,
+    pub replacement: String,
 }
 
 /// Seconds per phase.

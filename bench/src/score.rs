@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::mutate::Mutation;
-use crate::report::{Coverage, Fix, Report, Suspect, same_file};
+use crate::report::{Coverage, Fix, FixEdit, Report, Suspect, same_file};
 use crate::span::{LineIndex, Pos};
 
 /// Exit codes of `cargo autodebug` that mean "red tests were diagnosed": failing tests (5),
@@ -303,18 +303,43 @@ pub fn chosen_fix(fixes: &[Fix]) -> Option<&Fix> {
     fixes.iter().find(|f| f.validated).or(fixes.first())
 }
 
-/// `text` with the fix applied, if its `original` is where it says.
+/// `text` (the file of `fix`) with every edit of the fix in that file applied, if each
+/// one's `original` is where it says and no two overlap.
 pub fn apply_fix(text: &str, fix: &Fix) -> Option<String> {
-    let index = LineIndex::new(text);
-    let at = index.offset_of(Pos {
+    let first = FixEdit {
+        file: fix.file.clone(),
         line: fix.line,
         column: fix.column,
-    });
-    if !text[at..].starts_with(&fix.original) {
+        original: fix.original.clone(),
+        replacement: fix.replacement.clone(),
+    };
+    let edits: Vec<&FixEdit> = if fix.edits.is_empty() {
+        vec![&first]
+    } else {
+        (fix.edits.iter())
+            .filter(|e| e.file.is_empty() || fix.file.is_empty() || e.file == fix.file)
+            .collect()
+    };
+    let index = LineIndex::new(text);
+    let mut spans = Vec::new();
+    for edit in edits {
+        let at = index.offset_of(Pos {
+            line: edit.line,
+            column: edit.column,
+        });
+        if !text[at..].starts_with(&edit.original) {
+            return None;
+        }
+        spans.push((at, at + edit.original.len(), edit.replacement.as_str()));
+    }
+    spans.sort_unstable();
+    if spans.windows(2).any(|w| w[0].1 > w[1].0) {
         return None;
     }
     let mut out = text.to_string();
-    out.replace_range(at..at + fix.original.len(), &fix.replacement);
+    for (start, end, replacement) in spans.into_iter().rev() {
+        out.replace_range(start..end, replacement);
+    }
     Some(out)
 }
 
@@ -616,5 +641,38 @@ mod tests {
         );
         assert!(!chosen_fix(&[unvalidated]).unwrap().validated);
         assert!(chosen_fix(&[]).is_none());
+    }
+
+    #[test]
+    fn a_fix_of_two_faults_applies_both_edits() {
+        let faulty = "fn f(a: i32) -> bool {\n    a > 1 || a == 7\n}\n";
+        let edit = |column: usize, original: &str, replacement: &str| FixEdit {
+            file: "src/lib.rs".into(),
+            line: 2,
+            column,
+            original: original.into(),
+            replacement: replacement.into(),
+        };
+        let fix = Fix {
+            file: "src/lib.rs".into(),
+            line: 2,
+            column: 5,
+            original: "a > 1".into(),
+            replacement: "a < 1".into(),
+            edits: vec![edit(5, "a > 1", "a < 1"), edit(14, "a == 7", "a == 8")],
+            ..Fix::default()
+        };
+        assert_eq!(
+            apply_fix(faulty, &fix).unwrap(),
+            "fn f(a: i32) -> bool {\n    a < 1 || a == 8\n}\n"
+        );
+        // One edit not where it says: the fix does not apply.
+        let mut stale = fix.clone();
+        stale.edits[1].column = 13;
+        assert_eq!(apply_fix(faulty, &stale), None);
+        // Two edits of the same bytes do not both apply.
+        let mut overlapping = fix;
+        overlapping.edits[1] = edit(5, "a > 1 || a", "b");
+        assert_eq!(apply_fix(faulty, &overlapping), None);
     }
 }
