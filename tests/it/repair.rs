@@ -120,6 +120,45 @@ fn two_faults_are_repaired_under_a_partial_fix() {
 }
 
 #[test]
+fn faults_in_two_functions_failing_two_tests_are_repaired_together() {
+    // Each test fails on its own function's fault. The suite's ranking puts every site of
+    // `first_at_least` first, so `product`'s loop condition is a target as its failing
+    // test's own suspect; its fix passes that test and breaks none, and under it the
+    // other test leads to `||`, whose `&&` the runtime cannot evaluate: a rebuild checks
+    // the pair. The attribute zero-annotation put before `product` lies between the two
+    // edits, and the fix maps back to the user's file around it.
+    let (dir, report) = repair(&fixture("plain-two-functions"));
+    let top = check_applied(dir.path(), &report, "src/lib.rs");
+    let edits: Vec<(u64, &str, &str)> = top["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["line"].as_u64().unwrap(),
+                e["original"].as_str().unwrap(),
+                e["replacement"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        edits,
+        [
+            (5, "i < v.len() || v[i] < x", "i < v.len() && v[i] < x"),
+            (15, "k < lo", "k < hi")
+        ],
+        "{top:#}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(
+        text.contains("    while i < v.len() && v[i] < x {\n"),
+        "{text}"
+    );
+    assert!(text.contains("    while k < hi {\n"), "{text}");
+    assert!(!text.contains("autodebug"), "{text}");
+}
+
+#[test]
 fn off_by_one_loop_bound_is_repaired() {
     let (dir, report) = repair(&example("array-copy"));
     let top = check_applied(dir.path(), &report, "src/lib.rs");

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use autodebug_runtime::protocol::{SiteKey, SiteKind};
+use autodebug_runtime::protocol::{SiteInfo, SiteKey, SiteKind};
 
 use super::syntactic::Syntactic;
 use super::{Candidate, CandidateSource, Target};
@@ -112,14 +112,14 @@ impl Joint {
 /// Whether two sites' spans share text (a condition and one of its clauses): one patch
 /// cannot hold both edits.
 pub(super) fn overlap(a: &Target, b: &Target) -> bool {
-    let span = |t: &Target| {
-        (
-            (t.site.line, t.site.column),
-            (t.site.end_line, t.site.end_column),
-        )
-    };
+    spans_overlap(&a.site, &b.site)
+}
+
+/// Whether two sites' spans share a character (the same file as the compiler saw it).
+pub(super) fn spans_overlap(a: &SiteInfo, b: &SiteInfo) -> bool {
+    let span = |s: &SiteInfo| ((s.line, s.column), (s.end_line, s.end_column));
     let ((a0, a1), (b0, b1)) = (span(a), span(b));
-    a.path == b.path && a0 < b1 && b0 < a1
+    a.file == b.file && a0 < b1 && b0 < a1
 }
 
 impl CandidateSource for Joint {

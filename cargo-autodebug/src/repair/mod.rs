@@ -217,6 +217,11 @@ pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
 /// Solver time of template synthesis per site.
 const SYNTHESIS_TIME: Duration = Duration::from_secs(20);
 
+/// Failing tests whose own best suspects are repair targets besides the suite's best.
+const PER_TEST_TESTS: usize = 4;
+/// Suspects of each of those tests made targets.
+const PER_TEST_SUSPECTS: usize = 3;
+
 /// The sites to repair, found in their files, before any source runs.
 pub struct Prepared<'f> {
     start: Instant,
@@ -278,7 +283,7 @@ pub fn repair_with(
             usize::MAX
         },
     };
-    let search = search::Search {
+    let mut search = search::Search {
         context,
         limits,
         console,
@@ -288,8 +293,8 @@ pub fn repair_with(
             .enumerate()
             .map(|(i, t)| (t.site.key(), i))
             .collect(),
-        targets: &targets,
-        files,
+        targets,
+        files: files.clone(),
         tested: overfit::Tested::of(context.oracles),
     };
     let mut checked = search.check(sources, &rerun, &mut details, &mut notes);
@@ -457,7 +462,7 @@ const LARGE_SUITE: usize = 500;
 
 /// The files of the workspace as this run read them (each once: every candidate patches
 /// the same text, the one `--apply` checks the file still has).
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Files {
     texts: BTreeMap<String, Result<String, String>>,
 }
@@ -564,6 +569,8 @@ fn make_fix(
             None => entry,
         });
     }
+    // In the order of the files (a fix of two faults reads top to bottom).
+    entries.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
     let first = entries[0].clone();
     Ok(Fix {
         rank: 0,
@@ -700,70 +707,44 @@ fn targets(
     let last_score = candidates
         .get(limits.suspects.saturating_sub(1))
         .map(|s| s.score);
-    let chosen: Vec<&Ranked> = candidates
-        .into_iter()
-        .enumerate()
-        .filter(|(i, s)| {
+    let keyed: Vec<(&Ranked, SiteKey)> = (candidates.into_iter())
+        .map(|s| (s, site_info(context, s).key()))
+        .collect();
+    let mut chosen: Vec<&Ranked> = (keyed.iter().enumerate())
+        .filter(|(i, (s, _))| {
             *i < limits.suspects
                 || critical(s)
                 || (*i < 2 * limits.suspects && Some(s.score) == last_score)
         })
-        .map(|(_, s)| s)
+        .map(|(_, (s, _))| *s)
         .collect();
-    let mut targets = Vec::new();
     let mut chosen_keys: BTreeSet<SiteKey> =
         chosen.iter().map(|s| site_info(context, s).key()).collect();
-    for suspect in chosen {
-        let site = site_info(context, suspect);
-        let text = match files.read(context.workspace_root, &suspect.file) {
-            Ok(text) => text,
-            Err(error) => {
-                notes.push(format!("repair: {error}"));
-                continue;
-            }
-        };
-        let located = match patch::locate(text, &site) {
-            Ok(located) => located,
-            Err(error) => {
-                notes.push(format!(
-                    "repair: {}:{}:{} not repaired: {error:#}",
-                    suspect.file, suspect.line, suspect.column
-                ));
-                continue;
-            }
-        };
-        let mut localized_by: Vec<&'static str> =
-            suspect.techniques.iter().map(|e| e.technique).collect();
-        localized_by.sort_unstable();
-        localized_by.dedup();
-        // The clauses of a `&&`/`||` condition are sites of their own, whose hooks report
-        // their comparisons' operands: an edit inside one clause is evaluated there by the
-        // runtime even when the whole condition reads what it cannot evaluate.
-        let clauses = if matches!(site.kind, SiteKind::If | SiteKind::While | SiteKind::Guard) {
-            clause_sites(context, &site)
-        } else {
-            Vec::new()
-        };
-        targets.push(target(
-            context,
-            site,
-            suspect,
-            located,
-            localized_by.clone(),
-        ));
-        for clause in clauses {
-            if chosen_keys.insert(clause.key())
-                && let Ok(located) = patch::locate(text, &clause)
-            {
-                targets.push(target(
-                    context,
-                    clause,
-                    suspect,
-                    located,
-                    localized_by.clone(),
-                ));
+    // Each failing test's own best suspects (the first of those its run reached) are
+    // tried too: where two faults fail different tests, the ranking over the whole suite
+    // may put all of one fault's function before the other's sites.
+    let failing = (context.baseline.iter())
+        .filter(|r| r.deterministic_failure())
+        .take(PER_TEST_TESTS);
+    for result in failing {
+        let own: Vec<&(&Ranked, SiteKey)> = (keyed.iter())
+            .filter(|(_, key)| result.coverage.contains_key(key))
+            .take(2 * PER_TEST_SUSPECTS)
+            .collect();
+        // Those tied with the last one are taken too, as above.
+        let last = own.get(PER_TEST_SUSPECTS - 1).map(|(s, _)| s.score);
+        let own = (own.iter().enumerate())
+            .filter(|(i, (s, _))| *i < PER_TEST_SUSPECTS || Some(s.score) == last)
+            .map(|(_, own)| own);
+        for (suspect, key) in own {
+            if chosen_keys.insert(key.clone()) {
+                chosen.push(suspect);
             }
         }
+    }
+    let mut targets = Vec::new();
+    for suspect in chosen {
+        targets.extend(targets_at(context, suspect, files, notes, &mut chosen_keys));
     }
     // The failing calls' text is the same for every target: read once.
     let chars = text_chars(context.oracles);
@@ -771,6 +752,69 @@ fn targets(
         target.types.chars = chars.clone();
     }
     targets
+}
+
+/// The targets at `suspect`'s site: the site, and the clauses of its condition not in
+/// `taken` yet (they are taken then). None when its file cannot be read or the site not
+/// found in it (a note says so). Their `types.chars` are left for the caller.
+fn targets_at(
+    context: &Context,
+    suspect: &Ranked,
+    files: &mut Files,
+    notes: &mut Vec<String>,
+    taken: &mut BTreeSet<SiteKey>,
+) -> Vec<Target> {
+    let site = site_info(context, suspect);
+    let text = match files.read(context.workspace_root, &suspect.file) {
+        Ok(text) => text,
+        Err(error) => {
+            notes.push(format!("repair: {error}"));
+            return Vec::new();
+        }
+    };
+    let located = match patch::locate(text, &site) {
+        Ok(located) => located,
+        Err(error) => {
+            notes.push(format!(
+                "repair: {}:{}:{} not repaired: {error:#}",
+                suspect.file, suspect.line, suspect.column
+            ));
+            return Vec::new();
+        }
+    };
+    let mut localized_by: Vec<&'static str> =
+        suspect.techniques.iter().map(|e| e.technique).collect();
+    localized_by.sort_unstable();
+    localized_by.dedup();
+    // The clauses of a `&&`/`||` condition are sites of their own, whose hooks report
+    // their comparisons' operands: an edit inside one clause is evaluated there by the
+    // runtime even when the whole condition reads what it cannot evaluate.
+    let clauses = if matches!(site.kind, SiteKind::If | SiteKind::While | SiteKind::Guard) {
+        clause_sites(context, &site)
+    } else {
+        Vec::new()
+    };
+    let mut out = vec![target(
+        context,
+        site,
+        suspect,
+        located,
+        localized_by.clone(),
+    )];
+    for clause in clauses {
+        if taken.insert(clause.key())
+            && let Ok(located) = patch::locate(text, &clause)
+        {
+            out.push(target(
+                context,
+                clause,
+                suspect,
+                located,
+                localized_by.clone(),
+            ));
+        }
+    }
+    out
 }
 
 /// A target at `site`, localized by `suspect`.

@@ -1,11 +1,15 @@
 //! Two faults at once: when no single edit passes, one may still make some failing
-//! assertions pass and break none — a partial fix. Under each of the best partial fixes the
-//! failing tests are recorded again, going on past failed assertions, and the targets are
-//! ranked anew by what still fails: each assertion is a unit (the sites run since the one
-//! before it, and its verdict), Ochiai over those units and the passing tests. The one-token
-//! edits of the best-ranked sites, each combined with the partial fix, are then checked like
-//! any candidate. The joint source pairs the best suspects of the first localization; this
-//! finds the second fault where the first one hid it.
+//! assertions pass and break none, passing tests included — a partial fix. Under each of
+//! the best partial fixes the failing tests are recorded again, going on past failed
+//! assertions, and the sites are ranked anew by what still fails: each assertion is a unit
+//! (the sites run since the one before it, and its verdict), Ochiai over those units and
+//! the passing tests. The ranking takes in every suspect, not only the targets: a site the
+//! first localization ranked low becomes a target there. The one-token edits of the
+//! best-ranked sites, each combined with the partial fix, are then checked like any
+//! candidate; a combination the runtime cannot evaluate goes to the rebuilds, ahead of the
+//! other two-edit candidates (its first edit is checked already). The joint source pairs
+//! the best suspects of the first localization; this finds the second fault where the
+//! first one hid it.
 
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
@@ -33,7 +37,7 @@ const PARTIALS: usize = 3;
 /// Sites ranked under a partial fix whose edits are combined with it.
 const SITES: usize = 3;
 /// One-token edits per such site.
-const PER_SITE: usize = 8;
+const PER_SITE: usize = 24;
 /// Failing tests (the quickest) the partial fixes are measured on.
 const TESTS: usize = 3;
 /// The runs that look for partial fixes get this many times the hook calls the reruns of
@@ -63,7 +67,7 @@ impl Search<'_> {
     /// combinations with the edits of the sites that still fail under them; the plausible
     /// ones join `checked`. Only when no single edit was plausible.
     pub fn combine_partial_fixes(
-        &self,
+        &mut self,
         rerun: &Rerun,
         checked: &mut Checked,
         details: &mut Details,
@@ -97,15 +101,29 @@ impl Search<'_> {
         let Some(progress) = progress else {
             return;
         };
-        let mut partial: Vec<usize> = (0..examined.len())
+        let turning = (0..examined.len())
             .filter(|&i| progress[i].turned > 0 && progress[i].broken == 0)
-            .collect();
+            .filter_map(|i| {
+                let c = &examined[i].0;
+                Some((i, (c, rerun::plan(c, rerun.fuel)?, self.sites_of(c)?)))
+            });
+        let (mut partial, judged): (Vec<usize>, Vec<_>) = turning.unzip();
+        // The reruns that refuted them stopped at the failing tests: a partial fix must
+        // also keep every passing test that reaches its site passing.
+        let running = Instant::now();
+        let breaks = rerun.breaks_passing(&judged);
+        details.runtime_s += running.elapsed().as_secs_f64();
+        let Ok(breaks) = breaks else {
+            return;
+        };
+        let mut breaks = breaks.into_iter();
+        partial.retain(|_| breaks.next() == Some(false));
         partial.sort_by_key(|&i| (Reverse(progress[i].turned), examined[i].0.cost));
         details.partial_fixes = partial.len();
         if partial.is_empty() {
             return;
         }
-        let mut found = 0;
+        let (mut found, mut queued) = (0, 0);
         for &i in partial.iter().take(PARTIALS) {
             let (fix, plan) = &examined[i];
             self.console.status(
@@ -119,7 +137,7 @@ impl Search<'_> {
                 ),
             );
             let running = Instant::now();
-            let sites = self.ranked_under(rerun, &failing, fix, plan);
+            let sites = self.ranked_under(rerun, &failing, fix, plan, notes);
             details.runtime_s += running.elapsed().as_secs_f64();
             self.console.detail(&format!(
                 "partial: sites ranked under it: {}",
@@ -142,11 +160,15 @@ impl Search<'_> {
                 }
             }
             let fuel = (COMBINED * progress[i].work).max(super::FUEL_FLOOR);
-            found += self.check_combined(rerun, fuel, combined, checked, details, notes);
+            let (passed, undecided) =
+                self.check_combined(rerun, fuel, combined, checked, details, notes);
+            found += passed;
+            queued += undecided;
         }
         notes.push(format!(
             "repair: {} single edit{} made some failing assertions pass and broke none; \
-             under the best {}, {found} combined candidate{} passed every test",
+             under the best {}, {found} combined candidate{} passed every test when rerun \
+             and {queued} the runtime cannot evaluate went to the rebuilds",
             partial.len(),
             super::plural(partial.len()),
             partial.len().min(PARTIALS),
@@ -215,74 +237,89 @@ impl Search<'_> {
         Some(progress)
     }
 
-    /// The targets other than `fix`'s, ranked by Ochiai over the units of the `failing`
+    /// The sites other than `fix`'s, ranked by Ochiai over the units of the `failing`
     /// tests rerun under `fix` (each assertion a unit) and the passing tests: the best
-    /// [`SITES`] that a failing unit runs.
+    /// [`SITES`] that a failing unit runs, and those tied with the last (up to as many
+    /// again), ties going to the better suspect. They are drawn from the targets and from
+    /// every other suspect, which then becomes a target (with its condition's clauses): the
+    /// second fault may be a site the first localization ranked low, its failures hidden
+    /// by the first's.
     fn ranked_under(
-        &self,
+        &mut self,
         rerun: &Rerun,
         failing: &[usize],
         fix: &Candidate,
         plan: &Plan,
+        notes: &mut Vec<String>,
     ) -> Vec<usize> {
-        let mut units: Vec<(BTreeSet<SiteKey>, bool)> = Vec::new();
-        for &t in failing {
-            rerun.runs.fetch_add(1, Ordering::Relaxed);
-            let test = &rerun.baseline[t].test;
-            let plan = Plan {
-                fuel: Some(longer_fuel(rerun, test)),
-                ..plan.clone()
+        let units = units_under(rerun, failing, plan);
+        let failed = units.iter().filter(|(_, passed)| !passed).count();
+        let score = |key: &SiteKey| {
+            let ran = |passed: bool| {
+                (units.iter())
+                    .filter(|(sites, p)| *p == passed && sites.contains(key))
+                    .count()
             };
-            if let Ok(runs) = rerun
-                .recorder
-                .run_batch(test, std::slice::from_ref(&plan), "events")
-                && let Some((run, trace)) = runs.first()
+            let counts = Counts {
+                ef: ran(false),
+                ep: ran(true),
+            };
+            (counts.ef > 0).then(|| Formula::Ochiai.score(counts, failed))
+        };
+        let edited: Vec<SiteInfo> = (fix.edits.iter())
+            .filter_map(|e| {
+                self.by_key
+                    .get(&e.site)
+                    .map(|&i| self.targets[i].site.clone())
+            })
+            .collect();
+        let free = |site: &SiteInfo| !edited.iter().any(|e| joint::spans_overlap(e, site));
+        let context = self.context;
+        let mut ranked: Vec<(f64, usize, Place)> = (self.targets.iter().enumerate())
+            .filter(|(_, t)| free(&t.site))
+            .filter_map(|(i, t)| Some((score(&t.site.key())?, t.rank, Place::Target(i))))
+            .collect();
+        for suspect in context.suspects {
+            if !crate::localize::is_candidate(suspect.kind) {
+                continue;
+            }
+            let site = super::site_info(context, suspect);
+            if !self.by_key.contains_key(&site.key())
+                && free(&site)
+                && let Some(s) = score(&site.key())
             {
-                let cut = assertion_units(trace);
-                if cut.is_empty() {
-                    // No assertion seen: the whole run is one unit.
-                    let ran = (trace.sites.values()).map(SiteInfo::key).collect();
-                    units.push((ran, run.outcome.passed()));
-                } else {
-                    units.extend(cut);
+                ranked.push((s, suspect.rank, Place::Suspect(suspect)));
+            }
+        }
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let last = ranked.get(SITES.saturating_sub(1)).map(|r| r.0);
+        let mut taken: BTreeSet<SiteKey> = self.by_key.keys().cloned().collect();
+        let mut sites = Vec::new();
+        for (i, (s, _, place)) in ranked.into_iter().enumerate() {
+            if i >= SITES && (i >= 2 * SITES || Some(s) != last) {
+                break;
+            }
+            match place {
+                Place::Target(t) => sites.push(t),
+                Place::Suspect(suspect) => {
+                    let chars = super::text_chars(context.oracles);
+                    for mut target in
+                        super::targets_at(context, suspect, &mut self.files, notes, &mut taken)
+                    {
+                        target.types.chars = chars.clone();
+                        self.by_key.insert(target.site.key(), self.targets.len());
+                        sites.push(self.targets.len());
+                        self.targets.push(target);
+                    }
                 }
             }
         }
-        units.extend(
-            (rerun.baseline.iter())
-                .filter(|r| r.first.outcome.passed())
-                .map(|r| (r.coverage.keys().cloned().collect(), true)),
-        );
-        let failed = units.iter().filter(|(_, passed)| !passed).count();
-        let edited: Vec<usize> = (fix.edits.iter())
-            .filter_map(|e| self.by_key.get(&e.site).copied())
-            .collect();
-        let mut ranked: Vec<(f64, usize)> = (self.targets.iter().enumerate())
-            .filter(|(i, t)| {
-                !edited
-                    .iter()
-                    .any(|&e| e == *i || joint::overlap(&self.targets[e], t))
-            })
-            .filter_map(|(i, t)| {
-                let key = t.site.key();
-                let ran = |passed: bool| {
-                    (units.iter())
-                        .filter(|(sites, p)| *p == passed && sites.contains(&key))
-                        .count()
-                };
-                let counts = Counts {
-                    ef: ran(false),
-                    ep: ran(true),
-                };
-                (counts.ef > 0).then(|| (Formula::Ochiai.score(counts, failed), i))
-            })
-            .collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        ranked.into_iter().take(SITES).map(|(_, i)| i).collect()
+        sites
     }
 
     /// Reruns the combined candidates, the recorded tests with at least `fuel` hook calls;
-    /// the plausible ones join `checked`. How many did.
+    /// the plausible ones join `checked`, and so do those the runtime cannot evaluate (for
+    /// the rebuilds). How many of each.
     fn check_combined(
         &self,
         rerun: &Rerun,
@@ -291,17 +328,25 @@ impl Search<'_> {
         checked: &mut Checked,
         details: &mut Details,
         notes: &mut Vec<String>,
-    ) -> usize {
+    ) -> (usize, usize) {
         let fresh: Vec<Candidate> = combined
             .into_iter()
             .filter(|c| !c.edits.iter().any(|e| self.overfits(e)) && checked.propose(c))
             .collect();
         details.candidates += fresh.len();
         let mut checkable = Vec::new();
+        let mut undecided = 0;
         for candidate in &fresh {
             match (rerun::plan(candidate, rerun.fuel), self.sites_of(candidate)) {
                 (Some(plan), Some(sites)) => checkable.push((candidate, plan, sites)),
-                _ => details.not_evaluable += 1,
+                // The runtime cannot evaluate the second edit (`a || b` → `a && b` with
+                // a call in a clause): with the first one checked already, a rebuild
+                // decides.
+                _ => {
+                    details.not_evaluable += 1;
+                    checked.undecided.push(candidate.clone());
+                    undecided += 1;
+                }
             }
         }
         self.console.detail(&format!(
@@ -331,7 +376,7 @@ impl Search<'_> {
                 notes.push(format!(
                     "repair: rerunning under combined candidates failed: {error:#}"
                 ));
-                return 0;
+                return (0, undecided);
             }
         };
         let mut found = 0;
@@ -346,8 +391,50 @@ impl Search<'_> {
                 Verdict::Skipped => details.skipped += 1,
             }
         }
-        found
+        (found, undecided)
     }
+}
+
+/// Where a site ranked under a partial fix is: a target already, or a suspect to make one
+/// of.
+enum Place<'s> {
+    Target(usize),
+    Suspect(&'s crate::model::Ranked),
+}
+
+/// The units of the `failing` tests rerun under `plan` (each assertion a unit; a run whose
+/// assertions the runtime does not see is one) and of the passing tests (each a passing
+/// unit): the sites each ran, and whether it passed.
+fn units_under(rerun: &Rerun, failing: &[usize], plan: &Plan) -> Vec<(BTreeSet<SiteKey>, bool)> {
+    let mut units: Vec<(BTreeSet<SiteKey>, bool)> = Vec::new();
+    for &t in failing {
+        rerun.runs.fetch_add(1, Ordering::Relaxed);
+        let test = &rerun.baseline[t].test;
+        let plan = Plan {
+            fuel: Some(longer_fuel(rerun, test)),
+            ..plan.clone()
+        };
+        if let Ok(runs) = rerun
+            .recorder
+            .run_batch(test, std::slice::from_ref(&plan), "events")
+            && let Some((run, trace)) = runs.first()
+        {
+            let cut = assertion_units(trace);
+            if cut.is_empty() {
+                // No assertion seen: the whole run is one unit.
+                let ran = (trace.sites.values()).map(SiteInfo::key).collect();
+                units.push((ran, run.outcome.passed()));
+            } else {
+                units.extend(cut);
+            }
+        }
+    }
+    units.extend(
+        (rerun.baseline.iter())
+            .filter(|r| r.first.outcome.passed())
+            .map(|r| (r.coverage.keys().cloned().collect(), true)),
+    );
+    units
 }
 
 /// The fuel of the runs that look for partial fixes on `test`: [`LONGER`] times what the

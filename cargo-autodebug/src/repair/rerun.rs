@@ -172,6 +172,22 @@ impl Rerun<'_> {
             .collect())
     }
 
+    /// Whether each candidate breaks a passing test that reaches one of its sites (a test
+    /// it cannot be judged on does not count as broken).
+    pub fn breaks_passing(
+        &self,
+        candidates: &[(&Candidate, Plan, Vec<SiteInfo>)],
+    ) -> Result<Vec<bool>> {
+        let all: Vec<usize> = (0..candidates.len()).collect();
+        let mut outcomes: Vec<BTreeMap<usize, TestResult>> =
+            (0..candidates.len()).map(|_| BTreeMap::new()).collect();
+        self.run_phase(candidates, &all, Phase::Rest, &mut outcomes)?;
+        Ok(outcomes
+            .iter()
+            .map(|by_test| by_test.values().any(|r| matches!(r, TestResult::Failed)))
+            .collect())
+    }
+
     /// Runs the tests of `phase` that `chosen` candidates must run (those whose baseline
     /// reached one of the candidate's sites, and the failing tests), recording how each ran.
     fn run_phase(

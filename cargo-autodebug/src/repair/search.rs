@@ -24,11 +24,12 @@ pub struct Search<'a> {
     pub console: &'a Console,
     /// When the stage began (its time budget runs from there).
     pub start: Instant,
-    /// The sites to repair, in rank order, and each one's index by site.
-    pub targets: &'a [Target],
+    /// The sites to repair, in rank order (those found under a partial fix after them),
+    /// and each one's index by site.
+    pub targets: Vec<Target>,
     pub by_key: BTreeMap<SiteKey, usize>,
     /// The files of the targets as read.
-    pub files: &'a Files,
+    pub files: Files,
     /// The integers the failing tests use (no candidate writes them in, see
     /// [`super::overfit`]).
     pub tested: super::overfit::Tested,
@@ -40,7 +41,7 @@ pub struct Checked {
     /// Every test passed with the candidate in place (and which passed, for dedup).
     pub plausible: Vec<(Candidate, Vec<bool>)>,
     /// The runtime could not judge (or evaluate) them: the rebuild decides.
-    undecided: Vec<Candidate>,
+    pub(super) undecided: Vec<Candidate>,
     /// Refuted, kept only to be rebuilt anyway (`rebuild_all`).
     refuted: Vec<Candidate>,
     /// Every candidate proposed so far, by its edits.
@@ -318,7 +319,10 @@ impl Search<'_> {
                 .min()
                 .unwrap_or(usize::MAX);
             let statement = c.edits.iter().any(|e| e.statement.is_some());
-            (c.edits.len(), statement, rank, c.cost)
+            // A combination with a partial fix has one edit not checked yet, like a
+            // single edit: the first one made failing assertions pass and broke none.
+            let unchecked = c.edits.len() - usize::from(c.source == super::partial::NAME);
+            (unchecked, statement, rank, c.cost)
         };
         plausible.sort_by_key(|(c, _)| order(c));
         undecided.sort_by_key(order);
@@ -332,7 +336,7 @@ impl Search<'_> {
 
     /// The candidate as a fix (its edits written into the files as read).
     pub(super) fn fix_of(&self, candidate: &Candidate) -> anyhow::Result<Fix> {
-        make_fix(candidate, self.targets, &self.by_key, self.files)
+        make_fix(candidate, &self.targets, &self.by_key, &self.files)
     }
 
     /// Rebuilds the queue's candidates in order and runs the suite on each, within the

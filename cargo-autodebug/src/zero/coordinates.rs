@@ -73,26 +73,8 @@ impl Shifts {
             if on_disk != user_before {
                 return Err(format!("{} changed during the run", change.path));
             }
-            // The edits lie between a common prefix and suffix of the texts; the
-            // attributes outside that region are found at the same place (the prefix) or
-            // shifted by the change in length (the suffix).
-            let prefix = common_prefix(&change.before, &change.after);
-            let suffix = common_suffix(&change.before[prefix..], &change.after[prefix..]);
-            let changed_end = change.before.len() - suffix;
-            let delta = change.after.len() as isize - change.before.len() as isize;
-            let mut after_offsets = Vec::new();
-            for &(at, width) in &offsets {
-                if at + width <= prefix {
-                    after_offsets.push((at, width));
-                } else if at >= changed_end {
-                    after_offsets.push(((at as isize + delta) as usize, width));
-                } else {
-                    return Err(format!(
-                        "{}: the fix changes an inserted attribute",
-                        change.path
-                    ));
-                }
-            }
+            let after_offsets = carried(&change.before, &change.after, &offsets)
+                .ok_or_else(|| format!("{}: the fix changes an inserted attribute", change.path))?;
             let user_after = cut(&change.after, &after_offsets)
                 .ok_or_else(|| format!("{}: the copy's attributes moved", change.path))?;
             diff.push_str(&patch::unified_diff(
@@ -188,25 +170,44 @@ fn cut(text: &str, ranges: &[(usize, usize)]) -> Option<String> {
     Some(out)
 }
 
-fn common_prefix(a: &str, b: &str) -> usize {
-    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    while !a.is_char_boundary(n) {
-        n -= 1;
+/// Where the attributes at `offsets` of `before` (byte offset, length) are in `after`:
+/// each must lie in a stretch the change left as it was (the edits of a fix of two faults
+/// may have attributes between them). `None` if an edit touches one.
+fn carried(before: &str, after: &str, offsets: &[(usize, usize)]) -> Option<Vec<(usize, usize)>> {
+    if offsets.is_empty() {
+        return Some(Vec::new());
     }
-    n
-}
-
-fn common_suffix(a: &str, b: &str) -> usize {
-    let mut n = a
-        .bytes()
-        .rev()
-        .zip(b.bytes().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    while !a.is_char_boundary(a.len() - n) {
-        n -= 1;
-    }
-    n
+    let diff = similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Myers)
+        .diff_chars(before, after);
+    // Byte offset of each char index (and of the end).
+    let bytes = |text: &str| -> Vec<usize> {
+        (text.char_indices().map(|(i, _)| i))
+            .chain(std::iter::once(text.len()))
+            .collect()
+    };
+    let (old_at, new_at) = (bytes(before), bytes(after));
+    let kept: Vec<(usize, usize, usize)> = (diff.ops().iter())
+        .filter_map(|op| match *op {
+            similar::DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => Some((
+                old_at[old_index],
+                old_at[old_index + len],
+                new_at[new_index],
+            )),
+            _ => None,
+        })
+        .collect();
+    (offsets.iter())
+        .map(|&(at, width)| {
+            let &(start, _, new_start) =
+                (kept.iter()).find(|&&(start, end, _)| start <= at && at + width <= end)?;
+            Some((at - start + new_start, width))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -255,6 +256,27 @@ mod tests {
         assert_eq!(cut(&copy, &copy_offsets(&insertions)).unwrap(), TEXT);
         // Ranges that do not hold an attribute are refused.
         assert_eq!(cut(TEXT, &[(0, 5)]), None);
+    }
+
+    #[test]
+    fn a_fix_with_attributes_between_its_edits_maps_back() {
+        let (_, insertions) = shifts();
+        let copy = annotated(TEXT, &insertions);
+        let offsets = copy_offsets(&insertions);
+        // An edit in `a` and one in `c`: the attribute of `b` lies between them.
+        let after = copy
+            .replacen("{ 1 }", "{ 10 }", 1)
+            .replacen("{}", "{ () }", 1);
+        let moved = carried(&copy, &after, &offsets).unwrap();
+        assert_eq!(
+            cut(&after, &moved).unwrap(),
+            "fn a() -> u8 { 10 } fn b() -> u8 { 2 }\nfn c() { () }\n"
+        );
+        // An edit inside an attribute is refused.
+        let (at, _) = offsets[1];
+        let mut broken = copy.clone();
+        broken.replace_range(at + 2..at + 3, "x");
+        assert_eq!(carried(&copy, &broken, &offsets), None);
     }
 
     #[test]
