@@ -150,7 +150,13 @@ impl Search<'_> {
             for site in sites {
                 for edit in Syntactic::default().next(&self.targets[site], PER_SITE) {
                     let mut edits = fix.edits.clone();
-                    edits.extend(edit.edits);
+                    edits.extend(edit.edits.into_iter().map(|mut e| {
+                        // As a person writes it (`k < n`, not `(k < n)`), as for any source.
+                        e.rust = super::complement_negated_equality(&super::without_outer_parens(
+                            &e.rust,
+                        ));
+                        e
+                    }));
                     combined.push(Candidate {
                         edits,
                         template: format!("{}+{}", fix.template, edit.template),

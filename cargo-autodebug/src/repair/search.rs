@@ -89,6 +89,18 @@ impl Checked {
     }
 }
 
+/// `a` and `b` in turns (`a`'s first), each in its order; the longer one's rest at the end.
+fn take_turns<T>(a: Vec<T>, b: Vec<T>) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter(), b.into_iter());
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return out,
+            (x, y) => out.extend(x.into_iter().chain(y)),
+        }
+    }
+}
+
 /// A candidate to rebuild, with the tests it passed when rerun (`None`: not plausible).
 type Queued = (Candidate, Option<Vec<bool>>);
 
@@ -303,11 +315,13 @@ impl Search<'_> {
 
     /// The order of the rebuilds: plausible candidates first, then those the runtime could
     /// not judge; each group by the number of edits, one-token edits before statement
-    /// edits, then by the rank of the site and the simplicity of the change.
+    /// edits, then by the rank of the site and the simplicity of the change. Among those the
+    /// runtime could not judge, combinations with a partial fix take turns with the
+    /// one-token edits.
     pub fn queue(&self, checked: Checked) -> Vec<Queued> {
         let Checked {
             mut plausible,
-            mut undecided,
+            undecided,
             refuted,
             ..
         } = checked;
@@ -319,13 +333,24 @@ impl Search<'_> {
                 .min()
                 .unwrap_or(usize::MAX);
             let statement = c.edits.iter().any(|e| e.statement.is_some());
-            // A combination with a partial fix has one edit not checked yet, like a
-            // single edit: the first one made failing assertions pass and broke none.
-            let unchecked = c.edits.len() - usize::from(c.source == super::partial::NAME);
-            (unchecked, statement, rank, c.cost)
+            (c.edits.len(), statement, rank, c.cost)
         };
         plausible.sort_by_key(|(c, _)| order(c));
-        undecided.sort_by_key(order);
+        // A combination with a partial fix has one edit not checked yet, like a single
+        // edit (the first one made failing assertions pass and broke none): those the
+        // runtime could not judge take turns with the single edits it could not judge, so
+        // that neither kind uses up the rebuilds.
+        let (mut combined, mut rest): (Vec<Candidate>, Vec<Candidate>) =
+            (undecided.into_iter()).partition(|c| c.source == super::partial::NAME);
+        combined.sort_by_key(order);
+        rest.sort_by_key(order);
+        let singles = rest
+            .iter()
+            .take_while(|c| c.edits.len() == 1 && c.edits[0].statement.is_none())
+            .count();
+        let mut later = rest.split_off(singles);
+        let mut undecided = take_turns(rest, combined);
+        undecided.append(&mut later);
         plausible
             .into_iter()
             .map(|(c, passed)| (c, Some(passed)))
@@ -521,5 +546,17 @@ impl Search<'_> {
                 ),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_lists_take_turns() {
+        assert_eq!(take_turns(vec![1, 2, 3], vec![10, 20]), [1, 10, 2, 20, 3]);
+        assert_eq!(take_turns(vec![1], vec![10, 20, 30]), [1, 10, 20, 30]);
+        assert_eq!(take_turns(Vec::<u8>::new(), vec![]), Vec::<u8>::new());
     }
 }
