@@ -23,6 +23,13 @@ pub const ENV_PLAN: &str = "AUTODEBUG_PLAN";
 /// Cap on the number of event records in one trace; past it a [`Record::Truncated`] marker is
 /// written once and events stop (plans still apply).
 pub const ENV_MAX_EVENTS: &str = "AUTODEBUG_MAX_EVENTS";
+/// Bytes of stack the instrumented calls of one thread may take (counted from the first
+/// one's frame) before the runtime ends the test with a panic that names the function: a
+/// recursion that does not end fails like any test instead of killing the process with
+/// its trace. Unset or `0`: no bound. The tool sets it with `RUST_MIN_STACK` (test threads
+/// get more stack than the bound) unless the user set `RUST_MIN_STACK`; a process's main
+/// thread, whose stack is the system's, is not bounded.
+pub const ENV_STACK_LIMIT: &str = "AUTODEBUG_STACK_LIMIT";
 /// Default for [`ENV_MAX_EVENTS`].
 pub const DEFAULT_MAX_EVENTS: u64 = 1_000_000;
 /// Exit status of a process whose plan's fuel ran out (a runaway loop under a flip).

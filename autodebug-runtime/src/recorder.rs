@@ -38,14 +38,18 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, Once, OnceLock};
 
 const UNINIT: u8 = 0;
 const IDLE: u8 = 1;
 const ACTIVE: u8 = 2;
+/// No trace and no plan, but a bound on the stack ([`crate::protocol::ENV_STACK_LIMIT`]):
+/// function entries check it, every other hook returns at once.
+const GUARDED: u8 = 3;
 
-/// `UNINIT` until the first hook call reads the environment, then `IDLE` or `ACTIVE` for good.
+/// `UNINIT` until the first hook call reads the environment, then `IDLE`, `ACTIVE` or
+/// `GUARDED` for good.
 static STATE: AtomicU8 = AtomicU8::new(UNINIT);
 static INIT: Once = Once::new();
 static RECORDER: OnceLock<Mutex<Recorder>> = OnceLock::new();
@@ -72,6 +76,64 @@ thread_local! {
     /// Whether this thread holds the recorder's lock: the panic hook and the exit handler
     /// must not wait for a lock their own thread holds.
     static IN_RUNTIME: Cell<bool> = const { Cell::new(false) };
+    /// The highest stack address an instrumented call of this thread started at (the
+    /// stack grows down): where [`check_stack`] counts from.
+    static STACK_TOP: Cell<usize> = const { Cell::new(0) };
+}
+
+/// [`crate::protocol::ENV_STACK_LIMIT`] as read (`usize::MAX` until it is; `0`: no bound).
+static STACK_LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// The bound on a thread's stack, reading the environment on the first call.
+fn stack_limit() -> usize {
+    match STACK_LIMIT.load(Ordering::Relaxed) {
+        usize::MAX => {
+            let limit = env_text(crate::protocol::ENV_STACK_LIMIT).map_or(0, |text| {
+                text.trim().parse().unwrap_or_else(|_| {
+                    config_error(&format!(
+                        "{} is not a number of bytes: {text:?}",
+                        crate::protocol::ENV_STACK_LIMIT
+                    ))
+                })
+            });
+            STACK_LIMIT.store(limit, Ordering::Relaxed);
+            limit
+        }
+        limit => limit,
+    }
+}
+
+/// Ends the test with a panic when this thread's instrumented calls have taken more stack
+/// than [`crate::protocol::ENV_STACK_LIMIT`] allows, `site` being the function entered (not on
+/// a process's main thread, nor while a panic unwinds).
+#[inline]
+fn check_stack(site: &'static Site) {
+    let limit = stack_limit();
+    if limit == 0 {
+        return;
+    }
+    let marker = 0u8;
+    let here = std::ptr::addr_of!(marker) as usize;
+    let top = STACK_TOP
+        .try_with(|top| {
+            let highest = top.get().max(here);
+            top.set(highest);
+            highest
+        })
+        .unwrap_or(here);
+    if top - here > limit
+        && !std::thread::panicking()
+        && std::thread::current().name() != Some("main")
+    {
+        panic!(
+            "autodebug: the calls of this thread took more than {} KiB of stack on entering \
+             `{}` ({}:{}): a recursion that does not end?",
+            limit / 1024,
+            site.function,
+            site.file,
+            site.line
+        );
+    }
 }
 
 unsafe extern "C" {
@@ -89,7 +151,7 @@ pub(crate) fn idle() -> bool {
 fn active() -> bool {
     match STATE.load(Ordering::Acquire) {
         ACTIVE => true,
-        IDLE => false,
+        IDLE | GUARDED => false,
         _ => initialize(),
     }
 }
@@ -136,7 +198,7 @@ fn activate() -> u8 {
     let trace_path = env_nonempty(ENV_TRACE).map(PathBuf::from);
     let plan_path = env_nonempty(ENV_PLAN).map(PathBuf::from);
     if trace_path.is_none() && plan_path.is_none() {
-        return IDLE;
+        return if stack_limit() > 0 { GUARDED } else { IDLE };
     }
     let plan = match &plan_path {
         Some(path) => PlanIndex::load(path).unwrap_or_else(|e| config_error(&e)),
@@ -855,7 +917,14 @@ pub(crate) fn enter<F: FnOnce() -> Vec<(&'static str, Value)>>(
     site: &'static Site,
     args: F,
 ) -> bool {
-    if !active() || seen_and_done(site) {
+    if !active() {
+        if STATE.load(Ordering::Relaxed) == GUARDED {
+            check_stack(site);
+        }
+        return false;
+    }
+    check_stack(site);
+    if seen_and_done(site) {
         return false;
     }
     let args = if recording() {

@@ -28,6 +28,9 @@ use crate::console::Console;
 use crate::model::{ExitCode, OrExit};
 use crate::options::{Command, Options};
 
+/// Stack of the thread the pipeline runs on (see `main`).
+const PIPELINE_STACK: usize = 1 << 30;
+
 fn main() {
     let options = Options::from_env();
     let console = Console::new(&options);
@@ -40,7 +43,21 @@ fn main() {
             init.allow_dirty |= options.allow_dirty;
             init::init(&init, &console).or_exit(ExitCode::Usage)
         }
-        None => pipeline::run(&options, &console),
+        None => {
+            // A trace of a deep recursion (a runaway one ends at the runtime's stack bound)
+            // nests calls tens of thousands deep, and the techniques that walk the call tree
+            // follow it: the stages run on a thread whose stack has room for that (address
+            // space, not memory: pages are taken as used).
+            std::thread::scope(|scope| {
+                std::thread::Builder::new()
+                    .name("pipeline".into())
+                    .stack_size(PIPELINE_STACK)
+                    .spawn_scoped(scope, || pipeline::run(&options, &console))
+                    .expect("could not start the pipeline's thread")
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+        }
     };
     // A Ctrl-C also kills the cargo or test the run was waiting on: the interrupt, not
     // what it broke, says how the run ends.

@@ -159,6 +159,30 @@ fn faults_in_two_functions_failing_two_tests_are_repaired_together() {
 }
 
 #[test]
+fn a_recursion_that_does_not_end_fails_with_a_trace_and_is_repaired() {
+    // Under `cargo test` the even case overflows its stack and kills the test binary. The
+    // runtime ends it past its stack bound with a panic instead, so the test fails like
+    // any other, with a trace of the calls up to there.
+    let (dir, report) = repair(&fixture("plain-recursion"));
+    let failing = &report["failing_tests"][0];
+    assert_eq!(failing["name"], "tests::even_numbers", "{report:#}");
+    assert_eq!(failing["outcome"], "failed", "{failing:#}");
+    assert_eq!(failing["deterministic"], true, "{failing:#}");
+    let message = failing["message"].as_str().unwrap();
+    assert!(
+        message.contains("double_factorial") && message.contains("recursion"),
+        "{message}"
+    );
+    assert!(failing["trace"].is_string(), "{failing:#}");
+    let top = check_applied(dir.path(), &report, "src/lib.rs");
+    assert_eq!(
+        (&top["original"], &top["replacement"]),
+        (&"n == 1".into(), &"n <= 1".into()),
+        "{top:#}"
+    );
+}
+
+#[test]
 fn off_by_one_loop_bound_is_repaired() {
     let (dir, report) = repair(&example("array-copy"));
     let top = check_applied(dir.path(), &report, "src/lib.rs");

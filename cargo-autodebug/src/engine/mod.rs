@@ -100,9 +100,29 @@ pub fn test_command(test: &TestId) -> Command {
         .env("CARGO_MANIFEST_DIR", &test.package_root)
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null());
+    // A recursion that does not end would kill the process, and its trace with it: the
+    // runtime ends it with a panic past a bound instead, under a stack the bound cannot
+    // reach. The bound is four times the 2 MiB a test thread gets from `cargo test` (the
+    // instrumented frames are larger than the plain ones). A user's own `RUST_MIN_STACK`
+    // says what the tests need: then there is no bound.
+    if std::env::var_os("RUST_MIN_STACK").is_none() {
+        command
+            .env("RUST_MIN_STACK", (TEST_STACK_MIB << 20).to_string())
+            .env(
+                autodebug_runtime::protocol::ENV_STACK_LIMIT,
+                (STACK_LIMIT_MIB << 20).to_string(),
+            );
+    }
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     command
 }
+
+/// Stack of a test thread in the tool's runs, in MiB (a bound, not memory: pages are only
+/// taken as used).
+const TEST_STACK_MIB: usize = 64;
+/// The bound on the stack a test thread's instrumented calls take, in MiB (see
+/// [`autodebug_runtime::protocol::ENV_STACK_LIMIT`]).
+const STACK_LIMIT_MIB: usize = 8;
 
 /// The test runs of one session: where the harness's private verdict files go, how the
 /// build left the tests, and what the runs learned of the test binaries on the way (which
