@@ -6,8 +6,8 @@
 //! the passing tests. The ranking takes in every suspect, not only the targets: a site the
 //! first localization ranked low becomes a target there. The one-token edits of the
 //! best-ranked sites, each combined with the partial fix, are then checked like any
-//! candidate; a combination the runtime cannot evaluate goes to the rebuilds, ahead of the
-//! other two-edit candidates (its first edit is checked already). The joint source pairs
+//! candidate; a combination the runtime cannot evaluate goes to the rebuilds, the first
+//! [`REBUILDS`] of them early and on rebuilds of their own. The joint source pairs
 //! the best suspects of the first localization; this finds the second fault where the
 //! first one hid it.
 
@@ -46,6 +46,9 @@ const TESTS: usize = 3;
 /// primality test), which the reruns' fuel counts as running away; a candidate that does
 /// run away costs this much more once, on at most [`TESTS`] tests.
 const LONGER: u64 = 100;
+/// Combinations the runtime cannot evaluate that are rebuilt early, on rebuilds beyond the
+/// stage's (see `Search::queue`).
+pub const REBUILDS: usize = 10;
 /// Combinations with a partial fix get this many times the hook calls of its longest run.
 const COMBINED: u64 = 4;
 

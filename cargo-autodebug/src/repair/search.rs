@@ -89,18 +89,6 @@ impl Checked {
     }
 }
 
-/// `a` and `b` in turns (`a`'s first), each in its order; the longer one's rest at the end.
-fn take_turns<T>(a: Vec<T>, b: Vec<T>) -> Vec<T> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut a, mut b) = (a.into_iter(), b.into_iter());
-    loop {
-        match (a.next(), b.next()) {
-            (None, None) => return out,
-            (x, y) => out.extend(x.into_iter().chain(y)),
-        }
-    }
-}
-
 /// A candidate to rebuild, with the tests it passed when rerun (`None`: not plausible).
 type Queued = (Candidate, Option<Vec<bool>>);
 
@@ -315,9 +303,9 @@ impl Search<'_> {
 
     /// The order of the rebuilds: plausible candidates first, then those the runtime could
     /// not judge; each group by the number of edits, one-token edits before statement
-    /// edits, then by the rank of the site and the simplicity of the change. Among those the
-    /// runtime could not judge, combinations with a partial fix take turns with the
-    /// one-token edits.
+    /// edits, then by the rank of the site and the simplicity of the change. The first
+    /// combinations with a partial fix the runtime could not judge come right after the
+    /// first rebuilds.
     pub fn queue(&self, checked: Checked) -> Vec<Queued> {
         let Checked {
             mut plausible,
@@ -336,21 +324,19 @@ impl Search<'_> {
             (c.edits.len(), statement, rank, c.cost)
         };
         plausible.sort_by_key(|(c, _)| order(c));
-        // A combination with a partial fix has one edit not checked yet, like a single
-        // edit (the first one made failing assertions pass and broke none): those the
-        // runtime could not judge take turns with the single edits it could not judge, so
-        // that neither kind uses up the rebuilds.
-        let (mut combined, mut rest): (Vec<Candidate>, Vec<Candidate>) =
+        // Combinations with a partial fix the runtime could not judge have evidence the
+        // other candidates it could not judge lack (their first edit turned failing
+        // assertions and broke nothing): the first of them are rebuilt right after the
+        // first [`super::Limits::free_rebuilds`] candidates, on rebuilds of their own (see
+        // `rebuild`), so that the single edits keep theirs; the rest come last.
+        let (mut combined, mut undecided): (Vec<Candidate>, Vec<Candidate>) =
             (undecided.into_iter()).partition(|c| c.source == super::partial::NAME);
+        undecided.sort_by_key(order);
         combined.sort_by_key(order);
-        rest.sort_by_key(order);
-        let singles = rest
-            .iter()
-            .take_while(|c| c.edits.len() == 1 && c.edits[0].statement.is_none())
-            .count();
-        let mut later = rest.split_off(singles);
-        let mut undecided = take_turns(rest, combined);
-        undecided.append(&mut later);
+        let later = combined.split_off(combined.len().min(super::partial::REBUILDS));
+        let at = (self.limits.free_rebuilds.saturating_sub(plausible.len())).min(undecided.len());
+        let tail = undecided.split_off(at);
+        undecided.extend(combined.into_iter().chain(tail).chain(later));
         plausible
             .into_iter()
             .map(|(c, passed)| (c, Some(passed)))
@@ -380,7 +366,13 @@ impl Search<'_> {
         let rebuild_start = Instant::now();
         let mut seen_texts = BTreeSet::new();
         let mut fixed_sites: BTreeMap<Vec<SiteKey>, u32> = BTreeMap::new();
-        let total = queue.len().min(limits.rebuilds);
+        // Combinations with a partial fix get rebuilds beyond the stage's (see `queue`):
+        // two faults, one of them beyond the runtime, do not take the single edits'.
+        let combined = (queue.iter())
+            .filter(|(c, _)| c.source == super::partial::NAME)
+            .count();
+        let budget = limits.rebuilds + combined.min(super::partial::REBUILDS);
+        let total = queue.len().min(budget);
         let mut queue = queue.into_iter();
         for (candidate, runtime_passed) in queue.by_ref() {
             if details.validated >= limits.fixes && !limits.rebuild_all {
@@ -398,7 +390,7 @@ impl Search<'_> {
             // alternatives to one) and while they are quick.
             let slow = details.rebuilds >= limits.free_rebuilds
                 && (details.validated > 0 || rebuild_start.elapsed() > limits.rebuild_time);
-            if details.rebuilds >= limits.rebuilds || slow || site_fixed {
+            if details.rebuilds >= budget || slow || site_fixed {
                 if !site_fixed {
                     details.cut.get_or_insert(if slow && details.validated > 0 {
                         format!("{} rebuilds and a validated fix", details.rebuilds)
@@ -408,7 +400,7 @@ impl Search<'_> {
                             details.rebuilds, limits.rebuild_time
                         )
                     } else {
-                        format!("{} rebuilds", limits.rebuilds)
+                        format!("{budget} rebuilds")
                     });
                 }
                 // Plausible candidates not rebuilt are still reported.
@@ -546,17 +538,5 @@ impl Search<'_> {
                 ),
             );
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn two_lists_take_turns() {
-        assert_eq!(take_turns(vec![1, 2, 3], vec![10, 20]), [1, 10, 2, 20, 3]);
-        assert_eq!(take_turns(vec![1], vec![10, 20, 30]), [1, 10, 20, 30]);
-        assert_eq!(take_turns(Vec::<u8>::new(), vec![]), Vec::<u8>::new());
     }
 }
