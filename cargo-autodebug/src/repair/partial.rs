@@ -38,8 +38,12 @@ const PARTIALS: usize = 3;
 const SITES: usize = 3;
 /// One-token edits per such site.
 const PER_SITE: usize = 24;
-/// Failing tests (the quickest) the partial fixes are measured on.
+/// Failing tests (the quickest) the partial fixes are measured on, and that the
+/// relocation under one wants still failing.
 const TESTS: usize = 3;
+/// Failing tests the relocation under a partial fix reruns at most (the quickest first,
+/// until [`TESTS`] of them still fail).
+const RELOCATED: usize = 12;
 /// The runs that look for partial fixes get this many times the hook calls the reruns of
 /// the candidates got. A partial fix often lets a test run far longer than the written code
 /// did (a loop that returned at once runs its course: `for k in 1..n` to `2..n` in a
@@ -91,6 +95,9 @@ impl Search<'_> {
             .map(|(t, _)| t)
             .collect();
         failing.sort_by_key(|&t| rerun.baseline[t].first.duration);
+        // The relocation reruns the failing tests until [`TESTS`] of them still fail: a
+        // partial fix may pass the quickest ones, and what still fails is elsewhere.
+        let relocated = failing.clone();
         failing.truncate(TESTS);
         if failing.is_empty() {
             return;
@@ -140,7 +147,7 @@ impl Search<'_> {
                 ),
             );
             let running = Instant::now();
-            let sites = self.ranked_under(rerun, &failing, fix, plan, notes);
+            let sites = self.ranked_under(rerun, &relocated, fix, plan, notes);
             details.runtime_s += running.elapsed().as_secs_f64();
             self.console.detail(&format!(
                 "partial: sites ranked under it: {}",
@@ -411,12 +418,17 @@ enum Place<'s> {
     Suspect(&'s crate::model::Ranked),
 }
 
-/// The units of the `failing` tests rerun under `plan` (each assertion a unit; a run whose
-/// assertions the runtime does not see is one) and of the passing tests (each a passing
-/// unit): the sites each ran, and whether it passed.
+/// The units of the `failing` tests rerun under `plan`, the quickest first until [`TESTS`]
+/// of them still fail (each assertion a unit; a run whose assertions the runtime does not
+/// see is one), and of the passing tests (each a passing unit): the sites each ran, and
+/// whether it passed.
 fn units_under(rerun: &Rerun, failing: &[usize], plan: &Plan) -> Vec<(BTreeSet<SiteKey>, bool)> {
     let mut units: Vec<(BTreeSet<SiteKey>, bool)> = Vec::new();
-    for &t in failing {
+    let mut still_failing = 0;
+    for &t in failing.iter().take(RELOCATED) {
+        if still_failing == TESTS {
+            break;
+        }
         rerun.runs.fetch_add(1, Ordering::Relaxed);
         let test = &rerun.baseline[t].test;
         let plan = Plan {
@@ -428,6 +440,7 @@ fn units_under(rerun: &Rerun, failing: &[usize], plan: &Plan) -> Vec<(BTreeSet<S
             .run_batch(test, std::slice::from_ref(&plan), "events")
             && let Some((run, trace)) = runs.first()
         {
+            still_failing += usize::from(!run.outcome.passed());
             let cut = assertion_units(trace);
             if cut.is_empty() {
                 // No assertion seen: the whole run is one unit.
