@@ -710,16 +710,15 @@ fn targets(
     let keyed: Vec<(&Ranked, SiteKey)> = (candidates.into_iter())
         .map(|s| (s, site_info(context, s).key()))
         .collect();
-    let mut chosen: Vec<&Ranked> = (keyed.iter().enumerate())
-        .filter(|(i, (s, _))| {
-            *i < limits.suspects
-                || critical(s)
-                || (*i < 2 * limits.suspects && Some(s.score) == last_score)
-        })
-        .map(|(_, (s, _))| *s)
-        .collect();
-    let mut chosen_keys: BTreeSet<SiteKey> =
-        chosen.iter().map(|s| site_info(context, s).key()).collect();
+    let (mut chosen, mut chosen_keys): (Vec<&Ranked>, BTreeSet<SiteKey>) =
+        (keyed.iter().enumerate())
+            .filter(|(i, (s, _))| {
+                *i < limits.suspects
+                    || critical(s)
+                    || (*i < 2 * limits.suspects && Some(s.score) == last_score)
+            })
+            .map(|(_, (s, key))| (*s, key.clone()))
+            .unzip();
     // Each failing test's own best suspects (the first of those its run reached) are
     // tried too: where two faults fail different tests, the ranking over the whole suite
     // may put all of one fault's function before the other's sites.

@@ -310,6 +310,8 @@ impl Search<'_> {
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let last = ranked.get(SITES.saturating_sub(1)).map(|r| r.0);
         let mut taken: BTreeSet<SiteKey> = self.by_key.keys().cloned().collect();
+        // The failing calls' text, the same for every target.
+        let chars = super::text_chars(context.oracles);
         let mut sites = Vec::new();
         for (i, (s, _, place)) in ranked.into_iter().enumerate() {
             if i >= SITES && (i >= 2 * SITES || Some(s) != last) {
@@ -318,7 +320,6 @@ impl Search<'_> {
             match place {
                 Place::Target(t) => sites.push(t),
                 Place::Suspect(suspect) => {
-                    let chars = super::text_chars(context.oracles);
                     for mut target in
                         super::targets_at(context, suspect, &mut self.files, notes, &mut taken)
                     {
