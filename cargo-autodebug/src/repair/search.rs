@@ -320,8 +320,8 @@ impl Search<'_> {
                 .filter_map(|e| self.by_key.get(&e.site).map(|&i| self.targets[i].rank))
                 .min()
                 .unwrap_or(usize::MAX);
-            let statement = c.edits.iter().any(|e| e.statement.is_some());
-            (c.edits.len(), statement, rank, c.cost)
+            let lines = super::statements::edits_lines(c);
+            (c.edits.len(), lines, rank, c.cost)
         };
         plausible.sort_by_key(|(c, _)| order(c));
         // Combinations with a partial fix the runtime could not judge have evidence the

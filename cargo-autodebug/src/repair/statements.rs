@@ -4,7 +4,9 @@
 //! call that reorders or trims a local vector inserted just before or after the function's
 //! statement that holds the site (a missing `v.sort()`, `v.reverse()`, `v.pop()`,
 //! `v.dedup()`). The runtime cannot evaluate these: each is checked by a rebuild, after the
-//! one-token edits.
+//! one-token edits. One edit here is a one-token edit all the same: the operator of a
+//! compound assignment (`s *= a[i]` → `s += a[i]`), which lies outside its site (the
+//! right-hand side); it is rebuilt among the one-token edits.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ops::Range;
@@ -23,14 +25,57 @@ pub const DELETE_STATEMENT: &str = "delete-statement";
 pub const DELETE_ELSE: &str = "delete-else";
 /// A call on a local vector inserted.
 pub const INSERT_CALL: &str = "insert-call";
+/// A compound assignment's operator swapped.
+pub const COMPOUND_OPERATOR: &str = "compound-operator";
 
 /// The calls that reorder or trim a vector in place, taking no argument: the ones a
 /// missing line most often is.
 const IN_PLACE: [&str; 4] = ["sort", "reverse", "pop", "dedup"];
 
-/// How far these edits are from the written code: past every one-token edit.
+/// How far these edits are from the written code: a compound operator as far as an
+/// arithmetic operator inside a site, the line edits past every one-token edit.
+const COST_OPERATOR: u32 = 1;
 const COST_DELETE: u32 = 3;
 const COST_INSERT: u32 = 4;
+
+/// Whether `candidate` edits whole lines (deletes or inserts a statement, deletes a
+/// branch): those are rebuilt after the one-token edits.
+pub fn edits_lines(candidate: &Candidate) -> bool {
+    candidate.template != COMPOUND_OPERATOR && candidate.edits.iter().any(|e| e.statement.is_some())
+}
+
+/// What a compound operator may have been meant as, likeliest first: its counterpart,
+/// then the commonest (`+=`, `-=`), then the rest of its family.
+fn compound_swaps(op: &str) -> &'static [&'static str] {
+    match op {
+        "+=" => &["-=", "*="],
+        "-=" => &["+=", "/="],
+        "*=" => &["/=", "+=", "-="],
+        "/=" => &["*=", "%=", "+=", "-="],
+        "%=" => &["/=", "+=", "-="],
+        "|=" => &["&=", "^="],
+        "&=" => &["|=", "^="],
+        "^=" => &["|=", "&="],
+        "<<=" => &[">>="],
+        ">>=" => &["<<="],
+        _ => &[],
+    }
+}
+
+/// What a compound operator with the right-hand side `1` may have been meant as: a step up
+/// or down (`k /= 1` → `k += 1`, `k += 1` → `k -= 1`), never an operation that does nothing
+/// (`k *= 1`).
+const STEPS: [&str; 2] = ["+=", "-="];
+
+/// A compound assignment: the operator's bytes and text, the whole expression's bytes,
+/// and whether its right-hand side is the literal `1`.
+struct Compound {
+    operator: Range<usize>,
+    op: String,
+    whole: Range<usize>,
+    right: Range<usize>,
+    step: bool,
+}
 
 /// A statement of a block: its bytes (the statement, `;` included), and whether it is a
 /// statement of the function's own body.
@@ -53,6 +98,7 @@ struct Function {
     /// `let mut v` (or `mut v` parameters) that hold a vector, with the byte where each
     /// comes into scope.
     vectors: Vec<(String, usize)>,
+    compounds: Vec<Compound>,
 }
 
 #[derive(Default)]
@@ -66,6 +112,7 @@ impl Walk {
             bytes,
             statements: Vec::new(),
             vectors: inputs,
+            compounds: Vec::new(),
         };
         let mut inner = Statements {
             out: &mut f,
@@ -151,6 +198,21 @@ impl<'ast> Visit<'ast> for Statements<'_> {
         self.depth -= 1;
     }
 
+    fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+        if autodebug_syntax::is_compound(&e.op) {
+            let step = matches!(&*e.right, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })
+                if i.base10_digits() == "1");
+            self.out.compounds.push(Compound {
+                operator: e.op.span().byte_range(),
+                op: quote::ToTokens::to_token_stream(&e.op).to_string(),
+                whole: e.span().byte_range(),
+                right: e.right.span().byte_range(),
+                step,
+            });
+        }
+        visit::visit_expr_binary(self, e);
+    }
+
     fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
@@ -234,6 +296,34 @@ impl<'a> StatementEdits<'a> {
             .filter(|s| s.bytes.start <= site.start && site.end <= s.bytes.end)
             .collect();
         let mut out = Vec::new();
+        // The operator of the innermost compound assignment that holds the site.
+        if let Some(compound) = function
+            .compounds
+            .iter()
+            .filter(|c| c.whole.start <= site.start && site.end <= c.whole.end)
+            .min_by_key(|c| c.whole.len())
+        {
+            let swaps: Vec<&str> = if compound.step {
+                STEPS.into_iter().filter(|s| *s != compound.op).collect()
+            } else {
+                compound_swaps(&compound.op).to_vec()
+            };
+            // Nobody writes `s -= x * -1`: a swap of `+=` and `-=` over a negated right-hand
+            // side puts two signs together, further from what a person writes than an edit
+            // that drops the sign (as the one-token edits rank `x - -1`).
+            let right = super::patch::squeeze(&text[compound.right.clone()]);
+            let negated = right.starts_with('-') || right.contains("*-") || right.contains("/-");
+            for swap in swaps {
+                let signs =
+                    negated && matches!((compound.op.as_str(), swap), ("+=", "-=") | ("-=", "+="));
+                out.push((
+                    compound.operator.clone(),
+                    swap.to_string(),
+                    COMPOUND_OPERATOR,
+                    COST_OPERATOR + if signs { 2 } else { 0 },
+                ));
+            }
+        }
         // The innermost statement that holds the site, deleted.
         if let Some(inner) = holding.iter().min_by_key(|s| s.bytes.len())
             && inner.deletable
@@ -420,6 +510,77 @@ mod tests {
             && after.contains("    }\n    out.sort();\n    return out;")));
         assert!(all.iter().any(|(t, after)| t == INSERT_CALL
             && after.contains("vec![];\n    out.reverse();\n    for v in x {")));
+    }
+
+    /// The compound-operator candidates for the site `code` of `text` found after `after`:
+    /// the file as each leaves it, and its cost.
+    fn swapped(text: &str, after: &str, code: &str) -> Vec<(String, u32)> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), text).unwrap();
+        let mut files = Files::default();
+        files.read(dir.path(), "src/lib.rs").unwrap();
+        let start = text.find(after).unwrap() + after.len();
+        let site = patch::site_at(text, start..start + code.len(), SiteKind::Compound);
+        let target = Target {
+            path: "src/lib.rs".into(),
+            located: patch::locate(text, &site).unwrap(),
+            site,
+            rank: 1,
+            localized_by: Vec::new(),
+            types: Types::default(),
+        };
+        StatementEdits::new(&files)
+            .next(&target, 100)
+            .into_iter()
+            .filter(|c| c.template == COMPOUND_OPERATOR)
+            .map(|c| {
+                assert!(!edits_lines(&c));
+                let edit = &c.edits[0];
+                let bytes = edit.statement.clone().unwrap();
+                let after = format!(
+                    "{}{}{}",
+                    &text[..bytes.start],
+                    edit.rust,
+                    &text[bytes.end..]
+                );
+                (after, c.cost)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_compound_assignment_gets_its_operator_swapped() {
+        let text = "fn f(a: &[i32]) -> i32 {
+    let mut s = 0;
+    let mut i = 0;
+    while i < a.len() {
+        s *= a[i];
+        s += a[i] * -1;
+        i += 1;
+    }
+    s
+}
+";
+        let all = swapped(text, "s *= ", "a[i]");
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0], (text.replace("s *= a[i]", "s /= a[i]"), 1));
+        assert_eq!(all[1], (text.replace("s *= a[i]", "s += a[i]"), 1));
+        // `i += 1` is a step: it may go the other way, but is never made an operation
+        // that does nothing (`i *= 1`).
+        assert_eq!(
+            swapped(text, "i += ", "1"),
+            [(text.replace("i += 1", "i -= 1"), 1)]
+        );
+        // `s -= a[i] * -1` puts two signs together: it goes after the other swap.
+        let negated = swapped(text, "s += ", "a[i] * -1");
+        assert_eq!(
+            negated,
+            [
+                (text.replace("s += a[i] * -1", "s *= a[i] * -1"), 1),
+                (text.replace("s += a[i] * -1", "s -= a[i] * -1"), 3)
+            ]
+        );
     }
 
     #[test]
