@@ -455,16 +455,16 @@ mod tests {
 }
 ";
 
-    /// The candidates for the site `code` of `kind`, applied to the file.
-    fn edited(code: &str, kind: SiteKind) -> Vec<(String, String)> {
+    /// Every candidate of the source for the site of `kind` at `start..start + code.len()`
+    /// of `text`, the file `src/lib.rs` of a scratch crate.
+    fn candidates_at(text: &str, start: usize, code: &str, kind: SiteKind) -> Vec<Candidate> {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("src")).unwrap();
-        std::fs::write(dir.path().join("src/lib.rs"), TEXT).unwrap();
-        let start = TEXT.rfind(code).unwrap();
-        let site = patch::site_at(TEXT, start..start + code.len(), kind);
+        std::fs::write(dir.path().join("src/lib.rs"), text).unwrap();
+        let site = patch::site_at(text, start..start + code.len(), kind);
         let target = Target {
             path: "src/lib.rs".into(),
-            located: patch::locate(TEXT, &site).unwrap(),
+            located: patch::locate(text, &site).unwrap(),
             site,
             rank: 1,
             localized_by: Vec::new(),
@@ -472,9 +472,12 @@ mod tests {
         };
         let mut files = Files::default();
         files.read(dir.path(), "src/lib.rs").unwrap();
-        let mut source = StatementEdits::new(&files);
-        source
-            .next(&target, 100)
+        StatementEdits::new(&files).next(&target, 100)
+    }
+
+    /// The candidates for the site `code` of `kind`, applied to the file.
+    fn edited(code: &str, kind: SiteKind) -> Vec<(String, String)> {
+        candidates_at(TEXT, TEXT.rfind(code).unwrap(), code, kind)
             .into_iter()
             .map(|c| {
                 let edit = &c.edits[0];
@@ -515,23 +518,8 @@ mod tests {
     /// The compound-operator candidates for the site `code` of `text` found after `after`:
     /// the file as each leaves it, and its cost.
     fn swapped(text: &str, after: &str, code: &str) -> Vec<(String, u32)> {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("src")).unwrap();
-        std::fs::write(dir.path().join("src/lib.rs"), text).unwrap();
-        let mut files = Files::default();
-        files.read(dir.path(), "src/lib.rs").unwrap();
         let start = text.find(after).unwrap() + after.len();
-        let site = patch::site_at(text, start..start + code.len(), SiteKind::Compound);
-        let target = Target {
-            path: "src/lib.rs".into(),
-            located: patch::locate(text, &site).unwrap(),
-            site,
-            rank: 1,
-            localized_by: Vec::new(),
-            types: Types::default(),
-        };
-        StatementEdits::new(&files)
-            .next(&target, 100)
+        candidates_at(text, start, code, SiteKind::Compound)
             .into_iter()
             .filter(|c| c.template == COMPOUND_OPERATOR)
             .map(|c| {
