@@ -76,8 +76,8 @@ impl<'ast> Visit<'ast> for Degenerate {
             }
             syn::BinOp::Mul(_) => [0.0, 1.0].iter().any(|&v| is(left, v) || is(right, v)),
             syn::BinOp::Div(_) => is(right, 1.0),
-            syn::BinOp::Add(_) => is(left, 0.0) || is(right, 0.0),
-            syn::BinOp::Sub(_) => is(right, 0.0),
+            syn::BinOp::Add(_) => is(left, 0.0) || is(right, 0.0) || cancels(b),
+            syn::BinOp::Sub(_) => is(right, 0.0) || cancels(b),
             _ => false,
         };
         self.0 += usize::from(idle);
@@ -182,6 +182,18 @@ fn token_text(expr: &syn::Expr) -> String {
     quote::ToTokens::to_token_stream(expr).to_string()
 }
 
+/// Whether `b` undoes the step its left operand just took: `x + 1 - 1`, `x - 2 + 2`.
+fn cancels(b: &syn::ExprBinary) -> bool {
+    let syn::Expr::Binary(inner) = &*b.left else {
+        return false;
+    };
+    let opposite = matches!(
+        (&inner.op, &b.op),
+        (syn::BinOp::Add(_), syn::BinOp::Sub(_)) | (syn::BinOp::Sub(_), syn::BinOp::Add(_))
+    );
+    opposite && number(&inner.right).is_some_and(|v| number(&b.right) == Some(v))
+}
+
 /// An integer literal, or its negation.
 fn literal_value(expr: &syn::Expr) -> Option<i128> {
     match expr {
@@ -274,6 +286,11 @@ mod tests {
         assert!(degenerate("x % 1.0 + 1.0", "x % 1.0 % 1.0"));
         assert!(!degenerate("x % 1.0 + 1.0", "x % 1.0"));
         assert!(!degenerate("x + 1.0", "x % 1.0"));
+        // A step taken and undone: `hi` one up where `- 1` follows.
+        assert!(degenerate("lo < hi - 1", "lo < hi + 1 - 1"));
+        assert!(degenerate("n - 2", "n - 2 + 2"));
+        assert!(!degenerate("lo < hi - 1", "lo < hi + 1 - 2"));
+        assert!(!degenerate("lo < hi - 1", "lo < hi - 1 - 1"));
     }
 
     #[test]

@@ -23,7 +23,7 @@ use super::search::{Checked, Search};
 use super::syntactic::Syntactic;
 use super::{Candidate, CandidateSource, joint};
 use crate::localize::spectrum::Counts;
-use crate::model::RepairDetails as Details;
+use crate::model::{RepairDetails as Details, Role};
 use crate::options::Formula;
 use crate::trace::RawTrace;
 
@@ -94,7 +94,18 @@ impl Search<'_> {
             })
             .map(|(t, _)| t)
             .collect();
-        failing.sort_by_key(|&t| rerun.baseline[t].first.duration);
+        // The quickest first, by the events of their recorded runs rather than by the
+        // clock: which tests measure the partial fixes must not change from run to run.
+        let events = |t: usize| {
+            (self.context.traces.iter())
+                .filter(|r| {
+                    r.role == Role::Failing && r.test.display() == rerun.baseline[t].test.display()
+                })
+                .map(|r| r.trace.events.len())
+                .min()
+                .unwrap_or(usize::MAX)
+        };
+        failing.sort_by_key(|&t| (events(t), t));
         // The relocation reruns the failing tests until [`TESTS`] of them still fail: a
         // partial fix may pass the quickest ones, and what still fails is elsewhere.
         let relocated = failing.clone();
@@ -184,7 +195,7 @@ impl Search<'_> {
         notes.push(format!(
             "repair: {} single edit{} made some failing assertions pass and broke none; \
              under the best {}, {found} combined candidate{} passed every test when rerun \
-             and {queued} the runtime cannot evaluate went to the rebuilds",
+             and {queued} the runtime cannot judge went to the rebuilds",
             partial.len(),
             super::plural(partial.len()),
             partial.len().min(PARTIALS),
@@ -256,7 +267,8 @@ impl Search<'_> {
     /// The sites other than `fix`'s, ranked by Ochiai over the units of the `failing`
     /// tests rerun under `fix` (each assertion a unit) and the passing tests: the best
     /// [`SITES`] that a failing unit runs, and those tied with the last (up to as many
-    /// again), ties going to the better suspect. They are drawn from the targets and from
+    /// again), ties going to the better suspect. A site where a failing run panicked comes
+    /// before the others, as the panic's site does in the first localization. They are drawn from the targets and from
     /// every other suspect, which then becomes a target (with its condition's clauses): the
     /// second fault may be a site the first localization ranked low, its failures hidden
     /// by the first's.
@@ -268,7 +280,13 @@ impl Search<'_> {
         plan: &Plan,
         notes: &mut Vec<String>,
     ) -> Vec<usize> {
-        let units = units_under(rerun, failing, plan);
+        let mut known: Vec<SiteInfo> = self.targets.iter().map(|t| t.site.clone()).collect();
+        known.extend(
+            (self.context.suspects.iter())
+                .filter(|s| crate::localize::is_candidate(s.kind))
+                .map(|s| super::site_info(self.context, s)),
+        );
+        let (units, panicked) = units_under(rerun, failing, plan, &known);
         let failed = units.iter().filter(|(_, passed)| !passed).count();
         let score = |key: &SiteKey| {
             let ran = |passed: bool| {
@@ -280,7 +298,12 @@ impl Search<'_> {
                 ef: ran(false),
                 ep: ran(true),
             };
-            (counts.ef > 0).then(|| Formula::Ochiai.score(counts, failed))
+            (counts.ef > 0).then(|| {
+                (
+                    panicked.contains(key),
+                    Formula::Ochiai.score(counts, failed),
+                )
+            })
         };
         let edited: Vec<SiteInfo> = (fix.edits.iter())
             .filter_map(|e| {
@@ -291,7 +314,7 @@ impl Search<'_> {
             .collect();
         let free = |site: &SiteInfo| !edited.iter().any(|e| joint::spans_overlap(e, site));
         let context = self.context;
-        let mut ranked: Vec<(f64, usize, Place)> = (self.targets.iter().enumerate())
+        let mut ranked: Vec<((bool, f64), usize, Place)> = (self.targets.iter().enumerate())
             .filter(|(_, t)| free(&t.site))
             .filter_map(|(i, t)| Some((score(&t.site.key())?, t.rank, Place::Target(i))))
             .collect();
@@ -307,7 +330,11 @@ impl Search<'_> {
                 ranked.push((s, suspect.rank, Place::Suspect(suspect)));
             }
         }
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        ranked.sort_by(|a, b| {
+            (b.0.0.cmp(&a.0.0))
+                .then(b.0.1.total_cmp(&a.0.1))
+                .then(a.1.cmp(&b.1))
+        });
         let last = ranked.get(SITES.saturating_sub(1)).map(|r| r.0);
         let mut taken: BTreeSet<SiteKey> = self.by_key.keys().cloned().collect();
         // The failing calls' text, the same for every target.
@@ -335,7 +362,7 @@ impl Search<'_> {
     }
 
     /// Reruns the combined candidates, the recorded tests with at least `fuel` hook calls;
-    /// the plausible ones join `checked`, and so do those the runtime cannot evaluate (for
+    /// the plausible ones join `checked`, and so do those the runtime cannot evaluate or judge (for
     /// the rebuilds). How many of each.
     fn check_combined(
         &self,
@@ -404,7 +431,14 @@ impl Search<'_> {
                     checked.plausible.push(((*candidate).clone(), passed));
                 }
                 Verdict::Refuted { .. } => details.refuted += 1,
-                Verdict::Inconclusive { .. } => details.inconclusive += 1,
+                // The written code panicked at the edited site before the replacement
+                // could take its place (`hi - 1` with `hi == 0` where the fix drops the
+                // `- 1`): only a rebuild judges the combination.
+                Verdict::Inconclusive { .. } => {
+                    details.inconclusive += 1;
+                    checked.undecided.push((*candidate).clone());
+                    undecided += 1;
+                }
                 Verdict::Skipped => details.skipped += 1,
             }
         }
@@ -422,9 +456,15 @@ enum Place<'s> {
 /// The units of the `failing` tests rerun under `plan`, the quickest first until [`TESTS`]
 /// of them still fail (each assertion a unit; a run whose assertions the runtime does not
 /// see is one), and of the passing tests (each a passing unit): the sites each ran, and
-/// whether it passed.
-fn units_under(rerun: &Rerun, failing: &[usize], plan: &Plan) -> Vec<(BTreeSet<SiteKey>, bool)> {
+/// whether it passed; and the `known` sites where a failing run panicked.
+fn units_under(
+    rerun: &Rerun,
+    failing: &[usize],
+    plan: &Plan,
+    known: &[SiteInfo],
+) -> (Vec<(BTreeSet<SiteKey>, bool)>, BTreeSet<SiteKey>) {
     let mut units: Vec<(BTreeSet<SiteKey>, bool)> = Vec::new();
+    let mut panicked = BTreeSet::new();
     let mut still_failing = 0;
     for &t in failing.iter().take(RELOCATED) {
         if still_failing == TESTS {
@@ -442,10 +482,19 @@ fn units_under(rerun: &Rerun, failing: &[usize], plan: &Plan) -> Vec<(BTreeSet<S
             && let Some((run, trace)) = runs.first()
         {
             still_failing += usize::from(!run.outcome.passed());
-            let cut = assertion_units(trace);
+            if !run.outcome.passed() {
+                for event in &trace.events {
+                    panicked.extend(panicked_in(event, known));
+                }
+            }
+            let cut = assertion_units(trace, known);
             if cut.is_empty() {
                 // No assertion seen: the whole run is one unit.
-                let ran = (trace.sites.values()).map(SiteInfo::key).collect();
+                let mut ran: BTreeSet<SiteKey> =
+                    (trace.sites.values()).map(SiteInfo::key).collect();
+                for event in &trace.events {
+                    ran.extend(panicked_in(event, known));
+                }
                 units.push((ran, run.outcome.passed()));
             } else {
                 units.extend(cut);
@@ -457,7 +506,7 @@ fn units_under(rerun: &Rerun, failing: &[usize], plan: &Plan) -> Vec<(BTreeSet<S
             .filter(|r| r.first.outcome.passed())
             .map(|r| (r.coverage.keys().cloned().collect(), true)),
     );
-    units
+    (units, panicked)
 }
 
 /// The fuel of the runs that look for partial fixes on `test`: [`LONGER`] times what the
@@ -487,10 +536,14 @@ fn verdicts(trace: &RawTrace) -> Vec<bool> {
 
 /// A run with soft assertions cut into units at its assertions: the sites each unit ran
 /// (since the assertion before), and whether its assertion passed. What runs after the last
-/// assertion is no unit.
-fn assertion_units(trace: &RawTrace) -> Vec<(BTreeSet<SiteKey>, bool)> {
+/// assertion is a failing unit when the run panicked or ran out of fuel there, and no unit
+/// otherwise. A site whose code panicked records no event of its own (its hook never got a
+/// value): the `known` sites whose span holds a panic's location ran too.
+fn assertion_units(trace: &RawTrace, known: &[SiteInfo]) -> Vec<(BTreeSet<SiteKey>, bool)> {
     let mut units = Vec::new();
     let mut ran = BTreeSet::new();
+    // A panic or the fuel's end since the last assertion.
+    let mut ended = false;
     for event in &trace.events {
         let site = match event {
             Record::Branch { site, .. }
@@ -498,6 +551,12 @@ fn assertion_units(trace: &RawTrace) -> Vec<(BTreeSet<SiteKey>, bool)> {
             | Record::Iteration { site, .. } => *site,
             Record::Assertion { passed } => {
                 units.push((std::mem::take(&mut ran), *passed));
+                ended = false;
+                continue;
+            }
+            Record::Panic { .. } | Record::FuelExhausted { .. } => {
+                ran.extend(panicked_in(event, known));
+                ended = true;
                 continue;
             }
             _ => continue,
@@ -506,7 +565,26 @@ fn assertion_units(trace: &RawTrace) -> Vec<(BTreeSet<SiteKey>, bool)> {
             ran.insert(info.key());
         }
     }
+    if ended && !units.is_empty() {
+        units.push((ran, false));
+    }
     units
+}
+
+/// The `known` sites whose span holds the location of `event`, a panic.
+fn panicked_in<'k>(event: &Record, known: &'k [SiteInfo]) -> impl Iterator<Item = SiteKey> + 'k {
+    let at = match event {
+        Record::Panic {
+            file, line, column, ..
+        } => Some((file.clone(), *line, *column)),
+        _ => None,
+    };
+    (known.iter())
+        .filter(move |site| {
+            at.as_ref()
+                .is_some_and(|(file, line, column)| rerun::holds(site, file, *line, *column))
+        })
+        .map(SiteInfo::key)
 }
 
 #[cfg(test)]
@@ -539,7 +617,7 @@ mod tests {
             Record::Assertion { passed: true },
             component(2),
         ];
-        let units = assertion_units(&trace);
+        let units = assertion_units(&trace, &[]);
         let lines: Vec<(Vec<u32>, bool)> = units
             .iter()
             .map(|(sites, passed)| (sites.iter().map(|k| k.line).collect(), *passed))
@@ -549,5 +627,60 @@ mod tests {
             [(vec![2], true), (vec![2, 3], false), (vec![], true)]
         );
         assert_eq!(verdicts(&trace), [true, false, true]);
+    }
+
+    #[test]
+    fn a_panic_counts_the_site_it_came_from_and_ends_a_failing_unit() {
+        let mut trace = RawTrace::default();
+        trace.sites.insert(1, site(2, SiteKind::Let));
+        // Line 4's site panics the first time it runs: it records nothing, not even itself.
+        let panicking = site(4, SiteKind::Return);
+        let panic = Record::Panic {
+            message: "removal index (is 1) should be < len (is 1)".into(),
+            file: "src/lib.rs".into(),
+            line: 4,
+            column: 7,
+            thread: "main".into(),
+        };
+        let lines = |units: Vec<(BTreeSet<SiteKey>, bool)>| -> Vec<(Vec<u32>, bool)> {
+            (units.iter())
+                .map(|(sites, passed)| (sites.iter().map(|k| k.line).collect(), *passed))
+                .collect()
+        };
+        // Inside an assertion: its unit fails, with the site.
+        trace.events = vec![
+            component(1),
+            panic.clone(),
+            Record::Assertion { passed: false },
+        ];
+        let known = [site(2, SiteKind::Let), panicking.clone()];
+        assert_eq!(
+            lines(assertion_units(&trace, &known)),
+            [(vec![2, 4], false)]
+        );
+        // After the last assertion: what ran since is a failing unit.
+        trace.events = vec![
+            component(1),
+            Record::Assertion { passed: true },
+            component(1),
+            panic.clone(),
+        ];
+        assert_eq!(
+            lines(assertion_units(&trace, &known)),
+            [(vec![2], true), (vec![2, 4], false)]
+        );
+        // Nothing after the last assertion ended the run: no unit.
+        trace.events = vec![Record::Assertion { passed: true }, component(1)];
+        assert_eq!(lines(assertion_units(&trace, &known)), [(vec![], true)]);
+        // A panic elsewhere names no site.
+        let elsewhere = Record::Panic {
+            message: String::new(),
+            file: "src/lib.rs".into(),
+            line: 9,
+            column: 1,
+            thread: "main".into(),
+        };
+        assert_eq!(panicked_in(&elsewhere, &known).count(), 0);
+        assert_eq!(panicked_in(&panic, &known).count(), 1);
     }
 }

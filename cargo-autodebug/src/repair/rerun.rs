@@ -294,6 +294,13 @@ impl Rerun<'_> {
     }
 }
 
+/// Whether `site`'s span holds the place `file:line:column` (a panic's location).
+pub(super) fn holds(site: &SiteInfo, file: &str, line: u32, column: u32) -> bool {
+    file == site.file
+        && (site.line, site.column) <= (line, column)
+        && (line, column) < (site.end_line, site.end_column)
+}
+
 /// How a run went, as evidence about the candidate: a refusal of the plan (the runtime
 /// cannot evaluate the expression) and a panic inside a replaced site (the written code,
 /// which still runs first, panicked) say nothing about it.
@@ -306,11 +313,9 @@ fn judge(outcome: &Outcome, sites: &[SiteInfo]) -> TestResult {
         Outcome::Failed {
             location: Some(at),
             message,
-        } if sites.iter().any(|site| {
-            at.file == site.file
-                && (site.line, site.column) <= (at.line, at.column)
-                && (at.line, at.column) < (site.end_line, site.end_column)
-        }) =>
+        } if sites
+            .iter()
+            .any(|site| holds(site, &at.file, at.line, at.column)) =>
         {
             TestResult::Unjudged(format!(
                 "the written code panicked before the replacement: {}",
