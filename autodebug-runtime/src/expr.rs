@@ -13,6 +13,7 @@
 //! or divides by zero is [`Failure::Panic`] with Rust's own message, and the hook panics with
 //! it, as the candidate would.
 
+pub(crate) mod method;
 pub(crate) mod scalar;
 
 use crate::protocol::{BinOp, Expr, UnOp, Value};
@@ -69,6 +70,8 @@ enum Node {
     Unary(UnOp, Box<Node>),
     Binary(BinOp, Box<Node>, Box<Node>),
     Cast(Ty, Box<Node>),
+    /// A method of [`method::METHODS`], by its name there.
+    Method(&'static str, Box<Node>),
 }
 
 /// Why a candidate gave no value at an instance.
@@ -254,6 +257,12 @@ fn compile(expr: &Expr, inputs: &mut Vec<Input>) -> Result<Node, String> {
                 .ok_or_else(|| format!("a cast to `{ty}`, which is not a primitive type"))?;
             Node::Cast(to, sub(arg, inputs)?)
         }
+        Expr::Method { name, arg } => {
+            let known = (method::METHODS.iter())
+                .find(|m| **m == name.as_str())
+                .ok_or_else(|| format!("a call of `{name}`, which a candidate cannot make"))?;
+            Node::Method(known, sub(arg, inputs)?)
+        }
     })
 }
 
@@ -305,6 +314,7 @@ fn check(node: &Node, env: &Env<'_>) -> Result<Ty, String> {
                 .map(|_| *to)
                 .ok_or_else(|| format!("no cast `{from} as {to}` in Rust"))
         }
+        Node::Method(name, arg) => method::ty(name, check(arg, env)?),
     }
 }
 
@@ -417,6 +427,7 @@ fn eval(node: &Node, env: &Env<'_>) -> Result<Scalar, Failure> {
             scalar::cast(x, *to)
                 .ok_or_else(|| Failure::Invalid(format!("no cast `{} as {to}` in Rust", x.ty())))
         }
+        Node::Method(name, arg) => method::apply(name, eval(arg, env)?),
     }
 }
 
@@ -561,6 +572,81 @@ mod tests {
             Err(Failure::Invalid(message)) => message,
             other => panic!("expected an invalid candidate, got {other:?}"),
         }
+    }
+
+    fn method(name: &str, arg: Expr) -> Expr {
+        Expr::Method {
+            name: name.into(),
+            arg: Box::new(arg),
+        }
+    }
+
+    #[test]
+    fn methods_of_primitive_values_compute_as_rust_does() {
+        // c.is_whitespace() || original
+        let forgot = bin(BinOp::Or, method("is_whitespace", var("c")), Expr::Original);
+        let at = |c: char, original: bool| {
+            eval_at(
+                &forgot,
+                &[("c", Value::Char(c))],
+                Ok(Scalar::Bool(original)),
+                Ty::Bool,
+            )
+        };
+        assert_eq!(at('\t', false), Ok(Scalar::Bool(true)));
+        assert_eq!(at('a', false), Ok(Scalar::Bool(false)));
+        assert_eq!(at('a', true), Ok(Scalar::Bool(true)));
+        let x = |v: i128| [("x", int("i32", v))];
+        let abs = method("abs", var("x"));
+        assert_eq!(
+            eval_at(&abs, &x(-7), Err("unused"), I32),
+            Ok(i(IntTy::I32, 7))
+        );
+        assert_eq!(
+            eval_at(&abs, &x(i32::MIN.into()), Err("unused"), I32),
+            Err(Failure::Panic("attempt to negate with overflow"))
+        );
+        let signum = method("signum", var("x"));
+        assert_eq!(
+            eval_at(&signum, &x(-7), Err("unused"), I32),
+            Ok(i(IntTy::I32, -1))
+        );
+        let f = [(
+            "f",
+            Value::Float {
+                ty: "f32".into(),
+                v: "2.5".into(),
+            },
+        )];
+        assert_eq!(
+            eval_at(&method("floor", var("f")), &f, Err("unused"), Ty::F32),
+            Ok(Scalar::F32(2.0))
+        );
+        // Type-checked as rustc would: no `abs` on a `char`, no `is_whitespace` on an `i32`,
+        // no method the runtime does not have.
+        let c = [("c", Value::Char('x'))];
+        assert!(
+            invalid(eval_at(
+                &method("abs", var("c")),
+                &c,
+                Err("unused"),
+                Ty::Char
+            ))
+            .contains("abs")
+        );
+        assert!(
+            invalid(eval_at(
+                &method("is_whitespace", var("x")),
+                &x(1),
+                Err("unused"),
+                Ty::Bool
+            ))
+            .contains("is_whitespace")
+        );
+        assert!(Candidate::compile(&method("to_string", var("c"))).is_err());
+        // `u8` has no `abs`.
+        let u = [("u", int("u8", 3))];
+        assert!(invalid(eval_at(&method("abs", var("u")), &u, Err("unused"), U8)).contains("abs"));
     }
 
     #[test]

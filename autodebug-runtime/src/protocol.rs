@@ -356,7 +356,49 @@ pub enum Expr {
     /// `a as ty` (`ty` a primitive type name: `i64`, `usize`, `f64`, `bool`, `char`, …;
     /// only the casts Rust has).
     Cast { ty: String, arg: Box<Expr> },
+    /// `arg.name()`: a method of a primitive type that takes no argument and has no effect
+    /// (`c.is_whitespace()`, `x.abs()`, `f.floor()`), one of [`METHODS`].
+    Method { name: String, arg: Box<Expr> },
 }
+
+/// The methods an [`Expr::Method`] may call, by name.
+pub const METHODS: &[&str] = &[
+    "is_whitespace",
+    "is_alphabetic",
+    "is_alphanumeric",
+    "is_numeric",
+    "is_uppercase",
+    "is_lowercase",
+    "is_control",
+    "is_ascii",
+    "is_ascii_digit",
+    "is_ascii_alphabetic",
+    "is_ascii_alphanumeric",
+    "is_ascii_uppercase",
+    "is_ascii_lowercase",
+    "is_ascii_punctuation",
+    "is_ascii_whitespace",
+    "is_ascii_hexdigit",
+    "is_ascii_graphic",
+    "is_ascii_control",
+    "to_ascii_uppercase",
+    "to_ascii_lowercase",
+    "abs",
+    "signum",
+    "is_positive",
+    "is_negative",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fract",
+    "sqrt",
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_sign_negative",
+    "is_sign_positive",
+];
 
 /// A unary operator of an [`Expr`].
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]

@@ -285,6 +285,7 @@ pub fn eval(
             _ => return None,
         },
         Expr::Cast { arg, .. } => eval(arg, env, original)?,
+        Expr::Method { .. } => return None,
         Expr::Binary { op, left, right } => {
             let l = eval(left, env, original)?;
             let r = eval(right, env, original)?;

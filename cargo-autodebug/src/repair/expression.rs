@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use autodebug_runtime::protocol::{BinOp, Expr, UnOp, Value};
+use autodebug_runtime::protocol::{BinOp, Expr, METHODS, UnOp, Value};
 
 /// What is known of the types at a site.
 #[derive(Debug, Clone, Default)]
@@ -135,6 +135,14 @@ impl Lowering<'_> {
             syn::Expr::Group(g) => self.infer(&g.expr),
             syn::Expr::Unary(u) => self.infer(&u.expr),
             syn::Expr::Cast(c) => type_name(&c.ty),
+            // The runtime's methods answer a predicate (`is_…`) or keep the receiver's type.
+            syn::Expr::MethodCall(m) if METHODS.contains(&m.method.to_string().as_str()) => {
+                if m.method.to_string().starts_with("is_") {
+                    Some("bool".into())
+                } else {
+                    self.infer(&m.receiver)
+                }
+            }
             syn::Expr::Binary(b) => match binop(&b.op)? {
                 op if is_comparison(op) => Some("bool".into()),
                 BinOp::And | BinOp::Or => Some("bool".into()),
@@ -219,6 +227,18 @@ impl Lowering<'_> {
                     op,
                     left: Box::new(self.lower(&b.left, left.as_deref(), false)?),
                     right: Box::new(self.lower(&b.right, right.as_deref(), false)?),
+                })
+            }
+            // `c.is_whitespace()`, `x.abs()`: a method the runtime has, on what it can read.
+            syn::Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && m.turbofish.is_none()
+                    && METHODS.contains(&m.method.to_string().as_str()) =>
+            {
+                let receiver = self.infer(&m.receiver);
+                Some(Expr::Method {
+                    name: m.method.to_string(),
+                    arg: Box::new(self.lower(&m.receiver, receiver.as_deref(), false)?),
                 })
             }
             _ => None,
@@ -352,6 +372,27 @@ mod tests {
     }
 
     #[test]
+    fn methods_of_primitive_values_are_lowered() {
+        let t = types(&[("c", "char"), ("x", "i32")], Some("bool"), None);
+        let method = |name: &str, arg: Box<Expr>| Expr::Method {
+            name: name.into(),
+            arg,
+        };
+        assert_eq!(
+            lower("c.is_whitespace() || x.abs() > 2", &t),
+            Some(Expr::Binary {
+                op: BinOp::Or,
+                left: Box::new(method("is_whitespace", var("c"))),
+                right: Box::new(Expr::Binary {
+                    op: BinOp::Gt,
+                    left: Box::new(method("abs", var("x"))),
+                    right: Box::new(int("i32", 2)),
+                }),
+            })
+        );
+    }
+
+    #[test]
     fn what_a_site_does_not_report_has_no_runtime_form() {
         let t = types(&[("a", "usize")], Some("bool"), None);
         for code in [
@@ -360,6 +401,16 @@ mod tests {
             assert_eq!(lower(code, &t), None, "{code}");
         }
         assert_eq!(lower("not rust (", &t), None);
+        // A method the runtime does not have, or one with arguments.
+        let c = types(&[("c", "char"), ("x", "i32")], Some("bool"), None);
+        for code in [
+            "c.is_digit(10)",
+            "c.to_string()",
+            "x.pow(2) > 0",
+            "c.is_whitespace::<u8>()",
+        ] {
+            assert_eq!(lower(code, &c), None, "{code}");
+        }
         assert_eq!(
             lower("!(a == 0) && true", &t),
             Some(Expr::Binary {

@@ -8,6 +8,7 @@
 //! deduplicated by effect; every step is bounded.
 
 pub mod apply;
+pub mod clauses;
 pub mod expression;
 pub mod joint;
 pub mod overfit;
