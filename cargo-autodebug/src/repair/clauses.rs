@@ -83,8 +83,7 @@ impl Walk {
                     bytes,
                     function: function.clone(),
                     // A comparison is negated by its operator, `!x` by dropping the `!`.
-                    negatable: !is_comparison(leaf)
-                        && !matches!(leaf, syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_))),
+                    negatable: !is_comparison(leaf) && !is_negation(leaf),
                 });
             }
         }
@@ -166,6 +165,10 @@ fn is_comparison(e: &syn::Expr) -> bool {
     matches!(e, syn::Expr::Binary(b) if matches!(b.op,
         syn::BinOp::Eq(_) | syn::BinOp::Ne(_) | syn::BinOp::Lt(_)
             | syn::BinOp::Le(_) | syn::BinOp::Gt(_) | syn::BinOp::Ge(_)))
+}
+
+fn is_negation(e: &syn::Expr) -> bool {
+    matches!(e, syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)))
 }
 
 /// Whether `e` may be copied into another condition: no `let`, closure, block, macro,

@@ -268,10 +268,10 @@ impl Search<'_> {
     /// tests rerun under `fix` (each assertion a unit) and the passing tests: the best
     /// [`SITES`] that a failing unit runs, and those tied with the last (up to as many
     /// again), ties going to the better suspect. A site where a failing run panicked comes
-    /// before the others, as the panic's site does in the first localization. They are drawn from the targets and from
-    /// every other suspect, which then becomes a target (with its condition's clauses): the
-    /// second fault may be a site the first localization ranked low, its failures hidden
-    /// by the first's.
+    /// before the others, as the panic's site does in the first localization. They are
+    /// drawn from the targets and from every other suspect, which then becomes a target
+    /// (with its condition's clauses): the second fault may be a site the first
+    /// localization ranked low, its failures hidden by the first's.
     fn ranked_under(
         &mut self,
         rerun: &Rerun,
@@ -362,8 +362,8 @@ impl Search<'_> {
     }
 
     /// Reruns the combined candidates, the recorded tests with at least `fuel` hook calls;
-    /// the plausible ones join `checked`, and so do those the runtime cannot evaluate or judge (for
-    /// the rebuilds). How many of each.
+    /// the plausible ones join `checked`, and so do those the runtime cannot evaluate or
+    /// judge (for the rebuilds). How many of each.
     fn check_combined(
         &self,
         rerun: &Rerun,
