@@ -31,7 +31,7 @@ const COST: u32 = 3;
 const PER_SITE: usize = 24;
 
 /// A clause a condition of the file tests: its text, its bytes, the bytes of the function
-/// that holds it, and whether a negation fits it (it is no comparison).
+/// that holds it, and whether a negation fits it (a call or a flag).
 struct Clause {
     text: String,
     bytes: Range<usize>,
@@ -82,8 +82,16 @@ impl Walk {
                     text: text.to_string(),
                     bytes,
                     function: function.clone(),
-                    // A comparison is negated by its operator, `!x` by dropping the `!`.
-                    negatable: !is_comparison(leaf) && !is_negation(leaf),
+                    // A comparison is negated by its operator, `!x` by dropping the `!`;
+                    // only what `!` binds to whole is negated (a call, a flag).
+                    negatable: matches!(
+                        leaf,
+                        syn::Expr::MethodCall(_)
+                            | syn::Expr::Call(_)
+                            | syn::Expr::Path(_)
+                            | syn::Expr::Field(_)
+                            | syn::Expr::Index(_)
+                    ),
                 });
             }
         }
@@ -159,16 +167,6 @@ fn chain_leaves<'e>(e: &'e syn::Expr, out: &mut Vec<&'e syn::Expr>) {
         }
         other => out.push(other),
     }
-}
-
-fn is_comparison(e: &syn::Expr) -> bool {
-    matches!(e, syn::Expr::Binary(b) if matches!(b.op,
-        syn::BinOp::Eq(_) | syn::BinOp::Ne(_) | syn::BinOp::Lt(_)
-            | syn::BinOp::Le(_) | syn::BinOp::Gt(_) | syn::BinOp::Ge(_)))
-}
-
-fn is_negation(e: &syn::Expr) -> bool {
-    matches!(e, syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)))
 }
 
 /// Whether `e` may be copied into another condition: no `let`, closure, block, macro,
