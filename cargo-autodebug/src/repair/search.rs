@@ -168,8 +168,11 @@ impl Search<'_> {
             let proposing = Instant::now();
             let mut batch = source.next(target, BATCH.min(room));
             details.propose_s += proposing.elapsed().as_secs_f64();
+            // A borrowed clause is written as it must stand: parenthesized where the site is
+            // a clause of a chain (`a && (b || x)`, not `a && b || x`).
+            let written_whole = source.name() == super::clauses::NAME;
             for edit in batch.iter_mut().flat_map(|c| c.edits.iter_mut()) {
-                if edit.statement.is_none() {
+                if edit.statement.is_none() && !written_whole {
                     edit.rust = complement_negated_equality(&without_outer_parens(&edit.rust));
                 }
             }
@@ -320,7 +323,9 @@ impl Search<'_> {
                 .filter_map(|e| self.by_key.get(&e.site).map(|&i| self.targets[i].rank))
                 .min()
                 .unwrap_or(usize::MAX);
-            let lines = super::statements::edits_lines(c);
+            // Logic added or taken away (a statement, a clause borrowed from elsewhere) is
+            // rebuilt after the one-token edits.
+            let lines = super::statements::edits_lines(c) || c.source == super::clauses::NAME;
             (c.edits.len(), lines, rank, c.cost)
         };
         plausible.sort_by_key(|(c, _)| order(c));
