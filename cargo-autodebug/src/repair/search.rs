@@ -230,8 +230,11 @@ impl Search<'_> {
                     Verdict::Refuted { failing, .. } => {
                         details.refuted += 1;
                         source.refute(target, candidate, &failing);
+                        // One-token edits only: the borrowed clauses, many and seldom half
+                        // a fix, would take the places of the edits that are.
                         if let [edit] = candidate.edits.as_slice()
                             && edit.statement.is_none()
+                            && candidate.source != super::clauses::NAME
                             && failing.iter().all(|f| failing_tests.contains(f))
                             && checked.refuted_single.len() < super::partial::EXAMINED
                         {
