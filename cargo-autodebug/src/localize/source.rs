@@ -382,7 +382,7 @@ fn pattern_names(pat: &Pat, out: &mut Vec<String>) {
 /// The local variables an expression reads: single-segment paths that are not called as
 /// functions, and `self`. Closures' own parameters and macro arguments are not looked into
 /// (a macro's tokens are not an expression).
-fn uses_of(expr: &Expr) -> BTreeSet<String> {
+pub(crate) fn uses_of(expr: &Expr) -> BTreeSet<String> {
     struct Uses(BTreeSet<String>);
     impl<'ast> Visit<'ast> for Uses {
         fn visit_expr(&mut self, expr: &'ast Expr) {

@@ -16,6 +16,7 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
 use super::{Candidate, CandidateEdit, CandidateSource, Files, Target, expression, patch};
+use crate::localize::source::uses_of;
 
 /// The source's name in the report.
 pub const NAME: &str = "borrowed-clause";
@@ -201,33 +202,12 @@ fn usable(e: &syn::Expr) -> bool {
     check.ok && check.names > 0 && !matches!(e, syn::Expr::Paren(_))
 }
 
-/// The variables `e` reads: single-segment paths that are no function called and no
-/// constant (`UPPER_CASE`) or type.
+/// The variables `e` reads ([`uses_of`]), but for constants (`UPPER_CASE`) and unit
+/// structs or variants.
 fn variables(e: &syn::Expr) -> BTreeSet<String> {
-    struct Names(BTreeSet<String>);
-    impl<'ast> Visit<'ast> for Names {
-        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-            // The callee is a function, not a variable.
-            for arg in &c.args {
-                self.visit_expr(arg);
-            }
-        }
-        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-            if let Some(ident) = p.path.get_ident() {
-                let name = ident.to_string();
-                if name
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_lowercase() || c == '_')
-                {
-                    self.0.insert(name);
-                }
-            }
-        }
-    }
-    let mut names = Names(BTreeSet::new());
-    names.visit_expr(e);
-    names.0
+    let mut names = uses_of(e);
+    names.retain(|name| name.starts_with(|c: char| c.is_lowercase() || c == '_'));
+    names
 }
 
 /// The source: per file its clauses, per target its candidates in order.
@@ -387,7 +367,7 @@ impl CandidateSource for Clauses<'_> {
 mod tests {
     use super::*;
     use crate::repair::expression::Types;
-    use crate::repair::patch;
+    use crate::repair::scratch_target;
 
     const TEXT: &str = "\
 pub fn is_delimiter(c: char) -> bool {
@@ -415,27 +395,14 @@ pub fn count(text: &str, limit: usize) -> usize {
     /// The candidates for the site `code` (the last one in the text) of `kind`, with the
     /// variables `vars` in scope.
     fn candidates(code: &str, kind: SiteKind, vars: &[(&str, &str)]) -> Vec<Candidate> {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("src")).unwrap();
-        std::fs::write(dir.path().join("src/lib.rs"), TEXT).unwrap();
-        let start = TEXT.find(code).unwrap();
-        let site = patch::site_at(TEXT, start..start + code.len(), kind);
-        let target = Target {
-            path: "src/lib.rs".into(),
-            located: patch::locate(TEXT, &site).unwrap(),
-            site,
-            rank: 1,
-            localized_by: Vec::new(),
-            types: Types {
-                vars: (vars.iter())
-                    .map(|(n, t)| (n.to_string(), t.to_string()))
-                    .collect(),
-                value: Some("bool".into()),
-                ..Types::default()
-            },
+        let types = Types {
+            vars: (vars.iter())
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .collect(),
+            value: Some("bool".into()),
+            ..Types::default()
         };
-        let mut files = Files::default();
-        files.read(dir.path(), "src/lib.rs").unwrap();
+        let (files, target) = scratch_target(TEXT, TEXT.find(code).unwrap(), code, kind, types);
         Clauses::new(&files).next(&target, 100)
     }
 

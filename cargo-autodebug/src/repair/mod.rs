@@ -995,6 +995,34 @@ fn types(traces: &[RecordedTrace], site: &SiteInfo) -> Types {
     out
 }
 
+/// `text` as the file `src/lib.rs` of a scratch crate, read as repair reads it, and the
+/// target at its bytes `start..start + code.len()`, a site of `kind` with `types`: what a
+/// candidate source's tests ask for candidates.
+#[cfg(test)]
+pub(crate) fn scratch_target(
+    text: &str,
+    start: usize,
+    code: &str,
+    kind: SiteKind,
+    types: Types,
+) -> (Files, Target) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), text).unwrap();
+    let site = patch::site_at(text, start..start + code.len(), kind);
+    let target = Target {
+        path: "src/lib.rs".into(),
+        located: patch::locate(text, &site).unwrap(),
+        site,
+        rank: 1,
+        localized_by: Vec::new(),
+        types,
+    };
+    let mut files = Files::default();
+    files.read(dir.path(), "src/lib.rs").unwrap();
+    (files, target)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -280,12 +280,15 @@ impl Search<'_> {
         plan: &Plan,
         notes: &mut Vec<String>,
     ) -> Vec<usize> {
-        let mut known: Vec<SiteInfo> = self.targets.iter().map(|t| t.site.clone()).collect();
-        known.extend(
-            (self.context.suspects.iter())
-                .filter(|s| crate::localize::is_candidate(s.kind))
-                .map(|s| super::site_info(self.context, s)),
-        );
+        let context = self.context;
+        // Every suspect a fix can change, with its site as the runtime describes it.
+        let suspects: Vec<(&crate::model::Ranked, SiteInfo)> = (context.suspects.iter())
+            .filter(|s| crate::localize::is_candidate(s.kind))
+            .map(|s| (s, super::site_info(context, s)))
+            .collect();
+        let known: Vec<SiteInfo> = (self.targets.iter().map(|t| t.site.clone()))
+            .chain(suspects.iter().map(|(_, site)| site.clone()))
+            .collect();
         let (units, panicked) = units_under(rerun, failing, plan, &known);
         let failed = units.iter().filter(|(_, passed)| !passed).count();
         let score = |key: &SiteKey| {
@@ -313,16 +316,11 @@ impl Search<'_> {
             })
             .collect();
         let free = |site: &SiteInfo| !edited.iter().any(|e| joint::spans_overlap(e, site));
-        let context = self.context;
         let mut ranked: Vec<((bool, f64), usize, Place)> = (self.targets.iter().enumerate())
             .filter(|(_, t)| free(&t.site))
             .filter_map(|(i, t)| Some((score(&t.site.key())?, t.rank, Place::Target(i))))
             .collect();
-        for suspect in context.suspects {
-            if !crate::localize::is_candidate(suspect.kind) {
-                continue;
-            }
-            let site = super::site_info(context, suspect);
+        for (suspect, site) in suspects {
             if !self.by_key.contains_key(&site.key())
                 && free(&site)
                 && let Some(s) = score(&site.key())
@@ -481,23 +479,23 @@ fn units_under(
             .run_batch(test, std::slice::from_ref(&plan), "events")
             && let Some((run, trace)) = runs.first()
         {
-            still_failing += usize::from(!run.outcome.passed());
-            if !run.outcome.passed() {
-                for event in &trace.events {
-                    panicked.extend(panicked_in(event, known));
-                }
-            }
+            let passed = run.outcome.passed();
+            still_failing += usize::from(!passed);
+            let panics: BTreeSet<SiteKey> = (trace.events.iter())
+                .flat_map(|event| panicked_in(event, known))
+                .collect();
             let cut = assertion_units(trace, known);
             if cut.is_empty() {
                 // No assertion seen: the whole run is one unit.
-                let mut ran: BTreeSet<SiteKey> =
-                    (trace.sites.values()).map(SiteInfo::key).collect();
-                for event in &trace.events {
-                    ran.extend(panicked_in(event, known));
-                }
-                units.push((ran, run.outcome.passed()));
+                let ran = (trace.sites.values().map(SiteInfo::key))
+                    .chain(panics.iter().cloned())
+                    .collect();
+                units.push((ran, passed));
             } else {
                 units.extend(cut);
+            }
+            if !passed {
+                panicked.extend(panics);
             }
         }
     }

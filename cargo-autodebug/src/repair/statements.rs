@@ -439,6 +439,7 @@ mod tests {
     use super::*;
     use crate::repair::expression::Types;
     use crate::repair::patch::{self, Edit};
+    use crate::repair::scratch_target;
     use autodebug_runtime::protocol::SiteKind;
 
     const TEXT: &str = "fn f(x: Vec<i32>) -> Vec<i32> {
@@ -458,20 +459,7 @@ mod tests {
     /// Every candidate of the source for the site of `kind` at `start..start + code.len()`
     /// of `text`, the file `src/lib.rs` of a scratch crate.
     fn candidates_at(text: &str, start: usize, code: &str, kind: SiteKind) -> Vec<Candidate> {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("src")).unwrap();
-        std::fs::write(dir.path().join("src/lib.rs"), text).unwrap();
-        let site = patch::site_at(text, start..start + code.len(), kind);
-        let target = Target {
-            path: "src/lib.rs".into(),
-            located: patch::locate(text, &site).unwrap(),
-            site,
-            rank: 1,
-            localized_by: Vec::new(),
-            types: Types::default(),
-        };
-        let mut files = Files::default();
-        files.read(dir.path(), "src/lib.rs").unwrap();
+        let (files, target) = scratch_target(text, start, code, kind, Types::default());
         StatementEdits::new(&files).next(&target, 100)
     }
 
