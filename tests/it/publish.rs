@@ -278,9 +278,11 @@ fn annotations_only_under_github_actions_and_in_diff_ranks_the_changed_lines_fir
             .unwrap_or_else(|e| panic!("not a JSON line on stdout ({e}): {line}"));
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
+    // The notes say why a fix was not found (a rerun that failed, a bound that cut).
+    let notes = common::report(dir.path())["notes"].clone();
     assert!(
         stderr.contains("::error file=src/lib.rs,line=10,col=8,endColumn=9,title=cargo-autodebug%3A likely fault::"),
-        "{stderr}"
+        "{stderr}\nnotes: {notes:#}"
     );
     assert!(
         stderr.contains("::warning file=src/lib.rs,line=8,"),

@@ -113,6 +113,10 @@ pub struct Details {
     /// under which the failing tests were localized again).
     #[serde(skip_serializing_if = "is_zero")]
     pub partial_fixes: usize,
+    /// Batches of candidates whose rerun failed (an error of the tool, not a verdict):
+    /// their candidates were left to the rebuilds.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rerun_failures: usize,
     /// The bound that ended the stage early, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<String>,

@@ -95,6 +95,10 @@ type Queued = (Candidate, Option<Vec<bool>>);
 /// Why the proposals stopped before every source of every target ran dry.
 struct Cut;
 
+/// Failed reruns (errors of the tool, such as a test process that could not be started)
+/// after which the search stops.
+const MAX_RERUN_FAILURES: usize = 3;
+
 impl Search<'_> {
     /// Every source of every target, in order, until a bound stops it.
     pub fn check(
@@ -214,10 +218,21 @@ impl Search<'_> {
             let verdicts = match verdicts {
                 Ok(verdicts) => verdicts,
                 Err(error) => {
+                    // A failure of the rerun says nothing of the candidates: the rebuilds
+                    // judge them, and the search goes on (a failure that repeats ends it).
+                    details.rerun_failures += 1;
                     notes.push(format!(
-                        "repair: rerunning under candidates failed: {error:#}"
+                        "repair: rerunning under {} candidates for {}:{} failed (left to the rebuilds): {error:#}",
+                        checkable.len(),
+                        target.path,
+                        target.site.line
                     ));
-                    return Err(Cut);
+                    (checked.undecided).extend(checkable.iter().map(|(c, _, _)| (*c).clone()));
+                    if details.rerun_failures >= MAX_RERUN_FAILURES {
+                        details.cut = Some(format!("{MAX_RERUN_FAILURES} failed reruns"));
+                        return Err(Cut);
+                    }
+                    continue;
                 }
             };
             let mut found = 0;
