@@ -150,7 +150,7 @@ pub struct Options {
     /// suite run before it is called validated). Past the first ten, rebuilds go on only
     /// until a fix is validated and while all of them together have taken under 20 seconds
     /// (a small crate rebuilds in a fraction of a second, a large one does not).
-    #[arg(long, value_name = "N", default_value_t = 40)]
+    #[arg(long, value_name = "N", default_value_t = 100)]
     pub max_rebuilds: usize,
 
     /// Stop repairing after this many validated fixes.

@@ -23,6 +23,7 @@ pub mod switched;
 pub mod syntactic;
 pub mod synthesis;
 pub mod validate;
+mod widen;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -300,6 +301,7 @@ pub fn repair_with(
     };
     let mut checked = search.check(sources, &rerun, &mut details, &mut notes);
     search.combine_partial_fixes(&rerun, &mut checked, &mut details, &mut notes);
+    search.widen(&rerun, &mut checked, &mut details, &mut notes);
     details.runtime_checked = rerun.checked.load(Ordering::Relaxed);
     details.runtime_runs = rerun.runs.load(Ordering::Relaxed);
     details.runtime_processes = context.rerun.runs.load(Ordering::Relaxed) - processes_before;

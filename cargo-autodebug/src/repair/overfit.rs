@@ -42,7 +42,8 @@ pub fn overfits(kind: SiteKind, original: &str, replacement: &str, tested: &Test
 }
 
 /// Whether `replacement` has more operations that do nothing than `original` has: `x % 1`
-/// (always 0), `x * 0`, `x * 1`, `x / 1`, `x + 0`, `x - 0`. Nobody writes them: an edit
+/// (always 0), `x * 0`, `x * 1`, `x / 1`, `x + 0`, `x - 0` (and `x / 0`, `x % 0`, which
+/// panic). Nobody writes them: an edit
 /// that makes one (`i + 1` → `i % 1`) passes by the constant it stands for, and the fix a
 /// person would write is another.
 #[cfg(test)]
@@ -72,10 +73,11 @@ impl<'ast> Visit<'ast> for Degenerate {
                 let again = matches!(&*b.left, syn::Expr::Binary(inner)
                     if matches!(inner.op, syn::BinOp::Rem(_))
                         && token_text(&inner.right) == token_text(&b.right));
-                literal_value(&b.right) == Some(1) || again
+                literal_value(&b.right) == Some(1) || is(right, 0.0) || again
             }
             syn::BinOp::Mul(_) => [0.0, 1.0].iter().any(|&v| is(left, v) || is(right, v)),
-            syn::BinOp::Div(_) => is(right, 1.0),
+            // A division by zero panics (or gives an infinity): it fixes nothing either.
+            syn::BinOp::Div(_) => is(right, 1.0) || is(right, 0.0),
             syn::BinOp::Add(_) => is(left, 0.0) || is(right, 0.0) || cancels(b),
             syn::BinOp::Sub(_) => is(right, 0.0) || cancels(b),
             _ => false,
@@ -282,6 +284,9 @@ mod tests {
         assert!(!degenerate("i + 1", "i - 1"));
         assert!(!degenerate("x * 1 + y", "x * 1 - y"));
         assert!(!degenerate("n % 2", "n % 3"));
+        assert!(degenerate("i * (i + 1) / 2", "i * (i + 1) / 0"));
+        assert!(degenerate("n % 2", "n % 0"));
+        assert!(degenerate("x / 2.0", "x / 0.0"));
         assert!(degenerate("x % 1.0 + 1.0", "x % 1.0 * 1.0"));
         assert!(degenerate("x % 1.0 + 1.0", "x % 1.0 % 1.0"));
         assert!(!degenerate("x % 1.0 + 1.0", "x % 1.0"));

@@ -51,6 +51,15 @@ pub struct Checked {
     pub refuted_single: Vec<Candidate>,
 }
 
+/// The required tests that failed in the baseline, by name.
+pub(super) fn failing_tests(context: &Context, rerun: &Rerun) -> Vec<String> {
+    (rerun.suite.iter())
+        .zip(context.baseline)
+        .filter(|(test, result)| test.required && !result.first.outcome.passed())
+        .map(|(test, _)| test.display.clone())
+        .collect()
+}
+
 /// What makes two candidates the same: their sites and new code (after whitespace).
 fn edits_key(c: &Candidate) -> Vec<(SiteKey, String)> {
     c.edits
@@ -93,7 +102,7 @@ impl Checked {
 type Queued = (Candidate, Option<Vec<bool>>);
 
 /// Why the proposals stopped before every source of every target ran dry.
-struct Cut;
+pub(super) struct Cut;
 
 /// Failed reruns (errors of the tool, such as a test process that could not be started)
 /// after which the search stops.
@@ -109,13 +118,7 @@ impl Search<'_> {
         notes: &mut Vec<String>,
     ) -> Checked {
         let mut checked = Checked::default();
-        let failing_tests: Vec<String> = rerun
-            .suite
-            .iter()
-            .zip(self.context.baseline)
-            .filter(|(test, result)| test.required && !result.first.outcome.passed())
-            .map(|(test, _)| test.display.clone())
-            .collect();
+        let failing_tests = failing_tests(self.context, rerun);
         for (index, target) in self.targets.iter().enumerate() {
             self.console.status(
                 "Repairing",
@@ -149,7 +152,7 @@ impl Search<'_> {
 
     /// One source's batches for one target, until it has no more.
     #[allow(clippy::too_many_arguments)]
-    fn check_source(
+    pub(super) fn check_source(
         &self,
         source: &mut (dyn CandidateSource + '_),
         target: &Target,
