@@ -192,6 +192,32 @@ fn off_by_one_loop_bound_is_repaired() {
     assert!(text.contains("    for i in 0..src.len() {\n"), "{text}");
 }
 
+/// With one target asked for (`--fix-suspects 1`), the fault (`1..` for `0..`, ranked past
+/// the targets: every site runs in the one failing test) is not among the sites repaired;
+/// when none of their candidates passes the reruns, the next suspects' one-token edits are
+/// checked too, and the fix is found there.
+#[test]
+fn a_fault_ranked_past_the_targets_is_fixed_when_theirs_all_fail() {
+    let dir = common::copy_crate(&fixture("plain-pairs"));
+    common::git_commit_all(dir.path());
+    common::autodebug_expecting(dir.path(), &["--apply", "--fix-suspects", "1"], 5);
+    let report = common::report(dir.path());
+    let notes = report["notes"].as_array().unwrap();
+    assert!(
+        (notes.iter()).any(|n| n.as_str().unwrap().contains("more site")
+            && n.as_str().unwrap().contains("1 plausible")),
+        "{report:#}"
+    );
+    let top = check_applied(dir.path(), &report, "src/lib.rs");
+    assert_eq!(
+        (top["original"].as_str(), top["replacement"].as_str()),
+        (Some("1"), Some("0")),
+        "{report:#}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(text.contains("    for i in 0..values.len() {\n"), "{text}");
+}
+
 /// Reruns in batches (the copy's tests carry the test attribute: one process runs a test
 /// under many candidates) come to the fix that one process per candidate comes to
 /// (`--annotate never`: the tree builds as it is, no batches).
