@@ -64,6 +64,9 @@ impl Search<'_> {
         ));
         let failing = failing_tests(context, rerun);
         let undecided = checked.undecided.len();
+        // A bound that stops the widening is said in its note: the stage's `cut` stays for
+        // what stops the rebuilds.
+        let cut_before = details.cut.take();
         let mut source = Syntactic::default();
         for &i in &added {
             let target = &self.targets[i];
@@ -80,15 +83,19 @@ impl Search<'_> {
                 break;
             }
         }
+        let stopped = std::mem::replace(&mut details.cut, cut_before);
         let dropped = checked.undecided.len() - undecided;
         checked.undecided.truncate(undecided);
         notes.push(format!(
             "repair: no candidate of the first targets passed the reruns; the one-token edits \
              of {} more site{} were checked: {} plausible ({dropped} the runtime cannot judge \
-             left out)",
+             left out){}",
             added.len(),
             super::plural(added.len()),
-            checked.plausible.len()
+            checked.plausible.len(),
+            stopped.map_or_else(String::new, |cut| format!(
+                "; stopped by the bound of {cut}"
+            ))
         ));
     }
 }
