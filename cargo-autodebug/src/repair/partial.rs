@@ -345,14 +345,7 @@ impl Search<'_> {
             match place {
                 Place::Target(t) => sites.push(t),
                 Place::Suspect(suspect) => {
-                    for mut target in
-                        super::targets_at(context, suspect, &mut self.files, notes, &mut taken)
-                    {
-                        target.types.chars = chars.clone();
-                        self.by_key.insert(target.site.key(), self.targets.len());
-                        sites.push(self.targets.len());
-                        self.targets.push(target);
-                    }
+                    sites.extend(self.add_targets(suspect, &mut taken, &chars, notes));
                 }
             }
         }

@@ -280,6 +280,25 @@ impl Search<'_> {
         }
     }
 
+    /// Makes the sites of `suspect` not in `taken` targets of the search (they are taken
+    /// then, and given the failing calls' `chars`); their indices.
+    pub(super) fn add_targets(
+        &mut self,
+        suspect: &crate::model::Ranked,
+        taken: &mut BTreeSet<SiteKey>,
+        chars: &[char],
+        notes: &mut Vec<String>,
+    ) -> Vec<usize> {
+        let mut added = Vec::new();
+        for mut target in super::targets_at(self.context, suspect, &mut self.files, notes, taken) {
+            target.types.chars = chars.to_vec();
+            self.by_key.insert(target.site.key(), self.targets.len());
+            added.push(self.targets.len());
+            self.targets.push(target);
+        }
+        added
+    }
+
     /// The sites `candidate` edits, as the runtime reports them (`None` if one is no
     /// target).
     pub(super) fn sites_of(&self, candidate: &Candidate) -> Option<Vec<SiteInfo>> {

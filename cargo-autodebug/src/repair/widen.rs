@@ -45,14 +45,7 @@ impl Search<'_> {
                 continue;
             }
             suspects += 1;
-            for mut target in
-                super::targets_at(context, suspect, &mut self.files, notes, &mut taken)
-            {
-                target.types.chars = chars.clone();
-                self.by_key.insert(target.site.key(), self.targets.len());
-                added.push(self.targets.len());
-                self.targets.push(target);
-            }
+            added.extend(self.add_targets(suspect, &mut taken, &chars, notes));
         }
         if added.is_empty() {
             return;
