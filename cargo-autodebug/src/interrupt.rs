@@ -1,149 +1,182 @@
 //! Removing the scratch copy and stopping the tests when the run is interrupted (Ctrl-C,
-//! `kill`, a closed terminal). A signal handler may do almost nothing, so it writes the
-//! signal's number to a pipe; a thread waiting on the pipe kills the process groups of the
-//! tests still running (each test runs in a group of its own, which a Ctrl-C at the
-//! terminal does not reach), removes the registered directories and ends the process with
-//! the shell's code for that signal (128 + its number). `kill -9` cannot be caught: the next
-//! run clears what it left.
+//! `kill`, a closed terminal). The signal itself is caught by `signal-hook`: its handler
+//! only raises a flag and wakes a thread of ours, which kills the process groups of the
+//! tests still running (each test runs in a group of its own, which a Ctrl-C at the terminal
+//! does not reach), removes the registered directories and ends the process with the
+//! shell's code for that signal (128 + its number). `kill -9` cannot be caught: the next run
+//! clears what it left.
+//!
+//! What a signal must clean up lives in an [`Interrupts`] value the session owns and hands
+//! to the engine, not in process-wide statics of this crate.
 
-use std::io::Read;
-use std::os::fd::AsRawFd;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
-/// Signals that end the run: SIGHUP, SIGINT, SIGTERM.
-const SIGNALS: [i32; 3] = [1, 2, 15];
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
 
-/// Write end of the pipe the handler writes to (-1 before installation).
-static PIPE: AtomicI32 = AtomicI32::new(-1);
+/// Signals that end the run.
+const SIGNALS: [i32; 3] = [SIGHUP, SIGINT, SIGTERM];
 
-/// The signal received (0 before any).
-static RECEIVED: AtomicI32 = AtomicI32::new(0);
+/// What an interrupt cleans up, and whether one came. Cloning shares it.
+#[derive(Clone, Default)]
+pub struct Interrupts(Arc<Shared>);
 
-/// Directories to remove on a signal.
-static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+#[derive(Default)]
+struct Shared {
+    /// Raised by the signal handler itself, before our thread runs.
+    received: Arc<AtomicBool>,
+    /// Directories to remove on a signal.
+    dirs: Mutex<Vec<PathBuf>>,
+    /// Process groups (of running tests) to kill on a signal.
+    groups: Mutex<Vec<i32>>,
+}
 
-/// Process groups (of running tests) to kill on a signal.
-static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+impl std::fmt::Debug for Interrupts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interrupts")
+            .field("received", &self.0.received.load(Ordering::SeqCst))
+            .finish_non_exhaustive()
+    }
+}
 
-/// Whether the handler was installed (once per process).
-static INSTALLED: OnceLock<bool> = OnceLock::new();
+impl Interrupts {
+    /// Catches SIGHUP, SIGINT and SIGTERM for the rest of the process. When the handlers
+    /// cannot be installed, the run goes on unguarded: what it leaves is cleared by the next
+    /// run.
+    pub fn install() -> Interrupts {
+        let interrupts = Interrupts::default();
+        for signal in SIGNALS {
+            // Raised inside the handler: a build or test killed by the same Ctrl-C may
+            // end its wait before the thread below has run.
+            let _ = signal_hook::flag::register(signal, Arc::clone(&interrupts.0.received));
+        }
+        let Ok(mut signals) = Signals::new(SIGNALS) else {
+            return interrupts;
+        };
+        let shared = Arc::clone(&interrupts.0);
+        let _ = std::thread::Builder::new()
+            .name("autodebug-interrupt".into())
+            .spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    shared.stop(signal);
+                }
+            });
+        interrupts
+    }
+
+    /// Removes `path` if the run is interrupted while the returned guard lives.
+    pub fn cleanup(&self, path: PathBuf) -> Cleanup {
+        lock(&self.0.dirs).push(path.clone());
+        Cleanup {
+            shared: Arc::clone(&self.0),
+            path,
+        }
+    }
+
+    /// Starts `command` (a test, in a process group of its own), whose group is killed if
+    /// the run is interrupted while the returned guard lives. The list is held while the
+    /// process starts: a signal that comes meanwhile finds it registered.
+    pub fn spawn(&self, command: &mut Command) -> std::io::Result<(Child, Group)> {
+        let mut groups = lock(&self.0.groups);
+        let child = command.spawn()?;
+        let pgid = child.id() as i32;
+        groups.push(pgid);
+        let group = Group {
+            shared: Arc::clone(&self.0),
+            pgid,
+        };
+        Ok((child, group))
+    }
+
+    /// Blocks for good once the run was interrupted: the interrupt thread is removing the
+    /// scratch copy and ends the process with the signal's code. What made the run stop (a
+    /// build or a test killed by the same Ctrl-C) must not end it first with its own code
+    /// and message.
+    pub fn wait_if_interrupted(&self) {
+        if self.0.received.load(Ordering::SeqCst) {
+            loop {
+                std::thread::park();
+            }
+        }
+    }
+}
+
+impl Shared {
+    /// Kills the registered groups, removes the registered directories and exits.
+    fn stop(&self, signal: i32) -> ! {
+        unsafe extern "C" {
+            fn kill(pid: i32, sig: i32) -> i32;
+        }
+        for pgid in lock(&self.groups).iter() {
+            // SAFETY: signals a process group this run started (SIGKILL, 9).
+            unsafe { kill(-pgid, 9) };
+        }
+        let dirs = lock(&self.dirs).clone();
+        for path in dirs {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+        eprintln!("interrupted: the scratch copy was removed");
+        std::process::exit(128 + signal);
+    }
+}
 
 /// A directory removed if the run is interrupted while this guard lives.
 pub struct Cleanup {
+    shared: Arc<Shared>,
     path: PathBuf,
-}
-
-impl Cleanup {
-    /// Registers `path` (installing the handler on first use). When the handler cannot be
-    /// installed, the directory is still removed by the next run.
-    pub fn register(path: PathBuf) -> Cleanup {
-        add(&REGISTERED, path.clone());
-        Cleanup { path }
-    }
 }
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
-        remove(&REGISTERED, &self.path);
+        remove(&self.shared.dirs, &self.path);
     }
 }
 
-/// A running test's process group (its leader's pid), killed if the run is interrupted
-/// while this guard lives.
+/// A running test's process group, killed if the run is interrupted while this guard lives.
 pub struct Group {
+    shared: Arc<Shared>,
     pgid: i32,
-}
-
-impl Group {
-    /// Registers the group led by `pid` (installing the handler on first use).
-    pub fn register(pid: u32) -> Group {
-        let pgid = pid as i32;
-        add(&GROUPS, pgid);
-        Group { pgid }
-    }
 }
 
 impl Drop for Group {
     fn drop(&mut self) {
-        remove(&GROUPS, &self.pgid);
+        remove(&self.shared.groups, &self.pgid);
     }
 }
 
-/// Adds `item` to what a signal handles (installing the handler on first use).
-fn add<T>(list: &Mutex<Vec<T>>, item: T) {
-    INSTALLED.get_or_init(install);
-    list.lock().unwrap_or_else(|e| e.into_inner()).push(item);
+fn lock<T>(list: &Mutex<Vec<T>>) -> std::sync::MutexGuard<'_, Vec<T>> {
+    list.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Takes `item` back (its guard was dropped).
 fn remove<T: PartialEq>(list: &Mutex<Vec<T>>, item: &T) {
-    let mut list = list.lock().unwrap_or_else(|e| e.into_inner());
+    let mut list = lock(list);
     if let Some(at) = list.iter().position(|x| x == item) {
         list.remove(at);
     }
 }
 
-unsafe extern "C" {
-    fn kill(pid: i32, sig: i32) -> i32;
-    fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
-    fn write(fd: i32, buf: *const u8, count: usize) -> isize;
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// The handler: one byte down the pipe (write(2) is async-signal-safe).
-extern "C" fn on_signal(signum: i32) {
-    RECEIVED.store(signum, Ordering::SeqCst);
-    let fd = PIPE.load(Ordering::SeqCst);
-    if fd >= 0 {
-        let byte = signum as u8;
-        // SAFETY: writes one byte from a local to a descriptor this module keeps open.
-        unsafe { write(fd, &byte, 1) };
+    #[test]
+    fn guards_register_while_they_live_and_are_taken_back_when_dropped() {
+        let interrupts = Interrupts::default();
+        let dir = interrupts.cleanup(PathBuf::from("/scratch/a"));
+        let (mut child, group) = interrupts.spawn(&mut Command::new("true")).unwrap();
+        let other = interrupts.clone();
+        assert_eq!(*lock(&other.0.dirs), [PathBuf::from("/scratch/a")]);
+        assert_eq!(*lock(&other.0.groups), [child.id() as i32]);
+        child.wait().unwrap();
+        drop(dir);
+        drop(group);
+        assert!(lock(&other.0.dirs).is_empty());
+        assert!(lock(&other.0.groups).is_empty());
+        // No signal came: waiting returns at once.
+        other.wait_if_interrupted();
     }
-}
-
-/// Blocks for good once the run was interrupted: the interrupt thread is removing the
-/// scratch copy and ends the process with the signal's code. What made the run stop (a
-/// build or a test killed by the same Ctrl-C) must not end it first with its own code and
-/// message.
-pub fn wait_if_interrupted() {
-    if RECEIVED.load(Ordering::SeqCst) != 0 {
-        loop {
-            std::thread::park();
-        }
-    }
-}
-
-fn install() -> bool {
-    let Ok((mut reader, writer)) = std::io::pipe() else {
-        return false;
-    };
-    PIPE.store(writer.as_raw_fd(), Ordering::SeqCst);
-    // The write end stays open for the life of the process.
-    std::mem::forget(writer);
-    let spawned = std::thread::Builder::new()
-        .name("autodebug-interrupt".into())
-        .spawn(move || {
-            let mut byte = [0u8; 1];
-            if reader.read_exact(&mut byte).is_ok() {
-                for pgid in GROUPS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-                    // SAFETY: signals a process group this run started (SIGKILL, 9).
-                    unsafe { kill(-pgid, 9) };
-                }
-                let paths = REGISTERED.lock().unwrap_or_else(|e| e.into_inner()).clone();
-                for path in paths {
-                    let _ = std::fs::remove_dir_all(&path);
-                }
-                eprintln!("interrupted: the scratch copy was removed");
-                std::process::exit(128 + i32::from(byte[0]));
-            }
-        });
-    if spawned.is_err() {
-        return false;
-    }
-    for signum in SIGNALS {
-        // SAFETY: installs a handler that only calls write(2).
-        unsafe { signal(signum, on_signal) };
-    }
-    true
 }

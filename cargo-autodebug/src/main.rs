@@ -25,6 +25,7 @@ mod workspace;
 mod zero;
 
 use crate::console::Console;
+use crate::interrupt::Interrupts;
 use crate::model::{ExitCode, OrExit};
 use crate::options::{Command, Options};
 
@@ -34,6 +35,7 @@ const PIPELINE_STACK: usize = 1 << 30;
 fn main() {
     let options = Options::from_env();
     let console = Console::new(&options);
+    let interrupts = Interrupts::install();
     let result = match &options.command {
         Some(Command::Init(init)) => {
             // `cargo autodebug --manifest-path M init` means M as well.
@@ -52,7 +54,7 @@ fn main() {
                 std::thread::Builder::new()
                     .name("pipeline".into())
                     .stack_size(PIPELINE_STACK)
-                    .spawn_scoped(scope, || pipeline::run(&options, &console))
+                    .spawn_scoped(scope, || pipeline::run(&options, &console, &interrupts))
                     .expect("could not start the pipeline's thread")
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -61,7 +63,7 @@ fn main() {
     };
     // A Ctrl-C also kills the cargo or test the run was waiting on: the interrupt, not
     // what it broke, says how the run ends.
-    interrupt::wait_if_interrupted();
+    interrupts.wait_if_interrupted();
     let code = match result {
         Ok(code) => code,
         Err(failure) => {

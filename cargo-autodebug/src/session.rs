@@ -12,6 +12,7 @@ use autodebug_runtime::protocol::{self, Plan};
 use crate::console::Console;
 use crate::engine::Engine;
 use crate::engine::Recorder;
+use crate::interrupt::Interrupts;
 use crate::model::{ExitCode, Failure, OrExit};
 use crate::options::Options;
 use crate::output_dir::{OutputDir, display_path};
@@ -38,6 +39,8 @@ pub struct Session {
     /// end, on Ctrl-C and on kill.
     pub scratch: tempfile::TempDir,
     _scratch_cleanup: crate::interrupt::Cleanup,
+    /// What an interrupt cleans up (the scratch directories, the running tests).
+    pub interrupts: Interrupts,
     /// `--in-diff`: the lines the diff changes.
     pub changed: Option<ChangedLines>,
     /// `--plan`: the plan every test runs under, and its environment.
@@ -57,7 +60,11 @@ pub struct Session {
 impl Session {
     /// Finds the workspace, reads the configuration, creates the output and scratch
     /// directories and, in zero-annotation mode, the annotated copy.
-    pub fn open(options: &Options, console: &Console) -> Result<Session, Failure> {
+    pub fn open(
+        options: &Options,
+        console: &Console,
+        interrupts: &Interrupts,
+    ) -> Result<Session, Failure> {
         let start = Instant::now();
         let user = Workspace::discover(options).or_exit(ExitCode::Usage)?;
         // The configuration files, under what the command line says.
@@ -78,8 +85,8 @@ impl Session {
             .context("could not create a scratch directory")
             .or_exit(ExitCode::Software)?;
         // Removed on Ctrl-C or kill as well (kill -9 aside: the OS's temp cleaning).
-        let _scratch_cleanup = crate::interrupt::Cleanup::register(scratch.path().to_path_buf());
-        let engine = Engine::new(scratch.path().join("results"), false);
+        let _scratch_cleanup = interrupts.cleanup(scratch.path().to_path_buf());
+        let engine = Engine::new(scratch.path().join("results"), false, interrupts.clone());
         let mut base_env: Vec<(String, String)> = Vec::new();
         let plan = match &options.plan {
             Some(plan_path) => {
@@ -97,8 +104,8 @@ impl Session {
         // Zero-annotation mode: everything from the build on happens in an annotated
         // scratch copy of the workspace; the user's tree is only read (and written by
         // `--apply`).
-        let zero =
-            Zero::prepare(&user, &options, &own_dirs, console).or_exit(ExitCode::Software)?;
+        let zero = Zero::prepare(&user, &options, &own_dirs, console, interrupts)
+            .or_exit(ExitCode::Software)?;
         Ok(Session {
             start,
             configured: options,
@@ -107,6 +114,7 @@ impl Session {
             output,
             scratch,
             _scratch_cleanup,
+            interrupts: interrupts.clone(),
             changed,
             plan,
             base_env,

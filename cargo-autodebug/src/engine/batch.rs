@@ -264,10 +264,9 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
         command.env_remove(var);
     }
     command.env(protocol::ENV_BATCH, &request_path);
-    let mut child = command
-        .spawn()
+    let (mut child, _group) = (recorder.engine.state().interrupts)
+        .spawn(&mut command)
         .with_context(|| format!("could not run {}", test.binary.display()))?;
-    let _group = crate::interrupt::Group::register(child.id());
     let status = watch(&mut child, &results_path, recorder.timeout)?;
     let results = read_results(&results_path);
     let finished = results.len().min(plans.len());

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{Context, Result, bail};
 
 use crate::build::TestBinary;
+use crate::interrupt::Interrupts;
 use crate::model::{Outcome, TestId};
 
 /// Lists the (non-ignored) tests of a test binary.
@@ -133,6 +134,8 @@ pub struct Engine(Arc<EngineState>);
 #[derive(Debug)]
 pub(crate) struct EngineState {
     results_dir: PathBuf,
+    /// Where running tests' process groups are registered, to be killed on an interrupt.
+    pub(crate) interrupts: Interrupts,
     /// The instrumented build wraps libtest tests in the test attribute (see
     /// `zero::annotation::TEST_ATTRIBUTE`): their binaries are sent batches without a probe.
     pub(crate) wrapped_tests: bool,
@@ -150,16 +153,17 @@ pub(crate) struct EngineState {
 impl Default for Engine {
     /// Result files in the system's temp dir; no test wrapped.
     fn default() -> Engine {
-        Engine::new(std::env::temp_dir(), false)
+        Engine::new(std::env::temp_dir(), false, Interrupts::default())
     }
 }
 
 impl Engine {
     /// An engine writing result files under `results_dir`, for a build that did or did not
     /// wrap the libtest tests.
-    pub fn new(results_dir: PathBuf, wrapped_tests: bool) -> Engine {
+    pub fn new(results_dir: PathBuf, wrapped_tests: bool, interrupts: Interrupts) -> Engine {
         Engine(Arc::new(EngineState {
             results_dir,
+            interrupts,
             wrapped_tests,
             no_logfile: Mutex::default(),
             no_batch: Mutex::default(),
@@ -204,10 +208,9 @@ pub fn run_test(engine: &Engine, test: &TestId, config: &RunConfig) -> Result<Ru
         command.env(key, value);
     }
     let start = Instant::now();
-    let mut child = command
-        .spawn()
+    let (mut child, _group) = (engine.0.interrupts)
+        .spawn(&mut command)
         .with_context(|| format!("could not run {}", test.binary.display()))?;
-    let _group = crate::interrupt::Group::register(child.id());
     let stdout = read_in_background(child.stdout.take());
     let stderr = read_in_background(child.stderr.take());
     let status = wait_with_timeout(&mut child, config.timeout)?;

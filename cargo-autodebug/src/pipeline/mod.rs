@@ -6,13 +6,18 @@ mod publish;
 mod stages;
 
 use crate::console::Console;
+use crate::interrupt::Interrupts;
 use crate::model::{ExitCode, Failure, Report};
 use crate::options::Options;
 use crate::session::Session;
 
 /// Runs the whole pipeline, writes the report and says how the run ended.
-pub fn run(options: &Options, console: &Console) -> Result<ExitCode, Failure> {
-    let mut session = Session::open(options, console)?;
+pub fn run(
+    options: &Options,
+    console: &Console,
+    interrupts: &Interrupts,
+) -> Result<ExitCode, Failure> {
+    let mut session = Session::open(options, console, interrupts)?;
     let mut report = Report::new(&session.user.root);
     report.plan = session.plan.as_ref().map(|p| p.display().to_string());
     let code = match analyse(&mut session, &mut report, console)? {

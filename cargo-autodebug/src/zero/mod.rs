@@ -69,6 +69,7 @@ impl Zero {
         options: &Options,
         skip: &[PathBuf],
         console: &Console,
+        interrupts: &crate::interrupt::Interrupts,
     ) -> Result<Option<(Zero, Workspace)>> {
         if options.annotate == Annotate::Never {
             return Ok(None);
@@ -93,7 +94,7 @@ impl Zero {
         let runtime = RuntimeSource::find()?;
 
         let start = Instant::now();
-        let (copy, cleanup) = copy_annotated(workspace, options, skip, &planned)?;
+        let (copy, cleanup) = copy_annotated(workspace, options, skip, &planned, interrupts)?;
         let files = planned;
         add_runtime_dependency(
             workspace,
@@ -485,6 +486,7 @@ fn copy_annotated(
     options: &Options,
     skip: &[PathBuf],
     planned: &BTreeMap<String, Annotated>,
+    interrupts: &crate::interrupt::Interrupts,
 ) -> Result<(ScratchCopy, crate::interrupt::Cleanup)> {
     // A place of this workspace's own (target dirs are shared between workspaces), the
     // same from run to run so that the copy's builds are incremental.
@@ -493,7 +495,7 @@ fn copy_annotated(
         .join(place_name(&workspace.root));
     let copy = ScratchCopy::create(&workspace.root, &dir, skip, COPY_WAIT)
         .context("could not copy the workspace to a scratch directory")?;
-    let cleanup = crate::interrupt::Cleanup::register(copy.root.clone());
+    let cleanup = interrupts.cleanup(copy.root.clone());
     for (relative, file) in planned {
         let target = copy.root.join(relative);
         std::fs::write(
