@@ -12,6 +12,7 @@ use cargo_metadata::Message;
 use cargo_metadata::diagnostic::DiagnosticLevel;
 
 use crate::options::Options;
+use crate::unit_cache::{UnitCache, unit_hash};
 use crate::workspace::Workspace;
 
 /// A test executable produced by the build.
@@ -75,11 +76,30 @@ pub fn build(
     for test in &options.test_targets {
         command.arg("--test").arg(test);
     }
-    let units = target_dir(workspace, options).join("autodebug-build-units");
+    let target = target_dir(workspace, options);
+    let cache = UnitCache::locate();
+    if let Some(cache) = &cache {
+        seed(cache, &target, console);
+    }
+    let units = target.join("autodebug-build-units");
     let progress = console.counter("Building", "build", "crates", units);
     let cargo = run_cargo_build(&mut command, |name| progress.tick(name))?;
     progress.finish();
     std::fs::write(log_dir.join("build.log"), &cargo.stderr).ok();
+    if let (Some(cache), Some(profile_dir)) = (&cache, &cargo.profile_dir)
+        && cargo.success
+    {
+        match cache.keep(profile_dir, &cargo.hashes) {
+            Ok(0) => {}
+            Ok(kept) => console.detail(&format!(
+                "kept {kept} compiled unit{} of the runtime for other workspaces",
+                if kept == 1 { "" } else { "s" }
+            )),
+            Err(error) => console.detail(&format!(
+                "could not keep the runtime's compiled units: {error:#}"
+            )),
+        }
+    }
     if !cargo.success {
         return Ok(BuildOutcome::Failed {
             errors: cargo
@@ -103,6 +123,22 @@ pub fn build(
     Ok(BuildOutcome::Built(binaries))
 }
 
+/// Copies the runtime's compiled units from the per-user cache into `target_dir` before a
+/// build there (see [`UnitCache`]); a cache that cannot be read only costs the build time.
+pub fn seed(cache: &UnitCache, target_dir: &Path, console: &crate::console::Console) {
+    match cache.seed(&target_dir.join("debug")) {
+        Ok(0) => {}
+        Ok(copied) => console.detail(&format!(
+            "{copied} compiled unit{} of the runtime taken from {}",
+            if copied == 1 { "" } else { "s" },
+            crate::output_dir::display_path(&cache.dir)
+        )),
+        Err(error) => console.detail(&format!(
+            "could not take the runtime's compiled units from the cache: {error:#}"
+        )),
+    }
+}
+
 /// What a `cargo test --no-run --message-format=json` said.
 pub struct CargoBuild {
     /// Cargo exited successfully.
@@ -117,6 +153,10 @@ pub struct CargoBuild {
     pub errors: Vec<CompilerError>,
     /// Cargo's own stderr.
     pub stderr: String,
+    /// The hashes of the units the build made or found fresh (see [`unit_hash`]).
+    pub hashes: BTreeSet<String>,
+    /// The profile directory the artifacts went to (`target/debug`).
+    pub profile_dir: Option<PathBuf>,
 }
 
 /// One error of the compiler.
@@ -149,11 +189,21 @@ pub fn run_cargo_build(
         rebuilt: BTreeSet::new(),
         errors: Vec::new(),
         stderr: String::new(),
+        hashes: BTreeSet::new(),
+        profile_dir: None,
     };
     for message in Message::parse_stream(BufReader::new(stdout)) {
         match message.context("unreadable output from cargo")? {
             Message::CompilerArtifact(artifact) => {
                 on_artifact(&artifact.target.name);
+                for file in &artifact.filenames {
+                    build.hashes.extend(unit_hash(file.as_std_path()));
+                    if build.profile_dir.is_none()
+                        && let Some(deps) = file.parent().filter(|d| d.ends_with("deps"))
+                    {
+                        build.profile_dir = deps.parent().map(|p| p.as_std_path().into());
+                    }
+                }
                 let dir = artifact
                     .manifest_path
                     .parent()
@@ -180,6 +230,9 @@ pub fn run_cargo_build(
                     };
                     build.binaries.push((artifact.package_id, binary));
                 }
+            }
+            Message::BuildScriptExecuted(script) => {
+                build.hashes.extend(unit_hash(script.out_dir.as_std_path()));
             }
             Message::CompilerMessage(message)
                 if matches!(

@@ -21,6 +21,7 @@ mod repair;
 mod robustness;
 mod session;
 mod trace;
+mod unit_cache;
 mod workspace;
 mod zero;
 

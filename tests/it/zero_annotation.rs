@@ -648,6 +648,57 @@ fn a_crate_that_does_not_compile_is_said_to_be_the_users() {
 }
 
 #[test]
+fn a_target_dir_of_its_own_takes_the_runtime_from_the_per_user_cache() {
+    let _serial = serial();
+    let cache = tempfile::tempdir().unwrap();
+    let run = |dir: &Path, target: &Path| {
+        let output = Command::new(env!("CARGO_BIN_EXE_cargo-autodebug"))
+            .args(["autodebug", "--no-fix", "-v", "--target-dir"])
+            .arg(target)
+            .current_dir(dir)
+            .env("AUTODEBUG_CACHE_DIR", cache.path())
+            .env_remove("AUTODEBUG_INSTRUMENT")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(5),
+            "{}",
+            common::describe(&output)
+        );
+        let log = std::fs::read_to_string(dir.join("autodebug.out/log/build.log")).unwrap();
+        (String::from_utf8_lossy(&output.stderr).into_owned(), log)
+    };
+    // A build in the shared target dir keeps the runtime's units in the (empty) cache.
+    let first = common::copy_crate(&fixture("plain-ring"));
+    let (stderr, _) = run(first.path(), &common::shared_target_dir());
+    assert!(
+        stderr.contains("compiled units of the runtime for other"),
+        "{stderr}"
+    );
+    // Another crate, in a target dir of its own, compiles only its own code.
+    let second = common::copy_crate(&fixture("plain-text"));
+    let target = tempfile::tempdir().unwrap();
+    let (stderr, log) = run(second.path(), target.path());
+    assert!(
+        stderr.contains("compiled units of the runtime taken from"),
+        "{stderr}"
+    );
+    let compiled: Vec<&str> = log.lines().filter(|l| l.contains("Compiling")).collect();
+    assert!(
+        compiled.iter().any(|l| l.contains("Compiling plain-text ")),
+        "{compiled:?}"
+    );
+    for crate_name in ["autodebug-runtime", "autodebug-macros", "syn ", "serde "] {
+        assert!(
+            !compiled.iter().any(|l| l.contains(crate_name)),
+            "{crate_name} compiled again: {compiled:?}"
+        );
+    }
+}
+
+#[test]
 fn an_interrupted_run_removes_its_scratch_copy() {
     let _serial = serial();
     let dir = common::copy_crate(&fixture("plain-ring"));

@@ -170,6 +170,11 @@ impl Rebuild {
         engine: Engine,
     ) -> Result<Rebuild> {
         let copy = ScratchCopy::create(workspace_root, dir, skip, wait)?;
+        // The runtime's units from the per-user cache: the copy's first build compiles the
+        // user's crates only (a cache that cannot be read costs that build's time alone).
+        if let Some(cache) = crate::unit_cache::UnitCache::locate() {
+            let _ = cache.seed(&copy.target_dir.join("debug"));
+        }
         Ok(Rebuild {
             target_dir: copy.target_dir.clone(),
             copy,
