@@ -407,8 +407,22 @@ fn annotate_never_builds_the_tree_as_it_is() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("Annotating"), "{stderr}");
     assert!(stderr.contains("reach no instrumented code"), "{stderr}");
+    // No run ranks anything: the suspects are read from the source of what the failing
+    // test calls, and say so.
     let report = common::report(dir.path());
-    assert_eq!(report["suspects"], serde_json::json!([]), "{report:#}");
+    let suspects = report["suspects"].as_array().unwrap();
+    assert!(!suspects.is_empty(), "{report:#}");
+    for suspect in suspects {
+        assert_eq!(
+            suspect["techniques"][0]["technique"], "called",
+            "{suspect:#}"
+        );
+        assert_eq!(
+            suspect["techniques"].as_array().unwrap().len(),
+            1,
+            "{suspect:#}"
+        );
+    }
 }
 
 #[test]
@@ -644,6 +658,43 @@ fn a_crate_that_does_not_compile_is_said_to_be_the_users() {
     assert!(
         scratch_copies(dir.path()).is_empty(),
         "the scratch copy is still there"
+    );
+}
+
+#[test]
+fn a_failing_test_that_reaches_no_instrumented_code_gets_the_sites_it_calls() {
+    // `const fn`s are left uninstrumented: no run reaches instrumented code, and the
+    // suspects come from the functions the failing assertion calls.
+    let _serial = serial();
+    let dir = common::copy_crate(&fixture("plain-const"));
+    common::autodebug_expecting(dir.path(), &[], 5);
+    let report = common::report(dir.path());
+    let notes = report["notes"].to_string();
+    assert!(notes.contains("from the functions they call"), "{notes}");
+    let suspects = report["suspects"].as_array().unwrap();
+    assert!(
+        suspects
+            .iter()
+            .any(|s| s["code"] == "month == 10" && s["function"] == "days_in"),
+        "{suspects:?}"
+    );
+    // Every suspect lies in a function the test calls (`days_before` is not called).
+    assert!(
+        suspects
+            .iter()
+            .all(|s| ["days_in", "is_february"].contains(&s["function"].as_str().unwrap())),
+        "{suspects:?}"
+    );
+    // The fix was rebuilt and the whole suite passed, the failing test included.
+    let fix = &report["fixes"][0];
+    assert_eq!(fix["validated"], true, "{fix}");
+    assert!(
+        fix["replacement"].as_str().unwrap().contains("month == 11"),
+        "{fix}"
+    );
+    assert!(
+        !fix["replacement"].as_str().unwrap().contains("month == 10"),
+        "{fix}"
     );
 }
 

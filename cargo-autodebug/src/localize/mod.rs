@@ -4,6 +4,7 @@
 
 #[cfg(test)]
 mod by_kind;
+pub mod called;
 pub mod diagnosis;
 pub mod panic;
 pub mod pathgen;

@@ -2,7 +2,7 @@
 //! weight in the merged ranking and how it is made from the options. A new technique is a
 //! file of this folder and one line here.
 
-use super::{Technique, diagnosis, panic, pathgen, spectrum, switching};
+use super::{Technique, called, diagnosis, panic, pathgen, spectrum, switching};
 use crate::options::Options;
 use crate::options::TechniqueName;
 
@@ -50,5 +50,13 @@ pub const TECHNIQUES: &[Registration] = &[
         option: TechniqueName::Pathgen,
         weight: 1.0,
         make: |options| Box::new(pathgen::PathGeneration::new(options)),
+    },
+    // A failing test that reached no instrumented code: the sites of the functions it
+    // calls, read from the source. Nothing ran them under the tool, so it weighs least;
+    // it names nothing when a run reached instrumented code.
+    Registration {
+        option: TechniqueName::Spectrum,
+        weight: 0.5,
+        make: |_| Box::new(called::Called),
     },
 ];

@@ -197,7 +197,7 @@ pub fn baseline(
             to_record.push((test, Role::Passing));
         }
         if failing_coverage.is_empty() {
-            console.warn("the failing tests reach no instrumented code: annotate the code under test with #[autodebug] or a contract");
+            console.warn("the failing tests reach no instrumented code: the suspects are the sites of the functions they call, read from the source (annotate the code under test with #[autodebug] or a contract for evidence from runs)");
         }
     }
     Ok(Baseline {

@@ -61,6 +61,15 @@ pub struct Target {
     pub types: Types,
 }
 
+impl Target {
+    /// Whether the build instrumented the site: not when only the source said the failing
+    /// tests call it (`localize::called`), so that no run or trace can judge an edit there.
+    pub fn instrumented(&self) -> bool {
+        self.localized_by.is_empty()
+            || !(self.localized_by.iter()).all(|t| *t == crate::localize::called::NAME)
+    }
+}
+
 /// One change of a candidate: a site's code replaced.
 #[derive(Debug, Clone)]
 pub struct CandidateEdit {
@@ -319,7 +328,8 @@ pub fn repair_with(
 /// Whether `candidate` (one edit of `target`, a branch) leaves every recorded failing run
 /// as it was (see [`recorded`]).
 fn unchanged_runs(context: &Context, target: &Target, candidate: &Candidate) -> bool {
-    matches!(candidate.edits.as_slice(), [edit] if edit.site == target.site.key() && edit.statement.is_none())
+    target.instrumented()
+        && matches!(candidate.edits.as_slice(), [edit] if edit.site == target.site.key() && edit.statement.is_none())
         && recorded::leaves_failing_runs_unchanged(
             context.traces,
             &target.site,

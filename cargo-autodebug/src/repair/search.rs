@@ -303,7 +303,12 @@ impl Search<'_> {
     /// target).
     pub(super) fn sites_of(&self, candidate: &Candidate) -> Option<Vec<SiteInfo>> {
         (candidate.edits.iter())
-            .map(|e| (self.by_key.get(&e.site)).map(|&i| self.targets[i].site.clone()))
+            .map(|e| {
+                (self.by_key.get(&e.site))
+                    .map(|&i| &self.targets[i])
+                    .filter(|t| t.instrumented())
+                    .map(|t| t.site.clone())
+            })
             .collect()
     }
 

@@ -45,18 +45,23 @@ pub struct SuiteTest {
 }
 
 /// The suite of a baseline: every test it ran; the flaky failures, and the failures that
-/// reached no instrumented code, not required. A test's timeout is ten times what it took
-/// (at least two seconds, at most `max_timeout`).
+/// reached no instrumented code while others did, not required. When no failing test
+/// reached instrumented code, the suspects are code they call that is not instrumented
+/// (see `localize::called`), and every deterministic failure is required. A test's
+/// timeout is ten times what it took (at least two seconds, at most `max_timeout`).
 pub fn suite(
     workspace_root: &Path,
     baseline: &[BaselineResult],
     max_timeout: Duration,
 ) -> Vec<SuiteTest> {
+    let any_reached = baseline
+        .iter()
+        .any(|r| r.deterministic_failure() && !r.coverage.is_empty());
     baseline
         .iter()
         .map(|result| {
             let passed = result.first.outcome.passed();
-            let out_of_reach = !passed && result.coverage.is_empty();
+            let out_of_reach = !passed && result.coverage.is_empty() && any_reached;
             SuiteTest {
                 key: key_of(workspace_root, &result.test),
                 display: result.test.display(),
