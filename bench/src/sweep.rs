@@ -271,7 +271,9 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
         .env_remove("AUTODEBUG_TRACE")
         .env_remove("RUSTC_WORKSPACE_WRAPPER")
         .current_dir(&copy);
+    let testing = Instant::now();
     let tested = process::run(merged, opts.limit)?;
+    let plain_test_s = testing.elapsed().as_secs_f64();
     let mut plain = parse_libtest(&tested.stdout);
     // A test that kills its binary (a stack overflow aborts) takes the binary's other
     // tests with it: those get one process each, as the tool's runner gives every test.
@@ -297,8 +299,15 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
         .arg(&opts.instrumented_target)
         .args(["--reruns", "0", "--color", "never", "--jobs"])
         .arg(opts.jobs.to_string())
+        // The sweep compares verdicts, not speed (bench/overhead.sh measures that): a test
+        // may take under the tool what the whole plain test run took, ten times over.
         .arg("--timeout")
-        .arg(opts.test_timeout.to_string())
+        .arg(
+            opts.test_timeout
+                .max(10.0 * plain_test_s)
+                .ceil()
+                .to_string(),
+        )
         .env("CARGO_NET_OFFLINE", "true")
         .current_dir(&copy);
     let ran = process::run(tool, opts.limit)?;

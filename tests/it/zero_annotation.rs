@@ -348,6 +348,53 @@ fn write_tree(files: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 #[test]
+fn the_tests_of_a_procedural_macro_crate_run_as_under_cargo_test() {
+    // Its test binary loads the standard library as a shared library: run without the
+    // toolchain's libraries on the library path (as cargo's runner puts them), it cannot
+    // even list its tests.
+    let _serial = serial();
+    let dir = write_tree(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"shout\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [lib]\nproc-macro = true\n\n[workspace]\n",
+        ),
+        (
+            "src/lib.rs",
+            "extern crate proc_macro;\n\n/// Upper-case ASCII.\nfn upper(s: &str) -> String {\n    \
+             s.to_ascii_lowercase()\n}\n\n#[test]\nfn shouts() {\n    \
+             assert_eq!(upper(\"hey\"), \"HEY\");\n}\n\n#[test]\nfn stays_empty() {\n    \
+             assert_eq!(upper(\"\"), \"\");\n}\n",
+        ),
+    ]);
+    // `cargo test` runs this test with those libraries on the path already: a user's
+    // shell has none.
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-autodebug"))
+        .args(["autodebug", "--no-fix", "--target-dir"])
+        .arg(common::shared_target_dir())
+        .current_dir(dir.path())
+        .env_remove("LD_LIBRARY_PATH")
+        .env_remove("DYLD_FALLBACK_LIBRARY_PATH")
+        .env_remove("AUTODEBUG_INSTRUMENT")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(5),
+        "{}",
+        common::describe(&output)
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("procedural-macro crate"), "{stderr}");
+    let report = common::report(dir.path());
+    assert_eq!(report["tests"]["total"], 2, "{report:#}");
+    assert_eq!(report["tests"]["failed"], 1, "{report:#}");
+    let failing = report["failing_tests"].to_string();
+    assert!(failing.contains("shouts"), "{failing}");
+}
+
+#[test]
 fn workspace_members_the_package_uses_are_instrumented_too() {
     let _serial = serial();
     let dir = write_tree(&[

@@ -55,14 +55,16 @@ fn harness_binary(state: &EngineState, test: &TestId) -> bool {
     if let Some(&known) = cache.lock().unwrap().get(&key) {
         return known;
     }
-    let supported = probe(&test.binary, &test.package_root);
+    let supported = probe(state, &test.binary, &test.package_root);
     cache.lock().unwrap().insert(key, supported);
     supported
 }
 
 /// Lists the binary's tests with the probe variable set and looks for the marker line.
-fn probe(binary: &Path, package_root: &Path) -> bool {
-    let output = Command::new(binary)
+fn probe(state: &EngineState, binary: &Path, package_root: &Path) -> bool {
+    let mut command = Command::new(binary);
+    state.libraries(&mut command);
+    let output = command
         .args(["--list", "--format", "terse"])
         .current_dir(package_root)
         .env(protocol::ENV_HARNESS_PROBE, "1")
@@ -245,7 +247,7 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
     crate::trace::write_json(&request_path, &request)?;
     let log = std::fs::File::create(&log_path)
         .with_context(|| format!("could not create {}", log_path.display()))?;
-    let mut command = crate::engine::test_command(test);
+    let mut command = crate::engine::test_command(test, &recorder.engine);
     // What the runs print is nobody's evidence (results come in the results file), and a
     // test printing megabytes would print them once per plan: only stderr, for the words
     // of a process that dies, is kept.

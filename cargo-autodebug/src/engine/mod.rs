@@ -10,6 +10,7 @@ pub mod verdict;
 pub use recorder::Recorder;
 
 use std::collections::{BTreeSet, HashMap};
+use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -24,9 +25,10 @@ use crate::interrupt::Interrupts;
 use crate::model::{Outcome, TestId};
 
 /// Lists the (non-ignored) tests of a test binary.
-pub fn list_tests(binary: &TestBinary) -> Result<Vec<TestId>> {
+pub fn list_tests(binary: &TestBinary, engine: &Engine) -> Result<Vec<TestId>> {
     let list = |ignored: bool| -> Result<Vec<String>> {
         let mut command = Command::new(&binary.executable);
+        engine.0.libraries(&mut command);
         command
             .args(["--list", "--format", "terse"])
             .current_dir(&binary.package_root);
@@ -84,11 +86,41 @@ pub struct RunResult {
 /// Keep at most this much of a test's output (the head and the tail).
 const MAX_OUTPUT: usize = 256 * 1024;
 
+/// The variable the dynamic loader reads for more library directories.
+const LIBRARY_VAR: &str = if cfg!(target_os = "macos") {
+    "DYLD_FALLBACK_LIBRARY_PATH"
+} else {
+    "LD_LIBRARY_PATH"
+};
+
+/// The library directories test binaries are run with, as cargo's runner gives them: the
+/// toolchain's target libraries first (a procedural-macro crate's test binary loads the
+/// standard library as a shared library), then the environment's own.
+fn library_path() -> Option<OsString> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(rustc)
+        .args(["--print", "target-libdir"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let mut dirs = vec![PathBuf::from(
+        String::from_utf8_lossy(&output.stdout).trim(),
+    )];
+    if let Some(existing) = std::env::var_os(LIBRARY_VAR) {
+        dirs.extend(std::env::split_paths(&existing));
+    }
+    std::env::join_paths(dirs).ok()
+}
+
 /// The command that runs one test alone, as `cargo test` would: in the package directory,
-/// with `CARGO_MANIFEST_DIR` set, no stdin, in its own process group (so a timeout kills
-/// whatever the test spawned too). Output and extra environment are the caller's.
-pub fn test_command(test: &TestId) -> Command {
+/// with `CARGO_MANIFEST_DIR` set and the toolchain's libraries on the library path, no
+/// stdin, in its own process group (so a timeout kills whatever the test spawned too).
+/// Output and extra environment are the caller's.
+pub fn test_command(test: &TestId, engine: &Engine) -> Command {
     let mut command = Command::new(&test.binary);
+    engine.0.libraries(&mut command);
     command
         .args([
             "--exact",
@@ -136,6 +168,8 @@ pub(crate) struct EngineState {
     results_dir: PathBuf,
     /// Where running tests' process groups are registered, to be killed on an interrupt.
     pub(crate) interrupts: Interrupts,
+    /// The library directories test binaries run with (see [`library_path`]).
+    library_path: Option<OsString>,
     /// The instrumented build wraps libtest tests in the test attribute (see
     /// `zero::annotation::TEST_ATTRIBUTE`): their binaries are sent batches without a probe.
     pub(crate) wrapped_tests: bool,
@@ -164,6 +198,7 @@ impl Engine {
         Engine(Arc::new(EngineState {
             results_dir,
             interrupts,
+            library_path: library_path(),
             wrapped_tests,
             no_logfile: Mutex::default(),
             no_batch: Mutex::default(),
@@ -173,6 +208,15 @@ impl Engine {
 
     pub(crate) fn state(&self) -> &EngineState {
         &self.0
+    }
+}
+
+impl EngineState {
+    /// Puts the library directories on `command`'s library path.
+    pub(crate) fn libraries(&self, command: &mut Command) {
+        if let Some(path) = &self.library_path {
+            command.env(LIBRARY_VAR, path);
+        }
     }
 }
 
@@ -199,7 +243,7 @@ pub fn run_test(engine: &Engine, test: &TestId, config: &RunConfig) -> Result<Ru
                 .context("could not create a result file")?,
         )
     };
-    let mut command = test_command(test);
+    let mut command = test_command(test, engine);
     if let Some(log) = &log {
         command.arg("--logfile").arg(log.path());
     }

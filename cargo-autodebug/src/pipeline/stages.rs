@@ -92,7 +92,7 @@ pub fn select_tests(
     let options = session.options();
     let mut tests = Vec::new();
     for binary in binaries {
-        tests.extend(engine::list_tests(binary).or_exit(ExitCode::Software)?);
+        tests.extend(engine::list_tests(binary, &session.engine).or_exit(ExitCode::Software)?);
     }
     if let Some(filter) = &options.test_name {
         tests.retain(|t| t.name.contains(filter.as_str()));

@@ -342,7 +342,7 @@ impl Rebuild {
             )) {
                 continue;
             }
-            for test in engine::list_tests(binary)? {
+            for test in engine::list_tests(binary, &self.engine)? {
                 let key = TestKey {
                     package_dir: package_dir.clone(),
                     target: test.target.clone(),
