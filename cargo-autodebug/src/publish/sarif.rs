@@ -28,6 +28,7 @@ const RULES: [(&str, &str, &str); 2] = [
 /// The SARIF log of a report.
 pub fn log(report: &Report) -> Value {
     let mut results = Vec::new();
+    let top = report.suspects.iter().map(|s| s.score).fold(0.0, f64::max);
     for suspect in report.suspects.iter().take(SUSPECT_RESULTS) {
         let level = match suspect.rank {
             1 => "error",
@@ -41,7 +42,7 @@ pub fn log(report: &Report) -> Value {
             "ruleId": RULES[0].0,
             "ruleIndex": 0,
             "level": level,
-            "rank": rank_value(suspect.score),
+            "rank": rank_value(suspect.score, top),
             "message": {
                 "text": format!("Suspect #{} in `{}`: `{}`. {why}", suspect.rank, suspect.function, suspect.code),
             },
@@ -118,9 +119,27 @@ pub fn log(report: &Report) -> Value {
     })
 }
 
-/// SARIF's `rank` (0–100) from a merged score: higher is more likely.
-fn rank_value(score: f64) -> f64 {
-    (score.clamp(0.0, 1.0) * 1000.0).round() / 10.0
+/// SARIF's `rank` (0–100) from a merged score: the top suspect's score is 100, and the
+/// others in proportion (merged scores are sums of weighted reciprocal ranks, not 0–1).
+fn rank_value(score: f64, top: f64) -> f64 {
+    if top <= 0.0 {
+        return 0.0;
+    }
+    ((score / top).clamp(0.0, 1.0) * 1000.0).round() / 10.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rank_value;
+
+    #[test]
+    fn ranks_follow_the_scores_with_the_top_suspect_at_100() {
+        // Merged scores of a real run: every one above 1.
+        let scores = [5.25, 4.0, 1.5, 1.25];
+        let ranks: Vec<f64> = scores.iter().map(|&s| rank_value(s, 5.25)).collect();
+        assert_eq!(ranks, [100.0, 76.2, 28.6, 23.8]);
+        assert_eq!(rank_value(0.0, 0.0), 0.0);
+    }
 }
 
 /// A physical location relative to the workspace root.
