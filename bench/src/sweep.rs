@@ -148,6 +148,9 @@ pub struct CrateResult {
     pub tests: usize,
     /// Tests whose verdicts differ: `target::name`, plain verdict, instrumented verdict.
     pub differences: Vec<(String, Verdict, Verdict)>,
+    /// Tests whose verdicts differed, but whose plain verdict changes from one plain run to
+    /// the next (random inputs, a race, a hang now and then): not the instrumentation's.
+    pub unsteady: Vec<String>,
     /// Functions that got the attribute.
     pub functions: usize,
     /// Functions the instrumented build kept instrumented.
@@ -261,18 +264,21 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
         &opts.plain_target,
         &["test", "--no-fail-fast", "--tests"],
     );
-    let mut merged = Command::new("sh");
-    merged
-        .args(["-c", "exec \"$0\" \"$@\" 2>&1"])
-        .arg(test.get_program())
-        .args(test.get_args())
-        .envs(test.get_envs().filter_map(|(k, v)| Some((k, v?))))
-        .env_remove("AUTODEBUG_INSTRUMENT")
-        .env_remove("AUTODEBUG_TRACE")
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .current_dir(&copy);
+    let merged = || {
+        let mut merged = Command::new("sh");
+        merged
+            .args(["-c", "exec \"$0\" \"$@\" 2>&1"])
+            .arg(test.get_program())
+            .args(test.get_args())
+            .envs(test.get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .env_remove("AUTODEBUG_INSTRUMENT")
+            .env_remove("AUTODEBUG_TRACE")
+            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .current_dir(&copy);
+        merged
+    };
     let testing = Instant::now();
-    let tested = process::run(merged, opts.limit)?;
+    let tested = process::run(merged(), opts.limit)?;
     let plain_test_s = testing.elapsed().as_secs_f64();
     let mut plain = parse_libtest(&tested.stdout);
     // A test that kills its binary (a stack overflow aborts) takes the binary's other
@@ -388,8 +394,30 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
         instrumented.insert(key, verdict);
     }
     result.differences = differences(&plain, &instrumented);
+    if !result.differences.is_empty() {
+        // A test whose plain verdict changes from run to run says nothing of the
+        // instrumentation: the plain tests run again (a hang is bounded by five times the
+        // first run), and a verdict that is not the first one's again moves the test apart.
+        let bound = Duration::from_secs_f64((5.0 * plain_test_s).max(30.0)).min(opts.limit);
+        for _ in 0..PLAIN_RERUNS {
+            let again = parse_libtest(&process::run(merged(), bound)?.stdout);
+            let (steady, unsteady): (Vec<_>, Vec<_>) = std::mem::take(&mut result.differences)
+                .into_iter()
+                .partition(|(key, first, _)| again.get(key) == Some(first));
+            result.differences = steady;
+            result
+                .unsteady
+                .extend(unsteady.into_iter().map(|(key, ..)| key));
+            if result.differences.is_empty() {
+                break;
+            }
+        }
+    }
     Ok(result)
 }
+
+/// Plain reruns of a crate whose verdicts differed, to tell an unsteady test.
+const PLAIN_RERUNS: usize = 3;
 
 /// The tests whose verdicts differ between two runs, by key.
 pub fn differences(
@@ -713,6 +741,12 @@ pub fn markdown(results: &[CrateResult], provenance: &str) -> String {
             ));
         }
     }
+    per_crate_lines(
+        &mut md,
+        "Tests whose plain verdict changes from run to run (not counted as differences)",
+        results,
+        |r| &r.unsteady,
+    );
     per_crate_lines(&mut md, "The tool's warnings", results, |r| &r.warnings);
     per_crate_lines(&mut md, "Items built uninstrumented", results, |r| {
         &r.left_out
