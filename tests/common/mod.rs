@@ -99,11 +99,29 @@ fn point_runtime_at(manifest: &Path, runtime: &Path) {
 
 /// Runs `cargo autodebug ARGS` in `dir` with the shared target dir.
 pub fn autodebug(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-autodebug"))
+    autodebug_in(dir, args, &shared_target_dir(), &[])
+}
+
+/// Runs `cargo autodebug ARGS` in `dir` with the target dir `target` and the environment
+/// changed by `env` (a variable set, or removed when `None`).
+pub fn autodebug_in(
+    dir: &Path,
+    args: &[&str],
+    target: &Path,
+    env: &[(&str, Option<&std::ffi::OsStr>)],
+) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-autodebug"));
+    for (key, value) in env {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    command
         .arg("autodebug")
         .args(args)
         .arg("--target-dir")
-        .arg(shared_target_dir())
+        .arg(target)
         .current_dir(dir)
         .env_remove("AUTODEBUG_INSTRUMENT")
         // Workflow annotations only under GitHub Actions: not in these tests' output.

@@ -369,16 +369,15 @@ fn the_tests_of_a_procedural_macro_crate_run_as_under_cargo_test() {
     ]);
     // `cargo test` runs this test with those libraries on the path already: a user's
     // shell has none.
-    let output = Command::new(env!("CARGO_BIN_EXE_cargo-autodebug"))
-        .args(["autodebug", "--no-fix", "--target-dir"])
-        .arg(common::shared_target_dir())
-        .current_dir(dir.path())
-        .env_remove("LD_LIBRARY_PATH")
-        .env_remove("DYLD_FALLBACK_LIBRARY_PATH")
-        .env_remove("AUTODEBUG_INSTRUMENT")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+    let output = common::autodebug_in(
+        dir.path(),
+        &["--no-fix"],
+        &common::shared_target_dir(),
+        &[
+            ("LD_LIBRARY_PATH", None),
+            ("DYLD_FALLBACK_LIBRARY_PATH", None),
+        ],
+    );
     assert_eq!(
         output.status.code(),
         Some(5),
@@ -750,15 +749,8 @@ fn a_target_dir_of_its_own_takes_the_runtime_from_the_per_user_cache() {
     let _serial = serial();
     let cache = tempfile::tempdir().unwrap();
     let run = |dir: &Path, target: &Path| {
-        let output = Command::new(env!("CARGO_BIN_EXE_cargo-autodebug"))
-            .args(["autodebug", "--no-fix", "-v", "--target-dir"])
-            .arg(target)
-            .current_dir(dir)
-            .env("AUTODEBUG_CACHE_DIR", cache.path())
-            .env_remove("AUTODEBUG_INSTRUMENT")
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
+        let env = [("AUTODEBUG_CACHE_DIR", Some(cache.path().as_os_str()))];
+        let output = common::autodebug_in(dir, &["--no-fix", "-v"], target, &env);
         assert_eq!(
             output.status.code(),
             Some(5),
