@@ -128,20 +128,6 @@ fn rank_value(score: f64, top: f64) -> f64 {
     ((score / top).clamp(0.0, 1.0) * 1000.0).round() / 10.0
 }
 
-#[cfg(test)]
-mod tests {
-    use super::rank_value;
-
-    #[test]
-    fn ranks_follow_the_scores_with_the_top_suspect_at_100() {
-        // Merged scores of a real run: every one above 1.
-        let scores = [5.25, 4.0, 1.5, 1.25];
-        let ranks: Vec<f64> = scores.iter().map(|&s| rank_value(s, 5.25)).collect();
-        assert_eq!(ranks, [100.0, 76.2, 28.6, 23.8]);
-        assert_eq!(rank_value(0.0, 0.0), 0.0);
-    }
-}
-
 /// A physical location relative to the workspace root.
 fn location(file: &str, line: u32, column: u32, end_line: u32, end_column: u32) -> Value {
     let mut region = json!({ "startLine": line.max(1), "startColumn": column.max(1) });
@@ -202,4 +188,18 @@ fn fix(fix: &crate::model::Fix) -> Value {
         },
         "artifactChanges": changes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rank_value;
+
+    #[test]
+    fn ranks_follow_the_scores_with_the_top_suspect_at_100() {
+        // Merged scores of a real run: every one above 1.
+        let scores = [5.25, 4.0, 1.5, 1.25];
+        let ranks: Vec<f64> = scores.iter().map(|&s| rank_value(s, 5.25)).collect();
+        assert_eq!(ranks, [100.0, 76.2, 28.6, 23.8]);
+        assert_eq!(rank_value(0.0, 0.0), 0.0);
+    }
 }
