@@ -53,11 +53,14 @@ pub(crate) fn expand(
     };
     let mut item: Item = match syn::parse2(item.clone()) {
         Ok(item) => item,
-        Err(_) => {
+        Err(error) => {
+            // What did not parse is said too: edition-2015 syntax (`&mut FnMut(u8)`, a
+            // trait object without `dyn`) is an item the attribute fits but cannot read.
             let err = syn::Error::new_spanned(
                 &item,
                 format!(
-                    "`#[{}]` can only be attached to a function with a body or an `impl` block",
+                    "`#[{}]` can only be attached to a function with a body or an `impl` block \
+                     (this item does not parse: {error})",
                     first.ours.name()
                 ),
             );

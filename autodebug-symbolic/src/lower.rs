@@ -72,7 +72,7 @@ impl std::error::Error for Error {}
 
 /// Lowers every function of the Rust file `text` (named `file_name` in sites).
 pub(crate) fn lower_file(text: &str, file_name: &str) -> Result<Program, Error> {
-    let file = syn::parse_file(text).map_err(|e| {
+    let file = autodebug_syntax::parse_file(text).map_err(|e| {
         let at = source::pos(e.span().start());
         Error::Parse {
             file: file_name.to_string(),

@@ -52,7 +52,7 @@ struct Index {
 impl Index {
     fn of(text: &str) -> Result<Index> {
         let (offset, body) = parseable(text);
-        let file: syn::File = match syn::parse_str(&body) {
+        let file: syn::File = match autodebug_syntax::parse_file(&body) {
             Ok(file) => file,
             Err(error) => {
                 let at = position(error.span().start());

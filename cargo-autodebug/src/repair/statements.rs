@@ -274,7 +274,7 @@ impl<'a> StatementEdits<'a> {
             .functions
             .entry(target.path.clone())
             .or_insert_with(|| {
-                let file = syn::parse_file(text).ok()?;
+                let file = autodebug_syntax::parse_file(text).ok()?;
                 let mut walk = Walk::default();
                 walk.visit_file(&file);
                 Some(walk.functions)

@@ -147,7 +147,7 @@ pub fn plan_tests(text: &str) -> syn::Result<FilePlan> {
 }
 
 fn plan_for(text: &str, mode: Mode) -> syn::Result<FilePlan> {
-    let file = syn::parse_file(text)?;
+    let file = autodebug_syntax::parse_file(text)?;
     let mut planner = Planner {
         text,
         lines: LineIndex::new(text),
