@@ -306,14 +306,10 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
         .args(["--reruns", "0", "--color", "never", "--jobs"])
         .arg(opts.jobs.to_string())
         // The sweep compares verdicts, not speed (bench/overhead.sh measures that): a test
-        // may take under the tool what the whole plain test run took, ten times over.
+        // may take under the tool what the whole plain test run took, ten times over (not
+        // when that run hung), within the bound of the tool's whole run.
         .arg("--timeout")
-        .arg(
-            opts.test_timeout
-                .max(10.0 * plain_test_s)
-                .ceil()
-                .to_string(),
-        )
+        .arg(tool_timeout(opts, plain_test_s, tested.timed_out).to_string())
         .env("CARGO_NET_OFFLINE", "true")
         .current_dir(&copy);
     let ran = process::run(tool, opts.limit)?;
@@ -414,6 +410,20 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
         }
     }
     Ok(result)
+}
+
+/// The per-test timeout of the tool's run: the sweep's, or ten times the plain test run's
+/// wall time when that is longer and the plain run finished; at most the step bound.
+fn tool_timeout(opts: &Options, plain_test_s: f64, plain_timed_out: bool) -> f64 {
+    let scaled = if plain_timed_out {
+        0.0
+    } else {
+        10.0 * plain_test_s
+    };
+    opts.test_timeout
+        .max(scaled)
+        .min(opts.limit.as_secs_f64())
+        .ceil()
 }
 
 /// Plain reruns of a crate whose verdicts differed, to tell an unsteady test.
