@@ -57,9 +57,9 @@ run() {
     start=$EPOCHREALTIME
     case $v in
         p) (cd "$dir" && cargo test --no-run -q --target-dir "$work/target") > /dev/null 2>&1 ;;
-        c) (cd "$dir" && AUTODEBUG_CACHE_DIR= "$tool" autodebug --baseline-only -q \
+        c) (cd "$dir" && AUTODEBUG_CACHE_DIR= "$tool" autodebug --baseline-only \
                --target-dir "$work/target") > /dev/null 2>&1 || true ;;
-        w) (cd "$dir" && AUTODEBUG_CACHE_DIR=$cache "$tool" autodebug --baseline-only -q \
+        w) (cd "$dir" && AUTODEBUG_CACHE_DIR=$cache "$tool" autodebug --baseline-only \
                --target-dir "$work/target") > /dev/null 2>&1 || true ;;
     esac
     end=$EPOCHREALTIME
@@ -81,7 +81,7 @@ for crate in "$@"; do
     rm -rf "$filler" && mkdir -p "$filler/src"
     printf '[package]\nname = "filler"\nversion = "0.1.0"\nedition = "2021"\n\n[workspace]\n' > "$filler/Cargo.toml"
     printf 'pub fn one(x: u32) -> u32 {\n    if x > 1 { x } else { 1 }\n}\n\n#[test]\nfn one_is_one() {\n    assert_eq!(one(1), 1);\n}\n' > "$filler/src/lib.rs"
-    (cd "$filler" && AUTODEBUG_CACHE_DIR=$cache "$tool" autodebug --baseline-only -q \
+    (cd "$filler" && AUTODEBUG_CACHE_DIR=$cache "$tool" autodebug --baseline-only \
         --target-dir "$work/filler-target") > /dev/null 2>&1 || true
     declare -A wall=() build=()
     for ((i = 1; i <= runs; i++)); do
