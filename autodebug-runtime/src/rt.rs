@@ -170,7 +170,7 @@ pub fn branch(
     operands: impl FnOnce() -> Vec<Value>,
     scope: impl FnOnce() -> Vec<(&'static str, Value)>,
 ) -> bool {
-    if recorder::idle() {
+    if recorder::nothing_to_do(site) {
         return outcome;
     }
     recorder::branch(site, outcome, operands, scope)
@@ -199,7 +199,7 @@ pub fn component<T>(
     value: T,
     scope: impl FnOnce() -> Vec<(&'static str, Value)>,
 ) -> T {
-    if recorder::idle() {
+    if recorder::nothing_to_do(site) {
         return value;
     }
     recorder::component(site, value, scope)
@@ -208,7 +208,7 @@ pub fn component<T>(
 /// One iteration of a loop.
 #[inline(always)]
 pub fn iter(site: &'static Site) {
-    if recorder::idle() {
+    if recorder::nothing_to_do(site) {
         return;
     }
     recorder::iter(site)
