@@ -241,7 +241,7 @@ fn configuration_yields_to_the_command_line() {
     run_with(&[]);
     assert_eq!(
         techniques(&common::report(dir.path())),
-        ["diagnosis", "ochiai", "panic-site"]
+        ["called", "diagnosis", "ochiai", "panic-site"]
     );
 
     std::fs::create_dir_all(dir.path().join(".cargo")).unwrap();
@@ -264,13 +264,13 @@ fn configuration_yields_to_the_command_line() {
     run_with(&[]);
     assert_eq!(
         techniques(&common::report(dir.path())),
-        ["ochiai", "panic-site"]
+        ["called", "ochiai", "panic-site"]
     );
 
     run_with(&["--techniques", "switching,spectrum"]);
     assert_eq!(
         techniques(&common::report(dir.path())),
-        ["ochiai", "panic-site", "predicate-switching"]
+        ["called", "ochiai", "panic-site", "predicate-switching"]
     );
 
     // Exclusions: nothing of src/lib.rs is ranked, and the report says why.

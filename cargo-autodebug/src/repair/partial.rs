@@ -86,26 +86,7 @@ impl Search<'_> {
         {
             return;
         }
-        let mut failing: Vec<usize> = (rerun.baseline.iter().enumerate())
-            .filter(|(t, r)| {
-                !r.first.outcome.passed()
-                    && rerun.suite[*t].required
-                    && !rerun.suite[*t].out_of_reach
-            })
-            .map(|(t, _)| t)
-            .collect();
-        // The quickest first, by the events of their recorded runs rather than by the
-        // clock: which tests measure the partial fixes must not change from run to run.
-        let events = |t: usize| {
-            (self.context.traces.iter())
-                .filter(|r| {
-                    r.role == Role::Failing && r.test.display() == rerun.baseline[t].test.display()
-                })
-                .map(|r| r.trace.events.len())
-                .min()
-                .unwrap_or(usize::MAX)
-        };
-        failing.sort_by_key(|&t| (events(t), t));
+        let mut failing = self.failing_quickest_first(rerun);
         // The relocation reruns the failing tests until [`TESTS`] of them still fail: a
         // partial fix may pass the quickest ones, and what still fails is elsewhere.
         let relocated = failing.clone();
@@ -167,25 +148,7 @@ impl Search<'_> {
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
-            let mut combined = Vec::new();
-            for site in sites {
-                for edit in Syntactic::default().next(&self.targets[site], PER_SITE) {
-                    let mut edits = fix.edits.clone();
-                    edits.extend(edit.edits.into_iter().map(|mut e| {
-                        // As a person writes it (`k < n`, not `(k < n)`), as for any source.
-                        e.rust = super::complement_negated_equality(&super::without_outer_parens(
-                            &e.rust,
-                        ));
-                        e
-                    }));
-                    combined.push(Candidate {
-                        edits,
-                        template: format!("{}+{}", fix.template, edit.template),
-                        cost: fix.cost + edit.cost,
-                        source: NAME,
-                    });
-                }
-            }
+            let combined = self.combined_with(fix, &sites);
             let fuel = (COMBINED * progress[i].work).max(super::FUEL_FLOOR);
             let (passed, undecided) =
                 self.check_combined(rerun, fuel, combined, checked, details, notes);
@@ -201,6 +164,55 @@ impl Search<'_> {
             partial.len().min(PARTIALS),
             super::plural(found)
         ));
+    }
+
+    /// The required failing tests that reached instrumented code, the quickest first by the
+    /// events of their recorded runs rather than by the clock: which tests measure the
+    /// partial fixes must not change from run to run.
+    fn failing_quickest_first(&self, rerun: &Rerun) -> Vec<usize> {
+        let mut failing: Vec<usize> = (rerun.baseline.iter().enumerate())
+            .filter(|(t, r)| {
+                !r.first.outcome.passed()
+                    && rerun.suite[*t].required
+                    && !rerun.suite[*t].out_of_reach
+            })
+            .map(|(t, _)| t)
+            .collect();
+        let events = |t: usize| {
+            (self.context.traces.iter())
+                .filter(|r| {
+                    r.role == Role::Failing && r.test.display() == rerun.baseline[t].test.display()
+                })
+                .map(|r| r.trace.events.len())
+                .min()
+                .unwrap_or(usize::MAX)
+        };
+        failing.sort_by_key(|&t| (events(t), t));
+        failing
+    }
+
+    /// The partial fix `fix` with each one-token edit (the first [`PER_SITE`]) of the target
+    /// sites `sites`.
+    fn combined_with(&self, fix: &Candidate, sites: &[usize]) -> Vec<Candidate> {
+        let mut combined = Vec::new();
+        for &site in sites {
+            for edit in Syntactic::default().next(&self.targets[site], PER_SITE) {
+                let mut edits = fix.edits.clone();
+                edits.extend(edit.edits.into_iter().map(|mut e| {
+                    // As a person writes it (`k < n`, not `(k < n)`), as for any source.
+                    e.rust =
+                        super::complement_negated_equality(&super::without_outer_parens(&e.rust));
+                    e
+                }));
+                combined.push(Candidate {
+                    edits,
+                    template: format!("{}+{}", fix.template, edit.template),
+                    cost: fix.cost + edit.cost,
+                    source: NAME,
+                });
+            }
+        }
+        combined
     }
 
     /// For each examined candidate, how its runs of the `failing` tests (with soft

@@ -172,29 +172,9 @@ impl Search<'_> {
                 details.cut = Some(format!("{} candidates", self.limits.candidates));
                 return Err(Cut);
             }
-            let proposing = Instant::now();
-            let mut batch = source.next(target, BATCH.min(room));
-            details.propose_s += proposing.elapsed().as_secs_f64();
-            // A borrowed clause is written as it must stand: parenthesized where the site is
-            // a clause of a chain (`a && (b || x)`, not `a && b || x`).
-            let written_whole = source.name() == super::clauses::NAME;
-            for edit in batch.iter_mut().flat_map(|c| c.edits.iter_mut()) {
-                if edit.statement.is_none() && !written_whole {
-                    edit.rust = complement_negated_equality(&without_outer_parens(&edit.rust));
-                }
-            }
-            if batch.is_empty() {
+            let Some(batch) = self.next_batch(source, target, room, checked, details) else {
                 return Ok(());
-            }
-            // What an earlier source proposed is not checked again (nor a candidate that
-            // changes nothing, nor one that passes without fixing: a loop's stride changed,
-            // a tested value written in); when this source reaches it as a simpler edit, it
-            // keeps the lower cost.
-            batch.retain(|c| {
-                !c.edits.is_empty()
-                    && !c.edits.iter().any(|e| self.overfits(e))
-                    && checked.propose(c)
-            });
+            };
             details.candidates += batch.len();
             let mut checkable = Vec::new();
             for candidate in &batch {
@@ -278,6 +258,41 @@ impl Search<'_> {
                 checkable.len()
             ));
         }
+    }
+
+    /// The next batch of `source`'s candidates at `target` (at most `room`), written as a
+    /// person writes them, without those to leave unchecked; `None` when the source has no
+    /// more.
+    fn next_batch(
+        &self,
+        source: &mut (dyn CandidateSource + '_),
+        target: &Target,
+        room: usize,
+        checked: &mut Checked,
+        details: &mut Details,
+    ) -> Option<Vec<Candidate>> {
+        let proposing = Instant::now();
+        let mut batch = source.next(target, BATCH.min(room));
+        details.propose_s += proposing.elapsed().as_secs_f64();
+        // A borrowed clause is written as it must stand: parenthesized where the site is a
+        // clause of a chain (`a && (b || x)`, not `a && b || x`).
+        let written_whole = source.name() == super::clauses::NAME;
+        for edit in batch.iter_mut().flat_map(|c| c.edits.iter_mut()) {
+            if edit.statement.is_none() && !written_whole {
+                edit.rust = complement_negated_equality(&without_outer_parens(&edit.rust));
+            }
+        }
+        if batch.is_empty() {
+            return None;
+        }
+        // What an earlier source proposed is not checked again (nor a candidate that
+        // changes nothing, nor one that passes without fixing: a loop's stride changed, a
+        // tested value written in); when this source reaches it as a simpler edit, it keeps
+        // the lower cost.
+        batch.retain(|c| {
+            !c.edits.is_empty() && !c.edits.iter().any(|e| self.overfits(e)) && checked.propose(c)
+        });
+        Some(batch)
     }
 
     /// Makes the sites of `suspect` not in `taken` targets of the search (they are taken
@@ -441,17 +456,8 @@ impl Search<'_> {
             let slow = details.rebuilds >= limits.free_rebuilds
                 && (details.validated > 0 || rebuild_start.elapsed() > limits.rebuild_time);
             if details.rebuilds >= budget || slow || site_fixed {
-                if !site_fixed {
-                    details.cut.get_or_insert(if slow && details.validated > 0 {
-                        format!("{} rebuilds and a validated fix", details.rebuilds)
-                    } else if slow {
-                        format!(
-                            "{} rebuilds taking over {:?}",
-                            details.rebuilds, limits.rebuild_time
-                        )
-                    } else {
-                        format!("{budget} rebuilds")
-                    });
+                if !site_fixed && details.cut.is_none() {
+                    details.cut = Some(rebuilds_cut(details, slow, budget, limits));
                 }
                 // Plausible candidates not rebuilt are still reported.
                 fixes.extend(self.not_rebuilt(&candidate, runtime_passed.as_deref()));
@@ -491,13 +497,7 @@ impl Search<'_> {
             details.rebuilds += 1;
             self.console.status(
                 "Rebuilding",
-                &format!(
-                    "[{}/{total}] {}:{}: {}",
-                    details.rebuilds,
-                    fix.file,
-                    fix.line,
-                    crate::publish::describe(&fix)
-                ),
+                &format!("[{}/{total}] {}", details.rebuilds, at_and_edit(&fix)),
             );
             let changes: Vec<(String, String)> = fix
                 .files
@@ -589,4 +589,29 @@ impl Search<'_> {
             );
         }
     }
+}
+
+/// What stopped the rebuilds: a validated fix past the free rebuilds, their time, or the
+/// budget.
+fn rebuilds_cut(details: &Details, slow: bool, budget: usize, limits: &Limits) -> String {
+    if slow && details.validated > 0 {
+        format!("{} rebuilds and a validated fix", details.rebuilds)
+    } else if slow {
+        format!(
+            "{} rebuilds taking over {:?}",
+            details.rebuilds, limits.rebuild_time
+        )
+    } else {
+        format!("{budget} rebuilds")
+    }
+}
+
+/// `file:line: edit`, as the console names a fix being rebuilt.
+fn at_and_edit(fix: &Fix) -> String {
+    format!(
+        "{}:{}: {}",
+        fix.file,
+        fix.line,
+        crate::publish::describe(fix)
+    )
 }

@@ -295,35 +295,7 @@ impl<'a> StatementEdits<'a> {
             .iter()
             .filter(|s| s.bytes.start <= site.start && site.end <= s.bytes.end)
             .collect();
-        let mut out = Vec::new();
-        // The operator of the innermost compound assignment that holds the site.
-        if let Some(compound) = function
-            .compounds
-            .iter()
-            .filter(|c| c.whole.start <= site.start && site.end <= c.whole.end)
-            .min_by_key(|c| c.whole.len())
-        {
-            let swaps: Vec<&str> = if compound.step {
-                STEPS.into_iter().filter(|s| *s != compound.op).collect()
-            } else {
-                compound_swaps(&compound.op).to_vec()
-            };
-            // Nobody writes `s -= x * -1`: a swap of `+=` and `-=` over a negated right-hand
-            // side puts two signs together, further from what a person writes than an edit
-            // that drops the sign (as the one-token edits rank `x - -1`).
-            let right = super::patch::squeeze(&text[compound.right.clone()]);
-            let negated = right.starts_with('-') || right.contains("*-") || right.contains("/-");
-            for swap in swaps {
-                let signs =
-                    negated && matches!((compound.op.as_str(), swap), ("+=", "-=") | ("-=", "+="));
-                out.push((
-                    compound.operator.clone(),
-                    swap.to_string(),
-                    COMPOUND_OPERATOR,
-                    COST_OPERATOR + if signs { 2 } else { 0 },
-                ));
-            }
-        }
+        let mut out = compound_swaps_at(function, site, text);
         // The innermost statement that holds the site, deleted.
         if let Some(inner) = holding.iter().min_by_key(|s| s.bytes.len())
             && inner.deletable
@@ -391,6 +363,43 @@ impl<'a> StatementEdits<'a> {
         }
         queue
     }
+}
+
+/// A statement edit: the bytes replaced, their replacement, its template and its cost.
+type StatementEdit = (Range<usize>, String, &'static str, u32);
+
+/// The operator of the innermost compound assignment of `function` that holds `site`,
+/// swapped for each of its counterparts.
+fn compound_swaps_at(function: &Function, site: &Range<usize>, text: &str) -> Vec<StatementEdit> {
+    let mut out = Vec::new();
+    let Some(compound) = function
+        .compounds
+        .iter()
+        .filter(|c| c.whole.start <= site.start && site.end <= c.whole.end)
+        .min_by_key(|c| c.whole.len())
+    else {
+        return out;
+    };
+    let swaps: Vec<&str> = if compound.step {
+        STEPS.into_iter().filter(|s| *s != compound.op).collect()
+    } else {
+        compound_swaps(&compound.op).to_vec()
+    };
+    // Nobody writes `s -= x * -1`: a swap of `+=` and `-=` over a negated right-hand side
+    // puts two signs together, further from what a person writes than an edit that drops
+    // the sign (as the one-token edits rank `x - -1`).
+    let right = super::patch::squeeze(&text[compound.right.clone()]);
+    let negated = right.starts_with('-') || right.contains("*-") || right.contains("/-");
+    for swap in swaps {
+        let signs = negated && matches!((compound.op.as_str(), swap), ("+=", "-=") | ("-=", "+="));
+        out.push((
+            compound.operator.clone(),
+            swap.to_string(),
+            COMPOUND_OPERATOR,
+            COST_OPERATOR + if signs { 2 } else { 0 },
+        ));
+    }
+    out
 }
 
 /// `bytes` grown to whole lines when nothing else is on them (a deleted statement takes
