@@ -85,7 +85,7 @@ pub fn apply(
     // Every file is checked before any is written.
     let mut plan = Vec::new();
     for change in &fix.files {
-        let path = confined(workspace_root, &change.path)?;
+        let path = confined(workspace_root, &change.path).context("not applied")?;
         let now = std::fs::read_to_string(&path)
             .with_context(|| format!("could not read {}", path.display()))?;
         if now != change.before {
@@ -107,15 +107,16 @@ pub fn apply(
     Ok(written)
 }
 
-/// `relative` under `root`, refusing paths that leave it.
-fn confined(root: &Path, relative: &str) -> Result<PathBuf> {
+/// `relative` under `root`, refusing paths that leave it (or take any detour: a fix names
+/// its files plainly).
+pub(super) fn confined(root: &Path, relative: &str) -> Result<PathBuf> {
     let path = Path::new(relative);
     if path.is_absolute()
         || path
             .components()
             .any(|c| !matches!(c, std::path::Component::Normal(_)))
     {
-        bail!("{relative} is not a path inside the workspace: not applied");
+        bail!("{relative} is not a path inside the workspace");
     }
     Ok(root.join(path))
 }

@@ -201,7 +201,7 @@ impl Rebuild {
         }
         let mut changed_files = BTreeSet::new();
         for (path, text) in files {
-            let file = confined(&self.copy.root, path)?;
+            let file = super::apply::confined(&self.copy.root, path)?;
             let original = std::fs::read_to_string(&file)
                 .with_context(|| format!("could not read {}", file.display()))?;
             self.dirty.insert(path.clone(), original);
@@ -382,18 +382,6 @@ impl Rebuild {
     }
 }
 
-/// `relative` under `root`, refusing paths that would leave it.
-fn confined(root: &Path, relative: &str) -> Result<PathBuf> {
-    let path = Path::new(relative);
-    if path.is_absolute()
-        || path
-            .components()
-            .any(|c| !matches!(c, std::path::Component::Normal(_)))
-    {
-        bail!("{relative} is not a path inside the workspace");
-    }
-    Ok(root.join(path))
-}
 
 /// Writes `text` to `path` and makes its modification time later than now by a margin,
 /// so that cargo, which compares timestamps, sees it newer than any artifact built
