@@ -382,7 +382,6 @@ impl Rebuild {
     }
 }
 
-
 /// Writes `text` to `path` and makes its modification time later than now by a margin,
 /// so that cargo, which compares timestamps, sees it newer than any artifact built
 /// before, whatever the file system's timestamp granularity.
