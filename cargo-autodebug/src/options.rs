@@ -181,6 +181,11 @@ pub struct Options {
     #[arg(long)]
     pub allow_dirty: bool,
 
+    /// Open report.html in a browser when the run ends (`$BROWSER` when set, as `cargo doc
+    /// --open` does, else the system's opener).
+    #[arg(long)]
+    pub open: bool,
+
     /// Output on stdout: a human summary, or JSON lines (events as the run goes, the report
     /// last).
     #[arg(long, value_enum, default_value_t = MessageFormat::Human)]

@@ -174,6 +174,38 @@ fn check_example(example: &Path) -> Result<(), Failed> {
     if !branch_or_component {
         return Err(format!("no failing trace has a branch or component event\n{run}").into());
     }
+    check_page(copy.path(), &report)
+}
+
+/// `report.html` is there, under 1 MB, refers to nothing outside itself, and has a source
+/// line for the top suspect.
+fn check_page(root: &Path, report: &Value) -> Result<(), Failed> {
+    let page = std::fs::read_to_string(root.join("autodebug.out/report.html"))?;
+    if page.len() >= 1 << 20 {
+        return Err(format!("report.html is {} bytes (1 MB at most)", page.len()).into());
+    }
+    for reference in [
+        "http://",
+        "https://",
+        "src=",
+        "href=\"//",
+        "@import",
+        "url(",
+    ] {
+        if page.contains(reference) {
+            return Err(format!("report.html refers outside itself: `{reference}`").into());
+        }
+    }
+    let top = &report["suspects"][0];
+    let line = format!(
+        "data-file=\"{}\" data-line=\"{}\" data-rank=\"1\"",
+        top["file"].as_str().unwrap_or_default(),
+        top["line"]
+    );
+    if !page.contains(&line) {
+        return Err(format!("report.html has no line marked `{line}`").into());
+    }
+    eprintln!("report.html: {} bytes", page.len());
     Ok(())
 }
 

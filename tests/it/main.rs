@@ -19,6 +19,7 @@ mod oracle;
 mod pathgen;
 mod publish;
 mod repair;
+mod report_html;
 mod solver;
 mod switching;
 mod zero_annotation;

@@ -102,6 +102,9 @@ pub fn finish(
     report.write(output_dir).or_exit(ExitCode::Software)?;
     publish::write(&report, output_dir, &session.output.shown(), changed)
         .or_exit(ExitCode::Software)?;
+    if options.open {
+        open_in_browser(&output_dir.join(publish::html::REPORT_HTML), console);
+    }
     if publish::github::in_actions() {
         // Workflow commands: on stdout, where the runner reads them, unless stdout carries
         // JSON lines only.
@@ -129,4 +132,28 @@ pub fn finish(
         MessageFormat::Json => console.event(&Event::Report { report: &report }),
     }
     Ok(code)
+}
+
+/// Opens `page` with `$BROWSER` when it is set (as `cargo doc --open` does), else with the
+/// system's opener; a warning when neither can (the run's result does not change).
+fn open_in_browser(page: &std::path::Path, console: &Console) {
+    let opened = match std::env::var_os("BROWSER").filter(|b| !b.is_empty()) {
+        Some(browser) => std::process::Command::new(&browser)
+            .arg(page)
+            .status()
+            .map_err(|e| format!("{}: {e}", browser.to_string_lossy()))
+            .and_then(|status| {
+                status
+                    .success()
+                    .then_some(())
+                    .ok_or_else(|| format!("{} exited with {status}", browser.to_string_lossy()))
+            }),
+        None => opener::open(page).map_err(|e| e.to_string()),
+    };
+    if let Err(why) = opened {
+        console.warn(&format!(
+            "could not open {} in a browser: {why}\nhint: open the file yourself, or set BROWSER",
+            page.display()
+        ));
+    }
 }

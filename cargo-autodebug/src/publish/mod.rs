@@ -1,5 +1,7 @@
 //! Where the report goes beyond `report.json`: a pull request and the tools around it.
 //!
+//! - `report.html`: the report to look at (the source shaded by suspicion, the evidence, the
+//!   values, the fixes as diffs); see [`html`].
 //! - `report.md`: the diagnosis in a few lines and each validated fix as GitHub
 //!   ```` ```suggestion ```` blocks on the exact lines, ready to post as review comments;
 //!   `review.json`, the same as a body for GitHub's "create a review" API.
@@ -13,6 +15,7 @@
 
 pub mod diff;
 pub mod github;
+pub mod html;
 pub mod markdown;
 pub mod rustfix;
 pub mod sarif;
@@ -34,7 +37,8 @@ pub const FIXES_RUSTFIX: &str = "fixes.rustfix.json";
 /// A pull-request review with the suggestions as comments.
 pub const REVIEW_JSON: &str = "review.json";
 
-/// Writes `report.md`, `review.json`, `report.sarif` and `fixes.rustfix.json` into `dir`.
+/// Writes `report.html`, `report.md`, `review.json`, `report.sarif` and `fixes.rustfix.json`
+/// into `dir` (which holds the stored traces `report.html` reads values from).
 pub fn write(
     report: &Report,
     dir: &Path,
@@ -45,6 +49,7 @@ pub fn write(
         let path = dir.join(name);
         std::fs::write(&path, text).with_context(|| format!("could not write {}", path.display()))
     };
+    write(html::REPORT_HTML, html::render(report, dir))?;
     write(REPORT_MD, markdown::render(report, output_shown))?;
     let review = serde_json::to_string_pretty(&github::review(report, changed))?;
     write(REVIEW_JSON, review + "\n")?;

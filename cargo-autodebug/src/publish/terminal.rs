@@ -30,7 +30,7 @@ impl Report {
             }
         }
         out.push_str(&format!(
-            "{}: {output_dir}/report.json ({:.1}s)\n",
+            "{}: {output_dir}/report.html ({:.1}s; data in report.json)\n",
             style.paint(BOLD, "Report"),
             self.timing.total_s
         ));
@@ -764,7 +764,7 @@ mod tests {
         report.set_exit(ExitCode::Clean);
         assert_eq!(
             report.render("out", Style::default()),
-            "ok All 3 tests passed: nothing to debug.\nReport: out/report.json (0.0s)\n"
+            "ok All 3 tests passed: nothing to debug.\nReport: out/report.html (0.0s; data in report.json)\n"
         );
     }
 
