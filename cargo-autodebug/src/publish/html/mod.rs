@@ -271,6 +271,9 @@ fn failing_tests(out: &mut String, report: &Report) {
             if let Some(contract) = &oracle.contract {
                 facts.push(("Contract", contract.clone()));
             }
+            if oracle.expected.is_none() {
+                facts.extend(assertion_sides(&test.message));
+            }
             out.push_str("<dl class=\"oracle\">");
             for (term, value) in facts {
                 out.push_str(&format!(
@@ -292,6 +295,23 @@ fn failing_tests(out: &mut String, report: &Report) {
         ));
     }
     out.push_str("</section>");
+}
+
+/// The two values a failed `assert_eq!`/`assert_ne!` printed (`left: …`, `right: …`), for
+/// a failure whose oracle has no expected value of its own.
+fn assertion_sides(message: &str) -> Vec<(&'static str, String)> {
+    if !message.starts_with("assertion `left") {
+        return Vec::new();
+    }
+    let side = |name: &str| {
+        message
+            .lines()
+            .find_map(|l| l.trim_start().strip_prefix(name).map(str::to_string))
+    };
+    match (side("left: "), side("right: ")) {
+        (Some(left), Some(right)) => vec![("Left", left), ("Right", right)],
+        _ => Vec::new(),
+    }
 }
 
 /// What checked a fix, in words.
@@ -390,7 +410,12 @@ fn suspects(out: &mut String, report: &Report, files: &[Listing]) {
             Some(href) => format!("<a href=\"{href}\">{}</a>", esc(&place)),
             None => esc(&place),
         };
-        let techniques: Vec<&str> = s.techniques.iter().map(|t| t.technique).collect();
+        let mut techniques: Vec<&str> = Vec::new();
+        for t in &s.techniques {
+            if !techniques.contains(&t.technique) {
+                techniques.push(t.technique);
+            }
+        }
         out.push_str(&format!(
             "<tr data-rank=\"{}\"><td class=\"rank\" style=\"--heat-bg: {}\">#{}</td>\
              <td>{place}</td><td><code>{}</code></td><td>{:.2}</td><td>{}</td></tr>",
@@ -479,6 +504,19 @@ mod tests {
             esc("<script>alert('x' & \"y\")</script>"),
             "&lt;script&gt;alert(&#39;x&#39; &amp; &quot;y&quot;)&lt;/script&gt;"
         );
+    }
+
+    #[test]
+    fn a_failed_assert_eq_gives_its_two_sides() {
+        let message = "assertion `left == right` failed: <b>\n  left: Some(3)\n right: Some(9)";
+        assert_eq!(
+            assertion_sides(message),
+            vec![
+                ("Left", "Some(3)".to_string()),
+                ("Right", "Some(9)".to_string())
+            ]
+        );
+        assert!(assertion_sides("index out of bounds").is_empty());
     }
 
     #[test]
