@@ -47,7 +47,7 @@ pub fn render(listing: &Listing, report: &Report, observed: &Observed) -> String
     let shown = shown_lines(lines.len(), by_line.keys().copied());
     let mut out = format!(
         "<section class=\"file\" aria-labelledby=\"file-{i}\"><h3 id=\"file-{i}\">{}</h3>\
-         <div class=\"source\" role=\"list\">",
+         <div class=\"source\">",
         esc(listing.path),
         i = listing.index
     );
@@ -59,7 +59,7 @@ pub fn render(listing: &Listing, report: &Report, observed: &Observed) -> String
         }
         if n > previous + 1 {
             out.push_str(&format!(
-                "<div class=\"gap\" role=\"listitem\">⋯ lines {}–{} not shown</div>",
+                "<div class=\"gap\">⋯ lines {}–{} not shown</div>",
                 previous + 1,
                 n - 1
             ));
@@ -77,7 +77,7 @@ pub fn render(listing: &Listing, report: &Report, observed: &Observed) -> String
                     "line"
                 };
                 out.push_str(&format!(
-                    "<div class=\"{class}\" id=\"{id}\" role=\"listitem\"><span class=\"ln\">{n}\
+                    "<div class=\"{class}\" id=\"{id}\"><span class=\"ln\">{n}\
                      </span><span class=\"rank\"></span><span class=\"score\"></span>\
                      <code>{}</code></div>",
                     esc(text)
@@ -87,7 +87,7 @@ pub fn render(listing: &Listing, report: &Report, observed: &Observed) -> String
     }
     if lines.len() as u32 > previous {
         out.push_str(&format!(
-            "<div class=\"gap\" role=\"listitem\">⋯ lines {}–{} not shown</div>",
+            "<div class=\"gap\">⋯ lines {}–{} not shown</div>",
             previous + 1,
             lines.len()
         ));
@@ -130,7 +130,7 @@ fn suspect_line(
         }
     }
     format!(
-        "<details class=\"line suspect{top_class}\" id=\"{id}\" role=\"listitem\" \
+        "<details class=\"line suspect{top_class}\" id=\"{id}\" \
          data-file=\"{file}\" data-line=\"{n}\" data-rank=\"{rank}\" data-score=\"{score:.3}\" \
          style=\"--heat-bg: {bg}\"{open}><summary><span class=\"ln\">{n}</span>\
          <span class=\"rank\" title=\"rank {rank} of {total}\">#{rank}{top_label}</span>\
