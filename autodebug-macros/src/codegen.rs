@@ -199,6 +199,10 @@ struct Requests {
     autodebug: bool,
     /// `#[autodebug(always)]` was among them.
     always: bool,
+    /// Positions (line, column) whose innermost site is left uninstrumented:
+    /// `#[autodebug(skip = "12:17 30:5")]` (what `cargo autodebug` writes where the
+    /// compiler rejected the instrumented code of one site).
+    skip: Vec<(u32, u32)>,
 }
 
 /// Parses the gathered attributes.
@@ -208,9 +212,10 @@ fn parse_requests(raws: Vec<RawAttr>) -> syn::Result<Requests> {
     for raw in raws {
         match raw.ours {
             Ours::Autodebug => match parse_autodebug_args(raw.args) {
-                Ok(always) => {
+                Ok((always, skip)) => {
                     requests.autodebug = true;
                     requests.always |= always;
+                    requests.skip.extend(skip);
                 }
                 Err(e) => errors.push(e),
             },
@@ -224,18 +229,42 @@ fn parse_requests(raws: Vec<RawAttr>) -> syn::Result<Requests> {
     Ok(requests)
 }
 
-/// `#[autodebug]` takes nothing or `always`.
-fn parse_autodebug_args(args: TokenStream) -> syn::Result<bool> {
-    if args.is_empty() {
-        return Ok(false);
+/// `#[autodebug]` takes nothing, `always`, `skip = "LINE:COLUMN …"`, or both.
+fn parse_autodebug_args(args: TokenStream) -> syn::Result<(bool, Vec<(u32, u32)>)> {
+    let wrong = |tokens: &dyn quote::ToTokens| {
+        syn::Error::new_spanned(
+            tokens,
+            "`#[autodebug]` takes no argument, `always`, or `skip = \"LINE:COLUMN …\"`",
+        )
+    };
+    let metas = syn::parse::Parser::parse2(
+        syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+        args.clone(),
+    )
+    .map_err(|_| wrong(&args))?;
+    let (mut always, mut skip) = (false, Vec::new());
+    for meta in &metas {
+        match meta {
+            syn::Meta::Path(path) if path.is_ident("always") => always = true,
+            syn::Meta::NameValue(nv) if nv.path.is_ident("skip") => {
+                let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(text),
+                    ..
+                }) = &nv.value
+                else {
+                    return Err(wrong(&nv.value));
+                };
+                for point in text.value().split_whitespace() {
+                    let parsed = point
+                        .split_once(':')
+                        .and_then(|(l, c)| Some((l.parse().ok()?, c.parse().ok()?)));
+                    skip.push(parsed.ok_or_else(|| wrong(text))?);
+                }
+            }
+            other => return Err(wrong(&other)),
+        }
     }
-    match syn::parse2::<Ident>(args.clone()) {
-        Ok(word) if word == "always" => Ok(true),
-        _ => Err(syn::Error::new_spanned(
-            args,
-            "`#[autodebug]` takes no argument or `always`",
-        )),
-    }
+    Ok((always, skip))
 }
 
 /// A free function (or a method whose attribute expanded on its own).
@@ -260,6 +289,7 @@ fn expand_fn(func: &mut ItemFn, first: RawAttr, instrument_env: bool) -> syn::Re
         site_fn: name,
         contracts: &contracts,
         instrument: requests.always || instrument_env,
+        skip: &requests.skip,
     };
     wrap(&func.sig, &mut func.block, &spec)?;
     allow_instrumented(&mut func.attrs, &func.sig, &spec);
@@ -323,11 +353,13 @@ fn expand_impl(imp: &mut ItemImpl, first: RawAttr, instrument_env: bool) -> syn:
             if contracts.is_empty() && !instrument {
                 return Ok(());
             }
+            let skip: Vec<(u32, u32)> = outer.skip.iter().chain(&own.skip).copied().collect();
             let spec = FnSpec {
                 display: name.clone(),
                 site_fn: format!("{type_name}::{name}"),
                 contracts: &contracts,
                 instrument,
+                skip: &skip,
             };
             wrap(&method.sig, &mut method.block, &spec)?;
             allow_instrumented(&mut method.attrs, &method.sig, &spec);
@@ -370,6 +402,8 @@ struct FnSpec<'a> {
     contracts: &'a [&'a Contract],
     /// Whether to instrument the body and report contract checks to the runtime.
     instrument: bool,
+    /// Positions whose innermost site is left uninstrumented.
+    skip: &'a [(u32, u32)],
 }
 
 /// A value captured on entry for `old(expr)`.
@@ -400,7 +434,7 @@ fn wrap(sig: &Signature, body: &mut Block, spec: &FnSpec) -> syn::Result<()> {
     let mut entry = TokenStream::new();
     // A const fn cannot call the runtime's hooks: `#[autodebug]` leaves it alone.
     if spec.instrument && sig.constness.is_none() {
-        entry = instrument::instrument_body(sig, &mut block, &spec.site_fn);
+        entry = instrument::instrument_body(sig, &mut block, &spec.site_fn, spec.skip);
         // The instrumentation may hold user code in verbatim nodes; reparse so that the
         // `return`s and `?`s inside are seen by `run_body`.
         if !spec.contracts.is_empty() {
@@ -960,7 +994,12 @@ mod tests {
         let out = expand_str("requires", "true", "struct S;", false);
         assert!(out.contains("can only be attached to a function"), "{out}");
         let out = expand_str("autodebug", "sometimes", "fn f() {}", false);
-        assert!(out.contains("takes no argument or `always`"), "{out}");
+        assert!(
+            out.contains("takes no argument, `always`, or `skip"),
+            "{out}"
+        );
+        let out = expand_str("autodebug", "skip = \"3\"", "fn f() {}", false);
+        assert!(out.contains("LINE:COLUMN"), "{out}");
         let out = expand_str("requires", "true", "impl S { fn f(&self) {} }", false);
         assert!(out.contains("put it on a method"), "{out}");
     }

@@ -13,7 +13,9 @@
 mod borrows;
 mod scope;
 
-use crate::site::site_ref;
+use std::cell::RefCell;
+
+use crate::site::{range_of, site_ref};
 use autodebug_syntax::{
     chain_leaves_mut, contains_let, diverges, for_range_mut, is_chain, is_compound,
     is_effect_argument, is_returned_value, reports_assign, reports_call, reports_closure_value,
@@ -33,10 +35,15 @@ use syn::{BinOp, Block, Expr, FnArg, Pat, Stmt, Type};
 /// function's entry site `__autodebug_fn` (the entry hook in `block` names it) and each
 /// parameter bound to a plain name passed through the argument hook, so that a plan can
 /// replace it (`let x = argument(&args, "x", x);`).
+///
+/// `skip` are positions (line, column) whose innermost site is left as written: where the
+/// compiler rejected that site's instrumented code, the rest of the function stays
+/// instrumented.
 pub(crate) fn instrument_body(
     sig: &syn::Signature,
     block: &mut syn::Block,
     function: &str,
+    skip: &[(u32, u32)],
 ) -> TokenStream {
     if sig.constness.is_some() {
         return TokenStream::new();
@@ -45,6 +52,7 @@ pub(crate) fn instrument_body(
         function: function.to_string(),
         scopes: Scopes::new(borrows::excluded_names(block)),
         returns: returns_value(&sig.output),
+        skip: RefCell::new(skip.iter().map(|&p| (p, false)).collect()),
     };
     let entry = walker.declare_params(sig);
     walker.scopes.push();
@@ -63,9 +71,32 @@ struct Instrumenter {
     scopes: Scopes,
     /// Whether return values are component sites (see [`returns_value`]).
     returns: bool,
+    /// Positions whose innermost site is left as written, each with whether a site took it.
+    skip: RefCell<Vec<((u32, u32), bool)>>,
 }
 
 impl Instrumenter {
+    /// Whether the site covering `original` is left as written: it holds a skipped position
+    /// that no site inside it took (sites are wrapped inside out, so the innermost takes it).
+    fn skipped(&self, original: &TokenStream) -> bool {
+        let mut skip = self.skip.borrow_mut();
+        if skip.is_empty() {
+            return false;
+        }
+        let Some((start, end)) = range_of(original) else {
+            return false;
+        };
+        let (start, end) = ((start.line, start.column), (end.line, end.column));
+        let mut hit = false;
+        for (point, taken) in skip.iter_mut() {
+            if !*taken && start <= *point && *point < end {
+                *taken = true;
+                hit = true;
+            }
+        }
+        hit
+    }
+
     fn site(&self, tokens: &TokenStream, kind: &str) -> TokenStream {
         site_ref(tokens, kind, &self.function)
     }
@@ -146,7 +177,7 @@ impl Instrumenter {
     /// Replaces `expr` by `component(SITE, expr, || scope)`, the site covering `original`.
     /// `expr` must already be instrumented inside.
     fn wrap_component(&self, expr: &mut Expr, original: &TokenStream, kind: &str) {
-        if diverges(expr) {
+        if diverges(expr) || self.skipped(original) {
             // `component(SITE, panic!(), …)` would warn about unreachable code.
             return;
         }
@@ -276,6 +307,9 @@ impl Instrumenter {
         } else {
             self.visit_expr_mut(cond);
         }
+        if self.skipped(&original) {
+            return;
+        }
         let site = self.site(&original, kind);
         let scope = self.scope_closure();
         *cond = Expr::Verbatim(quote! {
@@ -294,6 +328,9 @@ impl Instrumenter {
                 let original = operand.to_token_stream();
                 let operands = self.operands(operand);
                 self.visit_expr_mut(operand);
+                if self.skipped(&original) {
+                    return;
+                }
                 let site = self.site(&original, "Operand");
                 let scope = self.scope_closure();
                 *operand = Expr::Verbatim(quote! {
@@ -329,6 +366,9 @@ impl Instrumenter {
     /// `iter(SITE)` as the first statement of a loop body; `header` is the loop's
     /// keyword and header (`for x in xs`, `while c`, `loop`).
     fn insert_iteration(&self, body: &mut Block, header: &TokenStream) {
+        if self.skipped(header) {
+            return;
+        }
         let site = self.site(header, "Loop");
         if let Some(stmt) = parse_stmt(quote!(::autodebug_runtime::__rt::iter(#site);)) {
             body.stmts.insert(0, stmt);
@@ -558,9 +598,13 @@ mod tests {
     use quote::ToTokens;
 
     fn instrument(src: &str) -> syn::ItemFn {
+        instrument_skipping(src, &[])
+    }
+
+    fn instrument_skipping(src: &str, skip: &[(u32, u32)]) -> syn::ItemFn {
         let mut func: syn::ItemFn = syn::parse_str(src).expect("test source parses");
         let sig = func.sig.clone();
-        let entry = instrument_body(&sig, &mut func.block, &sig.ident.to_string());
+        let entry = instrument_body(&sig, &mut func.block, &sig.ident.to_string(), skip);
         // The entry statements go first, as `codegen::wrap` puts them.
         let first: syn::Block = syn::parse2(quote::quote!({ #entry })).expect("entry parses");
         func.block.stmts.splice(0..0, first.stmts);
@@ -1019,5 +1063,24 @@ mod tests {
         fn a_numbers(a: &[Vec<TokenTree>]) -> Vec<String> {
             a[1..5].iter().map(|t| t[0].to_string()).collect()
         }
+    }
+
+    #[test]
+    fn a_skipped_position_leaves_only_its_innermost_site_as_written() {
+        let src = "fn f(a: i32, v: &[i32]) -> i32 {\n    let b = g(a + 1);\n    \
+                   if b > v.len() as i32 {\n        return b;\n    }\n    a\n}";
+        let all = instrument(src);
+        assert_eq!(kinds(&all, "Let"), ["g(a + 1)"]);
+        assert_eq!(kinds(&all, "If"), ["b > v.len() as i32"]);
+        // 2:17 is inside `a + 1`, which is no site: the innermost site holding it is the
+        // `let`'s value; the other sites stay.
+        let skipped = instrument_skipping(src, &[(2, 17)]);
+        assert!(kinds(&skipped, "Let").is_empty(), "{:?}", sites(&skipped));
+        assert_eq!(kinds(&skipped, "If"), ["b > v.len() as i32"]);
+        assert_eq!(kinds(&skipped, "Return"), kinds(&all, "Return"));
+        // A position in the condition: the branch stays as written, the `let` instrumented.
+        let skipped = instrument_skipping(src, &[(3, 8)]);
+        assert!(kinds(&skipped, "If").is_empty());
+        assert_eq!(kinds(&skipped, "Let"), ["g(a + 1)"]);
     }
 }

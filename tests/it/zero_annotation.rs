@@ -970,3 +970,53 @@ fn a_crate_that_a_dev_dependency_takes_in_another_version_builds_instrumented() 
     // The version cargo names in its hint selects the package too.
     common::autodebug_expecting(dir.path(), &["-p", "ring@0.2.0", "--no-fix"], 5);
 }
+
+/// A site whose instrumented code the compiler rejects (a `pin!` whose temporary lives on
+/// only in a `let` of its own, E0716) is left as written and the rest of its function stays
+/// instrumented: the fault in that function is found and fixed, and the report says which
+/// site was left out and why.
+#[test]
+fn only_the_site_the_compiler_rejects_is_left_uninstrumented() {
+    let _serial = serial();
+    let copy = common::fixture("plain-pinned");
+    let before = snapshot(copy.path());
+    let output = common::autodebug_expecting(copy.path(), &[], 5);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("rejected the instrumented code of 1 site: src/lib.rs:11:17"),
+        "{stderr}"
+    );
+    let report = common::report(copy.path());
+    let instrumentation = &report["instrumentation"];
+    assert_eq!(instrumentation["functions"], 2, "{instrumentation:#}");
+    assert_eq!(instrumentation["instrumented"], 2, "{instrumentation:#}");
+    assert_eq!(instrumentation["left_out"], serde_json::json!([]));
+    let sites = instrumentation["sites_left_out"].as_array().unwrap();
+    assert_eq!(sites.len(), 1, "{instrumentation:#}");
+    assert_eq!(
+        (&sites[0]["line"], &sites[0]["item"]),
+        (&serde_json::json!(11), &serde_json::json!("poll_within"))
+    );
+    assert!(
+        sites[0]["reason"].as_str().unwrap().contains("E0716"),
+        "{instrumentation:#}"
+    );
+    assert!(
+        report["suspects"][0]["function"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("poll_within")),
+        "{:#}",
+        report["suspects"]
+    );
+    let fix = report["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["validated"] == true)
+        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    assert!(
+        [13, 14].contains(&fix["line"].as_u64().unwrap()),
+        "{report:#}"
+    );
+    assert!(snapshot(copy.path()) == before, "the user's tree changed");
+}

@@ -9,6 +9,10 @@ pub struct Instrumentation {
     pub instrumented: usize,
     /// Items built uninstrumented because the compiler rejected them instrumented.
     pub left_out: Vec<LeftOut>,
+    /// Sites left as written (the rest of their function instrumented) because the
+    /// compiler rejected their instrumented code.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sites_left_out: Vec<SiteLeftOut>,
     /// Tests that got the test attribute (one process runs a test under many plans).
     pub tests_wrapped: usize,
 }
@@ -23,5 +27,20 @@ pub struct LeftOut {
     /// Functions it holds.
     pub functions: usize,
     /// The first line of the first compiler error inside it.
+    pub reason: String,
+}
+
+/// A site left as written, and why: the compiler's error pointed into it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SiteLeftOut {
+    /// Its file, relative to the workspace root.
+    pub file: String,
+    /// Where the compiler's error pointed (1-based line and character column); the
+    /// innermost site holding that position is the one left as written.
+    pub line: u32,
+    pub column: u32,
+    /// The item it is in (`max`, `impl Stack`).
+    pub item: String,
+    /// The first line of the compiler's error.
     pub reason: String,
 }

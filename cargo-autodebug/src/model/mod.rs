@@ -16,7 +16,7 @@ mod trace;
 pub use events::Event;
 pub use exit_code::{ExitCode, Failure, OrExit};
 pub use fix::{Details as RepairDetails, EditEntry, FileChange, Fix};
-pub use instrumentation::{Instrumentation, LeftOut};
+pub use instrumentation::{Instrumentation, LeftOut, SiteLeftOut};
 pub use oracle::{AcceptedCall, Arg, Entry as OracleEntry, LaterCall};
 pub use outcome::{Location, Outcome};
 pub use report::{Applied, FIX_PATCH, FailingTest, Report, SHOWN_SUSPECTS, peak_rss_mb};

@@ -29,9 +29,11 @@ const ATTRIBUTES_2015: [(&str, &str); 2] = [
 
 /// Whether `text` (cut out of a copy) holds one of the attributes this module inserts.
 pub fn holds_attribute(text: &str) -> bool {
+    // Without the closing bracket: an attribute with a skip list holds arguments there.
+    let opening = |attribute: &'static str| attribute.trim_end_matches(']');
     ATTRIBUTES_2015
         .iter()
-        .any(|(ours, ours_2015)| text.contains(ours) || text.contains(ours_2015))
+        .any(|(ours, ours_2015)| text.contains(opening(ours)) || text.contains(opening(ours_2015)))
 }
 
 /// Names of the tool's own attributes: an item carrying one (from this tool, or an
@@ -86,6 +88,41 @@ impl Insertion {
     /// Width of the inserted text in characters.
     pub fn width(&self) -> u32 {
         self.text.chars().count() as u32
+    }
+
+    /// Adds `points` (line, column) to the attribute's skip list
+    /// (`#[::autodebug_runtime::autodebug(skip = "12:17 30:5")]`): the innermost site holding
+    /// each is left as written. Columns on the attribute's own line would move with the
+    /// list's text; such a point is refused (`false`).
+    pub fn skip(&mut self, points: &[(u32, u32)]) -> bool {
+        if points
+            .iter()
+            .any(|&(line, _)| line == self.line && self.moves_tokens)
+        {
+            return false;
+        }
+        const PATH: &str = "autodebug_runtime::autodebug";
+        const OPEN: &str = "(skip = \"";
+        let Some(at) = self.text.find(PATH).map(|at| at + PATH.len()) else {
+            return false;
+        };
+        let after = &self.text[at..];
+        let (mut list, rest): (Vec<String>, &str) = match after.strip_prefix(OPEN) {
+            Some(inner) => {
+                let Some(close) = inner.find("\")]") else {
+                    return false;
+                };
+                let list = inner[..close].split_whitespace().map(str::to_string);
+                (list.collect(), &inner[close + 3..])
+            }
+            None => match after.strip_prefix(']') {
+                Some(rest) => (Vec::new(), rest),
+                None => return false,
+            },
+        };
+        list.extend(points.iter().map(|(l, c)| format!("{l}:{c}")));
+        self.text = format!("{}{OPEN}{}\")]{rest}", &self.text[..at], list.join(" "));
+        true
     }
 }
 
@@ -1118,5 +1155,31 @@ make!();
             // The instrumentation's plan does not look.
             assert_eq!(plan_for(text, Mode::Functions).unwrap().keeps_state, None);
         }
+    }
+
+    #[test]
+    fn a_skip_list_grows_in_the_attribute_and_refuses_the_attributes_own_line() {
+        let mut insertion = Insertion {
+            offset: 0,
+            line: 3,
+            column: 1,
+            text: format!("{ATTRIBUTE} "),
+            moves_tokens: true,
+            lines: (3, 9),
+            item: "f".into(),
+            functions: 1,
+        };
+        assert!(insertion.skip(&[(5, 17)]));
+        assert_eq!(
+            insertion.text,
+            "#[::autodebug_runtime::autodebug(skip = \"5:17\")] "
+        );
+        assert!(insertion.skip(&[(7, 2)]));
+        assert_eq!(
+            insertion.text,
+            "#[::autodebug_runtime::autodebug(skip = \"5:17 7:2\")] "
+        );
+        // A column on the attribute's line moves with the list: refused.
+        assert!(!insertion.skip(&[(3, 30)]));
     }
 }

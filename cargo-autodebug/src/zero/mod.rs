@@ -21,7 +21,7 @@ use anyhow::{Context, Result};
 use crate::build::{self, BuildOutcome};
 use crate::console::Console;
 use crate::copy_tree::ScratchCopy;
-use crate::model::{Instrumentation, LeftOut, Report};
+use crate::model::{Instrumentation, LeftOut, Report, SiteLeftOut};
 use crate::options::{Annotate, Exclusions, Options};
 use crate::workspace::{SelectedPackage, Workspace};
 use annotation::Insertion;
@@ -33,8 +33,9 @@ use module_tree::ModuleTree;
 /// scratch place before copying to a place of this run's own (a cold build).
 const COPY_WAIT: Duration = Duration::from_secs(20);
 
-/// Builds retried after leaving out the items the compiler rejected once instrumented.
-const BUILD_RETRIES: usize = 3;
+/// Builds retried after leaving out the sites, then the items, the compiler rejected once
+/// instrumented.
+const BUILD_RETRIES: usize = 4;
 
 /// One annotated file: the user's text and the attributes the copy has.
 #[derive(Debug, Clone)]
@@ -131,6 +132,7 @@ impl Zero {
                 functions,
                 instrumented: functions,
                 left_out: Vec::new(),
+                sites_left_out: Vec::new(),
                 tests_wrapped: tests,
             }),
             copy,
@@ -140,10 +142,12 @@ impl Zero {
     }
 
     /// The instrumented build in the copy (`workspace`, from [`Zero::prepare`]). Code the
-    /// macro cannot instrument would fail to compile there: the items the compiler's errors
-    /// point into are built uninstrumented and the build retried (a few times). Errors that
-    /// stay where they were once the attribute is gone, or that are outside annotated
-    /// items, are the crate's own: that build's failure is the outcome.
+    /// macro cannot instrument would fail to compile there. First, the site each error
+    /// points into is left as written (the attribute's skip list), the rest of its function
+    /// instrumented; an error that stays there after that leaves the whole item
+    /// uninstrumented; the build is retried each time (a few times). Errors that stay where
+    /// they were once the attribute is gone, or that are outside annotated items, are the
+    /// crate's own: that build's failure is the outcome.
     pub fn build(
         &self,
         workspace: &Workspace,
@@ -153,18 +157,31 @@ impl Zero {
         let mut retries = 0;
         let mut dropped = Vec::new();
         let mut suspected = BTreeSet::new();
+        // The error positions already given to a skip list.
+        let mut given: BTreeSet<(String, u32, u32)> = BTreeSet::new();
         loop {
             let outcome = build::build(workspace, &self.options, log_dir, console)?;
             let BuildOutcome::Failed { errors, .. } = &outcome else {
-                if !dropped.is_empty() {
-                    console.warn(&format!(
-                        "the instrumented build rejected {}; built {} uninstrumented",
-                        dropped.join(", "),
-                        if dropped.len() == 1 { "it" } else { "them" }
-                    ));
-                }
+                self.announce_fallbacks(&dropped, console);
                 return Ok(outcome);
             };
+            if retries == BUILD_RETRIES {
+                return Ok(outcome);
+            }
+            // Each error's own position (its first location), with its first line.
+            let positions: Vec<((String, u32, u32), &str)> = errors
+                .iter()
+                .filter_map(|e| {
+                    let (file, line, column) = error_locations(e).into_iter().next()?;
+                    let first = e.lines().next().unwrap_or_default();
+                    Some(((self.relative(file), line, column), first))
+                })
+                .filter(|(at, _)| !given.contains(at))
+                .collect();
+            if self.skip_sites(&positions, &mut given)? {
+                retries += 1;
+                continue;
+            }
             // Each location with the first line of its error (the reason an item is left out).
             let located: Vec<((String, u32), &str)> = errors
                 .iter()
@@ -172,7 +189,7 @@ impl Zero {
                     let first = e.lines().next().unwrap_or_default();
                     error_locations(e)
                         .into_iter()
-                        .map(move |(file, line)| ((file, line), first))
+                        .map(move |(file, line, _)| ((file, line), first))
                 })
                 .map(|((file, line), first)| ((self.relative(file), line), first))
                 .collect();
@@ -182,43 +199,138 @@ impl Zero {
                 return Ok(outcome);
             }
             let blamed = self.blame(&locations);
-            if blamed.is_empty() || retries == BUILD_RETRIES {
+            if blamed.is_empty() {
                 return Ok(outcome);
             }
             retries += 1;
             suspected = locations;
-            let mut files = self.files.borrow_mut();
-            let mut instrumentation = self.instrumentation.borrow_mut();
-            for (path, lines) in blamed {
-                let Some(file) = files.get_mut(&path) else {
-                    continue;
-                };
-                file.insertions.retain(|i| {
-                    let keep = !lines.contains(&i.lines);
-                    if !keep {
-                        dropped.push(format!("{path}: {}", i.item));
-                        let reason = located
-                            .iter()
-                            .find(|((file, line), _)| {
-                                *file == path && i.lines.0 <= *line && *line <= i.lines.1
-                            })
-                            .map_or_else(String::new, |(_, first)| first.to_string());
-                        instrumentation.instrumented -= i.functions;
-                        instrumentation.left_out.push(LeftOut {
-                            file: path.clone(),
-                            item: i.item.clone(),
-                            functions: i.functions,
-                            reason,
-                        });
-                    }
-                    keep
-                });
-                let target = self.copy.root.join(&path);
-                write_newer(
-                    &target,
-                    &annotation::annotated(&file.user_text, &file.insertions),
-                )?;
+            self.drop_items(blamed, &located, &mut dropped)?;
+        }
+    }
+
+    /// Gives each error position inside an annotated item to that item's skip list (the
+    /// innermost site holding it is left as written) and rewrites the files; `false` when
+    /// no position could be given.
+    fn skip_sites(
+        &self,
+        positions: &[((String, u32, u32), &str)],
+        given: &mut BTreeSet<(String, u32, u32)>,
+    ) -> Result<bool> {
+        let mut files = self.files.borrow_mut();
+        let mut instrumentation = self.instrumentation.borrow_mut();
+        let mut changed: BTreeSet<String> = BTreeSet::new();
+        for ((path, line, column), first) in positions {
+            let Some(file) = files.get_mut(path) else {
+                continue;
+            };
+            let Some(insertion) = file
+                .insertions
+                .iter_mut()
+                .filter(|i| i.functions > 0 && i.lines.0 <= *line && *line <= i.lines.1)
+                .min_by_key(|i| i.lines.1 - i.lines.0)
+            else {
+                continue;
+            };
+            // The same error twice (the library and its tests compile the same file).
+            if !given.insert((path.clone(), *line, *column)) || !insertion.skip(&[(*line, *column)])
+            {
+                continue;
             }
+            changed.insert(path.clone());
+            instrumentation.sites_left_out.push(SiteLeftOut {
+                file: path.clone(),
+                line: *line,
+                column: *column,
+                item: insertion.item.clone(),
+                reason: first.to_string(),
+            });
+        }
+        for path in &changed {
+            let file = &files[path];
+            write_newer(
+                &self.copy.root.join(path),
+                &annotation::annotated(&file.user_text, &file.insertions),
+            )?;
+        }
+        Ok(!changed.is_empty())
+    }
+
+    /// Leaves the blamed items (by file, their line ranges) uninstrumented and rewrites the
+    /// files.
+    fn drop_items(
+        &self,
+        blamed: BTreeMap<String, BTreeSet<(u32, u32)>>,
+        located: &[((String, u32), &str)],
+        dropped: &mut Vec<String>,
+    ) -> Result<()> {
+        let mut files = self.files.borrow_mut();
+        let mut instrumentation = self.instrumentation.borrow_mut();
+        for (path, lines) in blamed {
+            let Some(file) = files.get_mut(&path) else {
+                continue;
+            };
+            file.insertions.retain(|i| {
+                let keep = !lines.contains(&i.lines);
+                if !keep {
+                    dropped.push(format!("{path}: {}", i.item));
+                    let reason = located
+                        .iter()
+                        .find(|((file, line), _)| {
+                            *file == path && i.lines.0 <= *line && *line <= i.lines.1
+                        })
+                        .map_or_else(String::new, |(_, first)| first.to_string());
+                    instrumentation.instrumented -= i.functions;
+                    instrumentation.left_out.push(LeftOut {
+                        file: path.clone(),
+                        item: i.item.clone(),
+                        functions: i.functions,
+                        reason,
+                    });
+                    // Its sites left out are now the whole item's.
+                    instrumentation.sites_left_out.retain(|s| {
+                        !(s.file == path && i.lines.0 <= s.line && s.line <= i.lines.1)
+                    });
+                }
+                keep
+            });
+            write_newer(
+                &self.copy.root.join(&path),
+                &annotation::annotated(&file.user_text, &file.insertions),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Says once what the build left uninstrumented: whole items, and single sites.
+    fn announce_fallbacks(&self, dropped: &[String], console: &Console) {
+        if !dropped.is_empty() {
+            console.warn(&format!(
+                "the instrumented build rejected {}; built {} uninstrumented",
+                dropped.join(", "),
+                if dropped.len() == 1 { "it" } else { "them" }
+            ));
+        }
+        let instrumentation = self.instrumentation.borrow();
+        let sites = &instrumentation.sites_left_out;
+        if !sites.is_empty() {
+            let listed: Vec<String> = sites
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{}:{}:{} in {} ({})",
+                        s.file, s.line, s.column, s.item, s.reason
+                    )
+                })
+                .collect();
+            console.warn(&format!(
+                "the instrumented build rejected the instrumented code of {} site{}: {}; left {} \
+                 as written, the rest of {} function instrumented",
+                sites.len(),
+                if sites.len() == 1 { "" } else { "s" },
+                listed.join(", "),
+                if sites.len() == 1 { "it" } else { "them" },
+                if sites.len() == 1 { "its" } else { "their" },
+            ));
         }
     }
 
@@ -649,15 +761,15 @@ fn add_insertions(
 }
 
 /// `(file, line)` of each ` --> file:line:column` in a rendered compiler message.
-fn error_locations(rendered: &str) -> Vec<(String, u32)> {
+fn error_locations(rendered: &str) -> Vec<(String, u32, u32)> {
     rendered
         .lines()
         .filter_map(|line| {
             let at = line.trim_start().strip_prefix("--> ")?;
             let mut parts = at.rsplitn(3, ':');
-            let _column = parts.next()?;
+            let column = parts.next()?.parse().ok()?;
             let line = parts.next()?.parse().ok()?;
-            Some((parts.next()?.to_string(), line))
+            Some((parts.next()?.to_string(), line, column))
         })
         .collect()
 }
@@ -698,8 +810,8 @@ mod tests {
         assert_eq!(
             error_locations(rendered),
             [
-                ("src/lib.rs".to_string(), 12),
-                ("/abs/path/src/a.rs".to_string(), 3)
+                ("src/lib.rs".to_string(), 12, 5),
+                ("/abs/path/src/a.rs".to_string(), 3, 1)
             ]
         );
     }
