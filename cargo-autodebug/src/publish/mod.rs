@@ -6,7 +6,7 @@
 //!   ```` ```suggestion ```` blocks on the exact lines, ready to post as review comments;
 //!   `review.json`, the same as a body for GitHub's "create a review" API.
 //! - `report.sarif`: SARIF 2.1.0 for code scanning (suspects as results, fixes as SARIF fixes).
-//! - `fixes.rustfix.json`: the validated fixes as rustc JSON diagnostics with machine
+//! - `fixes.rustfix.json`: the top validated fix as rustc JSON diagnostics with machine
 //!   suggestions (file, byte range, replacement, applicability), which rustfix and editors
 //!   apply.
 //! - GitHub workflow annotations (`::error file=…,line=…::…`), only under `GITHUB_ACTIONS`.

@@ -1,7 +1,10 @@
 //! `fixes.rustfix.json`: the validated fixes in the shape rustc gives machine suggestions
 //! (one JSON diagnostic per line), which rustfix, `cargo fix`-style tools and editors read.
 //!
-//! One diagnostic per fix and file: its child `help` carries one span per replacement with
+//! Only the top validated fix is there: rustfix applies every suggestion of a file
+//! together, and two validated fixes are alternatives (`s < a[i]` or `i += 2`), not parts
+//! of one change; the others are in `report.json` and `report.md`. One diagnostic per file
+//! of the fix: its child `help` carries one span per replacement with
 //! `suggested_replacement` and its byte range in the file as analysed. The applicability is
 //! `MaybeIncorrect`: passing the suite shows the fix is consistent with the tests, not that it
 //! is what the author meant, so a tool should ask before applying it.
@@ -14,10 +17,10 @@ use crate::model::Report;
 /// The applicability every suggestion carries.
 pub const APPLICABILITY: &str = "MaybeIncorrect";
 
-/// The diagnostics, one JSON object per line.
+/// The diagnostics of the top validated fix, one JSON object per line.
 pub fn diagnostics(report: &Report) -> String {
     let mut out = String::new();
-    for fix in offered(report) {
+    for fix in offered(report).take(1) {
         for change in &fix.files {
             let replaced = replacements(change, &fix.edits);
             if replaced.is_empty() {
