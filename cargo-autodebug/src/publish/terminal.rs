@@ -171,27 +171,10 @@ impl Report {
     /// Where, why, the fix and how to apply it; then the other suspects in one line.
     fn verdict(&self, out: &mut String, output_dir: &str, style: Style) {
         out.push('\n');
-        let fix = self.top_fix();
-        match (self.culprit(), fix) {
-            (_, Some(fix)) => {
-                let code = self
-                    .culprit()
-                    .filter(|s| s.file == fix.file && s.line == fix.line)
-                    .and_then(|s| s.source_line.clone())
-                    .unwrap_or_else(|| match fix.original.trim() {
-                        // A statement put in: what goes there.
-                        "" => super::describe(fix),
-                        _ => fix.original.clone(),
-                    });
-                out.push_str(&format!(
-                    "{} {}:{}:{}  {code}\n",
-                    style.heading("Where"),
-                    fix.file,
-                    fix.line,
-                    fix.column
-                ));
-            }
-            (Some(suspect), None) => {
+        // `Where` is the report's top suspect (the site of the top fix when it changes a
+        // suspect: those lead the ranking); a fix elsewhere says where it is on its own line.
+        match (self.culprit(), self.top_fix()) {
+            (Some(suspect), _) => {
                 let code = suspect.source_line.as_deref().unwrap_or(&suspect.code);
                 out.push_str(&format!(
                     "{} {}:{}:{}  {code}\n",
@@ -199,6 +182,20 @@ impl Report {
                     suspect.file,
                     suspect.line,
                     suspect.column
+                ));
+            }
+            (None, Some(fix)) => {
+                let code = match fix.original.trim() {
+                    // A statement put in: what goes there.
+                    "" => super::describe(fix),
+                    _ => fix.original.clone(),
+                };
+                out.push_str(&format!(
+                    "{} {}:{}:{}  {code}\n",
+                    style.heading("Where"),
+                    fix.file,
+                    fix.line,
+                    fix.column
                 ));
             }
             (None, None) => {
@@ -424,8 +421,16 @@ impl Report {
                 }
             })
             .collect();
+        let elsewhere = self
+            .culprit()
+            .is_some_and(|s| (s.file.as_str(), s.line) != (fix.file.as_str(), fix.line));
+        let place = if elsewhere && fix.edits.len() <= 1 {
+            format!("at {}:{}:{}: ", fix.file, fix.line, fix.column)
+        } else {
+            String::new()
+        };
         out.push_str(&format!(
-            "{} {} — {}: rebuilt with the patch, {}/{} tests pass\n",
+            "{} {place}{} — {}: rebuilt with the patch, {}/{} tests pass\n",
             style.heading("Fix"),
             edits.join(", "),
             style.paint(GREEN, "validated"),
@@ -708,6 +713,30 @@ mod tests {
                 "missing fixes[].{field}"
             );
         }
+    }
+
+    /// A fix at a site that is not the top suspect (a statement put in, say): `Where` is still
+    /// the report's top suspect, `Also` goes on from #2, and the fix says where it is.
+    #[test]
+    fn where_is_the_top_suspect_and_a_fix_elsewhere_says_where() {
+        let mut report = failing_report();
+        report.repair = Some(crate::model::RepairDetails::default());
+        let mut elsewhere = fix(true);
+        elsewhere.line = 9;
+        elsewhere.suspect_rank = 0;
+        elsewhere.edits[0].line = 9;
+        report.fixes.push(elsewhere);
+        let summary = plain(&report);
+        let top = &report.suspects[0];
+        assert!(
+            summary.contains(&format!("Where  src/lib.rs:{}:13", top.line)),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("Fix    at src/lib.rs:9:13: `s1 < n` → `s1 <= n`"),
+            "{summary}"
+        );
+        assert!(summary.contains("Also   2. src/lib.rs:"), "{summary}");
     }
 
     /// Without a validated fix: no fix.patch, and the summary says what was tried.
