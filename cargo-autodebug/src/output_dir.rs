@@ -22,11 +22,16 @@ impl OutputDir {
     /// Creates the directory `--output` names (or `autodebug.out` in the workspace root),
     /// moving a previous one aside to `<dir>.old` (and removing an older `.old`).
     pub fn for_run(workspace: &Workspace, options: &Options) -> Result<OutputDir> {
-        let dir = match &options.output {
+        OutputDir::create(OutputDir::path_for(workspace, options)?)
+    }
+
+    /// Where the run's directory is (`--output`, or `autodebug.out` in the workspace
+    /// root), without touching it.
+    pub fn path_for(workspace: &Workspace, options: &Options) -> Result<PathBuf> {
+        Ok(match &options.output {
             Some(dir) => std::path::absolute(dir).context("bad --output path")?,
             None => workspace.root.join("autodebug.out"),
-        };
-        OutputDir::create(dir)
+        })
     }
 
     /// Creates `dir` afresh, moving a previous one aside to `<dir>.old` (and removing an
@@ -66,7 +71,7 @@ impl OutputDir {
 
     /// The directories the tool owns beside the user's files: this one and its `.old`.
     pub fn own_dirs(&self) -> [PathBuf; 2] {
-        [self.path.clone(), old_of(&self.path)]
+        own_dirs_of(&self.path)
     }
 
     /// Where cargo's and the tests' logs go.
@@ -108,6 +113,11 @@ fn lock(dir: &Path) -> Result<std::fs::File> {
 }
 
 /// `<dir>.old`.
+/// The directories the tool owns for an output directory `dir`: it and its `.old`.
+pub fn own_dirs_of(dir: &Path) -> [PathBuf; 2] {
+    [dir.to_path_buf(), old_of(dir)]
+}
+
 fn old_of(dir: &Path) -> PathBuf {
     let mut old = dir.to_path_buf().into_os_string();
     old.push(".old");

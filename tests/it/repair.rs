@@ -8,12 +8,12 @@ use std::path::Path;
 
 use serde_json::Value;
 
-/// Copies the crate, commits it, runs `cargo autodebug --apply` (exit 5: the tests failed
-/// when analysed), and returns the copy and the report.
+/// Copies the crate, commits it, runs `cargo autodebug --apply` (exit 0: the fix was
+/// applied; the report keeps the analysis's 5), and returns the copy and the report.
 fn repair(crate_dir: &Path) -> (tempfile::TempDir, Value) {
     let dir = common::copy_crate(crate_dir);
     common::git_commit_all(dir.path());
-    common::autodebug_expecting(dir.path(), &["--apply"], 5);
+    common::autodebug_expecting(dir.path(), &["--apply"], 0);
     let report = common::report(dir.path());
     (dir, report)
 }
@@ -200,7 +200,7 @@ fn off_by_one_loop_bound_is_repaired() {
 fn a_fault_ranked_past_the_targets_is_fixed_when_theirs_all_fail() {
     let dir = common::copy_crate(&fixture("plain-pairs"));
     common::git_commit_all(dir.path());
-    common::autodebug_expecting(dir.path(), &["--apply", "--fix-suspects", "1"], 5);
+    common::autodebug_expecting(dir.path(), &["--apply", "--fix-suspects", "1"], 0);
     let report = common::report(dir.path());
     let notes = report["notes"].as_array().unwrap();
     assert!(

@@ -218,7 +218,7 @@ fn apply_changes_only_the_faulty_line() {
         common::git_commit_all(dir.path());
         let before = snapshot(dir.path());
         let line = line_of(dir.path(), case.file, case.faulty);
-        common::autodebug_expecting(dir.path(), &["--apply"], 5);
+        common::autodebug_expecting(dir.path(), &["--apply"], 0);
         let report = common::report(dir.path());
         assert_eq!(
             report["apply"]["files"],
@@ -286,7 +286,7 @@ fn positions_are_the_users_when_tokens_move_in_the_copy() {
     let _serial = serial();
     let dir = one_line_crate();
     common::git_commit_all(dir.path());
-    common::autodebug_expecting(dir.path(), &["--apply"], 5);
+    common::autodebug_expecting(dir.path(), &["--apply"], 0);
     let report = common::report(dir.path());
     // `a > b` starts at column 44 of line 1 in the user's file.
     let suspect = report["suspects"]

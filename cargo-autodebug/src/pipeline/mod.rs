@@ -17,6 +17,9 @@ pub fn run(
     console: &Console,
     interrupts: &Interrupts,
 ) -> Result<ExitCode, Failure> {
+    if options.apply && apply_before_any_work(options, console)? {
+        return Ok(ExitCode::Clean);
+    }
     let mut session = Session::open(options, console, interrupts)?;
     let mut report = Report::new(&session.user.root);
     report.plan = session.plan.as_ref().map(|p| p.display().to_string());
@@ -41,7 +44,45 @@ pub fn run(
             code
         }
     };
-    publish::finish(report, code, &session, console)
+    let applied = report.apply.as_ref().is_some_and(|a| a.refused.is_none());
+    let code = publish::finish(report, code, &session, console)?;
+    // The fix is in the tree: the run did what it was asked (the report keeps the
+    // analysis's own code).
+    Ok(if applied { ExitCode::Clean } else { code })
+}
+
+/// `--apply`, before anything is built or moved: a tree with uncommitted changes is refused
+/// at once (unless `--allow-dirty`), and the top fix of the last report is written when that
+/// report is still current. `true` when it was; otherwise the analysis runs first.
+fn apply_before_any_work(options: &Options, console: &Console) -> Result<bool, Failure> {
+    use crate::model::OrExit;
+    use crate::repair::apply::{Before, from_report};
+    let user = crate::workspace::Workspace::discover(options).or_exit(ExitCode::Usage)?;
+    let (options, _) = crate::config::configure(options, &user).or_exit(ExitCode::Usage)?;
+    let output =
+        crate::output_dir::OutputDir::path_for(&user, &options).or_exit(ExitCode::Usage)?;
+    let mut own_dirs = crate::output_dir::own_dirs_of(&output).to_vec();
+    own_dirs.push(crate::build::target_dir(&user, &options));
+    let before = from_report(&user.root, &output, options.allow_dirty, &own_dirs)
+        .map_err(|e| e.context("--apply refused"))
+        .or_exit(ExitCode::Usage)?;
+    match before {
+        Before::Applied { files } => {
+            console.status(
+                "Applied",
+                &format!(
+                    "the top fix of {}/report.json to {} (no rerun: the files are as it saw them)",
+                    crate::output_dir::display_path(&output),
+                    files.join(", ")
+                ),
+            );
+            Ok(true)
+        }
+        Before::Analyse(why) => {
+            console.status("Analysing", &format!("first: {why}"));
+            Ok(false)
+        }
+    }
 }
 
 /// How the analysis ended.

@@ -71,6 +71,116 @@ pub fn apply_top(
     }
 }
 
+/// What `--apply` found before any work.
+pub enum Before {
+    /// The report of the last run was current: its top fix is written.
+    Applied { files: Vec<String> },
+    /// No report to apply (none, no validated fix, or files changed since): the analysis
+    /// runs first; why, for the console.
+    Analyse(String),
+}
+
+/// `--apply` before any work: refuses a tree with uncommitted changes (unless
+/// `allow_dirty`; an error), then applies the top validated fix of `output_dir/report.json`
+/// when every file it changes is as the analysis saw it (its fingerprint), without running
+/// anything; records the apply in that report.
+pub fn from_report(
+    workspace_root: &Path,
+    output_dir: &Path,
+    allow_dirty: bool,
+    own_dirs: &[PathBuf],
+) -> Result<Before> {
+    if !allow_dirty {
+        check_clean(workspace_root, own_dirs)?;
+    }
+    let path = output_dir.join("report.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(Before::Analyse(format!(
+            "no report in {}",
+            output_dir.display()
+        )));
+    };
+    let mut report: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a report", path.display()))?;
+    let Some(fix) = report["fixes"]
+        .as_array()
+        .and_then(|fixes| fixes.iter().find(|f| f["validated"] == true))
+    else {
+        return Ok(Before::Analyse(format!(
+            "{} has no validated fix",
+            path.display()
+        )));
+    };
+    let mut plan: Vec<(PathBuf, String)> = Vec::new();
+    let hashes = fix["file_hashes"].as_object().cloned().unwrap_or_default();
+    for (file, hash) in &hashes {
+        let target = confined(workspace_root, file)?;
+        let now = std::fs::read_to_string(&target)
+            .with_context(|| format!("could not read {}", target.display()))?;
+        if hash.as_str() != Some(fingerprint(&now).as_str()) {
+            return Ok(Before::Analyse(format!(
+                "{file} changed since the last report"
+            )));
+        }
+        let edits: Vec<&serde_json::Value> = fix["edits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["file"] == file.as_str())
+            .collect();
+        let Some(after) = with_edits(&now, &edits) else {
+            return Ok(Before::Analyse(format!(
+                "the report's edits of {file} are not where it says"
+            )));
+        };
+        plan.push((target, after));
+    }
+    if plan.is_empty() {
+        return Ok(Before::Analyse(format!(
+            "{} names no file to change",
+            path.display()
+        )));
+    }
+    for (target, after) in &plan {
+        write_atomically(target, after)?;
+    }
+    let files: Vec<String> = hashes.keys().cloned().collect();
+    report["apply"] = serde_json::json!({ "files": files });
+    let text = serde_json::to_string_pretty(&report)? + "\n";
+    std::fs::write(&path, text).with_context(|| format!("could not write {}", path.display()))?;
+    Ok(Before::Applied { files })
+}
+
+/// `text` with the report's `edits` (1-based line and character column spans, with the
+/// text each replaces) made; `None` when an edit's original text is not at its span, or
+/// two overlap.
+fn with_edits(text: &str, edits: &[&serde_json::Value]) -> Option<String> {
+    let index = crate::publish::LineIndex::new(text);
+    let number = |v: &serde_json::Value| v.as_u64().and_then(|n| u32::try_from(n).ok());
+    let mut spans: Vec<(usize, usize, &str)> = Vec::new();
+    for edit in edits {
+        let start = index.offset_at(number(&edit["line"])?, number(&edit["column"])?)?;
+        let end = index.offset_at(number(&edit["end_line"])?, number(&edit["end_column"])?)?;
+        if text.get(start..end)? != edit["original"].as_str()? {
+            return None;
+        }
+        spans.push((start, end, edit["replacement"].as_str()?));
+    }
+    spans.sort_by_key(|s| s.0);
+    if spans.windows(2).any(|w| w[0].1 > w[1].0) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, end, replacement) in spans {
+        out.push_str(&text[at..start]);
+        out.push_str(replacement);
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    Some(out)
+}
+
 /// Writes `fix` under `workspace_root`, returning the files written. `ignore` are paths of
 /// the tool's own (its output and build directories) that do not make the tree dirty.
 pub fn apply(
@@ -439,5 +549,23 @@ mod tests {
         let mut escaping = fix("let r = z;\n", "");
         escaping.files[0].path = "../outside.rs".into();
         assert!(apply(&escaping, dir.path(), true, &[]).is_err());
+    }
+
+    #[test]
+    fn a_reports_edits_are_made_only_where_their_text_is() {
+        let edit = |line: u32, column: u32, end: u32, original: &str, replacement: &str| {
+            serde_json::json!({"line": line, "column": column, "end_line": line,
+                "end_column": end, "original": original, "replacement": replacement})
+        };
+        let text = "fn f(ü: i32) -> i32 {\n    ü + 1\n}\n";
+        let plus = edit(2, 5, 10, "ü + 1", "ü - 1");
+        assert_eq!(
+            with_edits(text, &[&plus]).as_deref(),
+            Some("fn f(ü: i32) -> i32 {\n    ü - 1\n}\n")
+        );
+        let elsewhere = edit(2, 4, 9, "ü + 1", "ü - 1");
+        assert_eq!(with_edits(text, &[&elsewhere]), None);
+        let overlapping = edit(2, 9, 10, "1", "2");
+        assert_eq!(with_edits(text, &[&plus, &overlapping]), None);
     }
 }
