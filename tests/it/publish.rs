@@ -200,6 +200,26 @@ fn suggestions_rustfix_and_sarif_fixes_give_the_validated_fixes() {
     let sarif: Value = serde_json::from_str(&out_file(dir.path(), "report.sarif")).unwrap();
     let problems = sarif_check::check(&sarif);
     assert!(problems.is_empty(), "{problems:#?}");
+    sarif_check::against_the_official_schema(&sarif);
+    let suspects: Vec<&Value> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["ruleId"] == "autodebug/suspect")
+        .collect();
+    let ranks: std::collections::BTreeSet<String> =
+        suspects.iter().map(|r| r["rank"].to_string()).collect();
+    assert!(
+        suspects.len() > 1 && ranks.len() > 1,
+        "ranks differ: {ranks:?}"
+    );
+    assert!(
+        suspects
+            .iter()
+            .all(|r| r["partialFingerprints"]["autodebugSite/v1"].is_string()),
+        "{sarif:#}"
+    );
+    assert_eq!(sarif["runs"][0]["invocations"][0]["exitCode"], 5);
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     let top = &results[0];
     assert_eq!(top["level"], "error");
@@ -372,6 +392,39 @@ fn a_bad_diff_is_a_usage_error_before_any_build() {
 /// minimums. Taken from the OASIS schema `sarif-schema-2.1.0.json`.
 mod sarif_check {
     use serde_json::Value;
+
+    /// Validates `log` against the OASIS SARIF 2.1.0 schema in `../shared/schemas/` (beside
+    /// the repository, not in it); says it skipped where that file is absent, as on a
+    /// user's clone.
+    pub fn against_the_official_schema(log: &Value) {
+        let path = crate::common::repo_root().join("../shared/schemas/sarif-schema-2.1.0.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            eprintln!(
+                "skipped the SARIF schema check: no {} (the schema lives beside the \
+                 repository, not in it)",
+                path.display()
+            );
+            return;
+        };
+        let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
+        let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+        let errors: Vec<String> = validator
+            .iter_errors(log)
+            .map(|e| format!("{} at {}", e, e.instance_path))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "report.sarif against the schema: {errors:#?}"
+        );
+        // The validator does reject: a level SARIF does not have.
+        let mut broken = log.clone();
+        broken["runs"][0]["results"][0]["level"] = Value::from("fatal");
+        assert!(
+            !validator.is_valid(&broken),
+            "the schema check accepts anything"
+        );
+        eprintln!("report.sarif is valid against {}", path.display());
+    }
 
     pub fn check(log: &Value) -> Vec<String> {
         let mut problems = Vec::new();

@@ -1,7 +1,10 @@
 //! `report.sarif`: a SARIF 2.1.0 log for code scanning. Each ranked suspect is a result
 //! (the top one an `error`, the next a `warning`, the rest `note`s), with its evidence in the
 //! message and the validated fixes that change it as SARIF fixes; failing tests are results
-//! of their own rule, at the place they panicked.
+//! of their own rule, at the place they panicked. Each result has `partialFingerprints`
+//! from what it is rather than where (the suspect's function and code, the test's name), so
+//! that code scanning follows it across runs when lines move; `invocations` says how the
+//! run ended.
 
 use serde_json::{Value, json};
 
@@ -47,6 +50,11 @@ pub fn log(report: &Report) -> Value {
                 "text": format!("Suspect #{} in `{}`: `{}`. {why}", suspect.rank, suspect.function, suspect.code),
             },
             "locations": [location(&suspect.file, suspect.line, suspect.column, suspect.end_line, suspect.end_column)],
+            "partialFingerprints": {
+                "autodebugSite/v1": crate::repair::fingerprint(&format!(
+                    "{}\n{}\n{:?}\n{}", suspect.file, suspect.function, suspect.kind, suspect.code
+                )),
+            },
             "properties": {
                 "rank": suspect.rank,
                 "score": suspect.score,
@@ -74,6 +82,11 @@ pub fn log(report: &Report) -> Value {
                     crate::publish::terminal::one_line(&failing.message)),
             },
             "locations": [location(&at.file, at.line, at.column, at.line, at.column)],
+            "partialFingerprints": {
+                "autodebugTest/v1": crate::repair::fingerprint(&format!(
+                    "{}\n{}\n{}", failing.package, failing.target, failing.name
+                )),
+            },
         }));
     }
     let rules: Vec<Value> = RULES
@@ -107,6 +120,13 @@ pub fn log(report: &Report) -> Value {
                     "rules": rules,
                 },
             },
+            "invocations": [{
+                // The tool did its work (a crate that does not build or tests that fail are
+                // its findings, not its failure).
+                "executionSuccessful": report.exit_code != 1,
+                "exitCode": report.exit_code,
+                "exitCodeDescription": report.status,
+            }],
             "originalUriBaseIds": { "%SRCROOT%": { "uri": root } },
             "columnKind": "unicodeCodePoints",
             "results": results,
