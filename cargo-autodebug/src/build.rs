@@ -76,6 +76,8 @@ pub fn build(
     for test in &options.test_targets {
         command.arg("--test").arg(test);
     }
+    command.args(options.cargo.build_args());
+    console.command(&command);
     let target = target_dir(workspace, options);
     let cache = UnitCache::locate();
     if let Some(cache) = &cache {

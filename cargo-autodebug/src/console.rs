@@ -26,6 +26,10 @@ pub struct Console {
     /// Colour in the summary on stdout.
     colour_stdout: bool,
     verbose: bool,
+    /// `-q`: no status or progress lines.
+    quiet: bool,
+    /// `-vv`: the cargo commands run, too.
+    commands: bool,
     /// Events as JSON lines on stdout.
     json: bool,
     /// A progress line is on the screen (it is cleared before anything else is printed).
@@ -68,11 +72,14 @@ impl Console {
             Some(crate::options::Command::Init(init)) => init.color.or(options.color),
             None => options.color,
         };
-        Console::with(
+        let mut console = Console::with(
             color,
-            options.verbose,
+            options.verbose > 0,
             options.message_format == MessageFormat::Json,
-        )
+        );
+        console.quiet = options.quiet;
+        console.commands = options.verbose > 1;
+        console
     }
 
     /// A console with these settings, on the process's own streams.
@@ -83,6 +90,8 @@ impl Console {
             colour: colour_of_env(color, live),
             colour_stdout: colour_of_env(color, std::io::stdout().is_terminal()),
             verbose,
+            quiet: false,
+            commands: false,
             json,
             drawn: Mutex::new(false),
         }
@@ -146,11 +155,29 @@ impl Console {
 
     /// A cargo-style status line: a right-aligned verb, then the message.
     pub fn status(&self, verb: &str, message: &str) {
-        self.line(&format!(
-            "{} {message}",
-            self.paint("1;32", &format!("{verb:>12}"))
-        ));
+        if !self.quiet {
+            self.line(&format!(
+                "{} {message}",
+                self.paint("1;32", &format!("{verb:>12}"))
+            ));
+        }
         self.event(&Event::Status { verb, message });
+    }
+
+    /// A command about to run, shown with `-vv` (as cargo shows rustc's with `-v`).
+    pub fn command(&self, command: &std::process::Command) {
+        if self.commands {
+            let args: Vec<String> = command
+                .get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            self.line(&format!(
+                "{} `{} {}`",
+                self.paint("1;32", &format!("{:>12}", "Running")),
+                command.get_program().to_string_lossy(),
+                args.join(" ")
+            ));
+        }
     }
 
     /// A warning.
@@ -307,7 +334,9 @@ impl Progress<'_> {
             }
             _ => String::new(),
         };
-        if console.live {
+        if console.quiet {
+            // Events only.
+        } else if console.live {
             let mut line = format!(
                 "{} {count} {} — {last}{eta}",
                 console.paint("1;36", &format!("{:>12}", self.verb)),
@@ -320,7 +349,7 @@ impl Progress<'_> {
         } else if state.shown.elapsed() >= PLAIN_EVERY && self.total != Some(done) {
             // Not a terminal (a CI log): a line now and then, so a long phase shows life.
             state.shown = Instant::now();
-            console.line(&format!("{:>12} {count} {}{eta}", "", self.what));
+            console.line(&format!("{:>12} {count} {}{eta}", self.verb, self.what));
         }
     }
 

@@ -8,8 +8,9 @@ use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
-/// Automated debugging for red tests: finds the failing tests, records what they did, and
-/// (as techniques land) names the faulty statement and a validated fix.
+/// Automated debugging for red tests: runs the suite, records what the failing tests did,
+/// names the faulty statement with the evidence, and proposes a fix it has rebuilt and
+/// retested.
 #[derive(Parser, Debug, Clone)]
 #[command(
     name = "cargo-autodebug",
@@ -27,101 +28,145 @@ pub struct Options {
     pub test_name: Option<String>,
 
     /// Path to Cargo.toml.
-    #[arg(long, value_name = "PATH")]
+    #[arg(help_heading = "Manifest Options", long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
 
     /// Package(s) to debug.
-    #[arg(short = 'p', long = "package", value_name = "SPEC")]
+    #[arg(
+        help_heading = "Package Selection",
+        short = 'p',
+        long = "package",
+        value_name = "SPEC"
+    )]
     pub packages: Vec<String>,
 
     /// Only the library's unit tests.
-    #[arg(long)]
+    #[arg(long, help_heading = "Target Selection")]
     pub lib: bool,
 
     /// Only the named integration test target(s).
-    #[arg(long = "test", value_name = "NAME")]
+    #[arg(help_heading = "Target Selection", long = "test", value_name = "NAME")]
     pub test_targets: Vec<String>,
 
     /// Number of tests run at once [default: available cores].
-    #[arg(short = 'j', long, value_name = "N")]
+    #[arg(help_heading = "Test Runs", short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
 
     /// Per-test timeout in seconds; a test running longer is killed and reported as hanging.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    #[arg(
+        help_heading = "Test Runs",
+        long,
+        value_name = "SECS",
+        default_value_t = 60.0
+    )]
     pub timeout: f64,
 
     /// How many times a failing test is rerun to tell a flaky failure from a deterministic one.
-    #[arg(long, value_name = "N", default_value_t = 2)]
+    #[arg(
+        help_heading = "Test Runs",
+        long,
+        value_name = "N",
+        default_value_t = 2
+    )]
     pub reruns: usize,
 
     /// Record traces of at most this many passing tests that reach the failing tests' code.
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    #[arg(
+        help_heading = "Test Runs",
+        long,
+        value_name = "N",
+        default_value_t = 20
+    )]
     pub passing_traces: usize,
 
     /// Cap on the events of one trace (a truncation marker is written past it).
-    #[arg(long, value_name = "N", default_value_t = autodebug_runtime::protocol::DEFAULT_MAX_EVENTS)]
+    #[arg(help_heading = "Test Runs", long, value_name = "N", default_value_t = autodebug_runtime::protocol::DEFAULT_MAX_EVENTS)]
     pub max_events: u64,
 
     /// Formula of the spectrum ranking.
-    #[arg(long, value_enum, default_value_t = Formula::Ochiai)]
+    #[arg(help_heading = "Localization", long, value_enum, default_value_t = Formula::Ochiai)]
     pub spectrum: Formula,
 
     /// Order in which predicate switching flips branch instances: last executed first,
     /// by dependence distance from the erroneous value, or both (both counts reported).
-    #[arg(long, value_enum, default_value_t = Order::Prior)]
+    #[arg(help_heading = "Localization", long, value_enum, default_value_t = Order::Prior)]
     pub switching_order: Order,
 
     /// Keep switching after the first critical predicate (every one found is sliced).
-    #[arg(long)]
+    #[arg(long, help_heading = "Localization")]
     pub all_critical: bool,
 
     /// Cap on the switched reruns of one failing test (per ordering).
-    #[arg(long, value_name = "N", default_value_t = 200)]
+    #[arg(
+        help_heading = "Localization",
+        long,
+        value_name = "N",
+        default_value_t = 200
+    )]
     pub max_switches: usize,
 
     /// Cap on the reruns path generation makes for one failing test (each drives the failing
     /// call with the arguments of a generated path).
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    #[arg(
+        help_heading = "Localization",
+        long,
+        value_name = "N",
+        default_value_t = 20
+    )]
     pub pathgen_reruns: usize,
 
     /// Runs path generation builds per distance at most (the paper's threshold).
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    #[arg(
+        help_heading = "Localization",
+        long,
+        value_name = "N",
+        default_value_t = 8
+    )]
     pub pathgen_paths: usize,
 
     /// Path generation flips branches of loops too (the paper keeps iteration counts).
-    #[arg(long)]
+    #[arg(long, help_heading = "Localization")]
     pub pathgen_flip_loops: bool,
 
     /// Time for path generation over every failing test, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    #[arg(
+        help_heading = "Localization",
+        long,
+        value_name = "SECS",
+        default_value_t = 60.0
+    )]
     pub pathgen_timeout: f64,
 
     /// Run every test under this switch/override plan (JSON, see the runtime's `Plan`).
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Test Runs", long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
 
     /// Directory for the report, traces and logs [default: autodebug.out in the workspace root].
-    #[arg(short = 'o', long, value_name = "DIR")]
+    #[arg(help_heading = "Output", short = 'o', long, value_name = "DIR")]
     pub output: Option<PathBuf>,
 
     /// Directory for the instrumented build [default: autodebug/ in the workspace's target dir].
-    #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = "Compilation Options", long, value_name = "DIR")]
     pub target_dir: Option<PathBuf>,
 
     /// Instrument code nobody annotated: `auto` runs in a scratch copy where every function
     /// of packages that do not use the runtime carries `#[autodebug]` and every plain test
     /// can run many plans in one process; `never` builds the tree as it is.
-    #[arg(long, value_enum, value_name = "WHEN", default_value_t = Annotate::Auto)]
+    #[arg(help_heading = "Test Runs", long, value_enum, value_name = "WHEN", default_value_t = Annotate::Auto)]
     pub annotate: Annotate,
 
-    /// Techniques to run, comma-separated [default: all of them].
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST",
+    /// Techniques to run, comma-separated.
+    #[arg(help_heading = "Localization", long, value_enum, value_delimiter = ',', value_name = "LIST",
           default_values_t = TechniqueName::ALL)]
     pub techniques: Vec<TechniqueName>,
 
     /// Paths (globs relative to the workspace root: `src/gen/*.rs`, `vendor/**`) and
     /// functions (`fn:name` or `fn:module::name`) not to instrument or rank; repeatable.
-    #[arg(long = "exclude", value_name = "PATTERN")]
+    #[arg(
+        help_heading = "Localization",
+        long = "exclude",
+        value_name = "PATTERN"
+    )]
     pub exclude_patterns: Vec<String>,
 
     /// The exclusions in force (`--exclude`, else the configuration's).
@@ -130,35 +175,40 @@ pub struct Options {
 
     /// A unified diff (`git diff` output, `-` for stdin): suspects on the lines it changes are
     /// ranked first, and review comments stay on them.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Localization", long, value_name = "FILE")]
     pub in_diff: Option<PathBuf>,
 
     /// Stop after localization: no candidate fixes.
-    #[arg(long)]
+    #[arg(long, help_heading = "Repair")]
     pub no_fix: bool,
 
     /// Top suspects a fix is searched for (critical predicates, and up to as many suspects
     /// again that tie with the last, are searched as well).
-    #[arg(long, value_name = "N", default_value_t = 5)]
+    #[arg(help_heading = "Repair", long, value_name = "N", default_value_t = 5)]
     pub fix_suspects: usize,
 
     /// Cap on the candidate fixes considered (each checked by rerunning the tests).
-    #[arg(long, value_name = "N", default_value_t = 200)]
+    #[arg(help_heading = "Repair", long, value_name = "N", default_value_t = 200)]
     pub max_candidates: usize,
 
     /// Cap on the patched builds (each candidate that passes the reruns is rebuilt and the
     /// suite run before it is called validated). Past the first ten, rebuilds go on only
     /// until a fix is validated and while all of them together have taken under 20 seconds
     /// (a small crate rebuilds in a fraction of a second, a large one does not).
-    #[arg(long, value_name = "N", default_value_t = 100)]
+    #[arg(help_heading = "Repair", long, value_name = "N", default_value_t = 100)]
     pub max_rebuilds: usize,
 
     /// Stop repairing after this many validated fixes.
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(help_heading = "Repair", long, value_name = "N", default_value_t = 3)]
     pub max_fixes: usize,
 
     /// Time budget of the repair stage, in seconds (a rebuild under way finishes).
-    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    #[arg(
+        help_heading = "Repair",
+        long,
+        value_name = "SECS",
+        default_value_t = 300.0
+    )]
     pub repair_timeout: f64,
 
     /// Also rebuild the candidates the reruns refuted (a benchmark of rebuilding against
@@ -172,38 +222,116 @@ pub struct Options {
     #[arg(long, hide = true)]
     pub baseline_only: bool,
 
-    /// Write the top validated fix into the source tree (refuses a tree with uncommitted
-    /// changes unless --allow-dirty, and a file changed since the analysis).
-    #[arg(long)]
+    /// Write the top validated fix into the source tree: the last report's when the files
+    /// are as it saw them (nothing rerun), else after an analysis (refuses a tree with
+    /// uncommitted changes unless --allow-dirty, and a file changed since the analysis).
+    #[arg(long, help_heading = "Repair")]
     pub apply: bool,
 
     /// Allow --apply on a tree with uncommitted changes.
-    #[arg(long)]
+    #[arg(long, help_heading = "Repair")]
     pub allow_dirty: bool,
 
     /// Open report.html in a browser when the run ends (`$BROWSER` when set, as `cargo doc
     /// --open` does, else the system's opener).
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub open: bool,
 
     /// Output on stdout: a human summary, or JSON lines (events as the run goes, the report
     /// last).
-    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    #[arg(help_heading = "Output", long, value_enum, default_value_t = MessageFormat::Human)]
     pub message_format: MessageFormat,
 
     /// Coloring: auto, always, never (as cargo's; `NO_COLOR` and `CARGO_TERM_COLOR` are read
     /// under auto).
-    #[arg(long, value_enum, value_name = "WHEN")]
+    #[arg(help_heading = "Output", long, value_enum, value_name = "WHEN")]
     pub color: Option<ColorChoice>,
 
-    /// Show more of what is going on, and the reasoning trail in the summary.
-    #[arg(short = 'v', long)]
-    pub verbose: bool,
+    /// Show more of what is going on, and the reasoning trail in the summary (`-vv`: also the
+    /// cargo commands run).
+    #[arg(short = 'v', long, action = clap::ArgAction::Count, help_heading = "Output")]
+    pub verbose: u8,
+
+    /// No status or progress lines: the warnings, errors and the summary only.
+    #[arg(short = 'q', long, conflicts_with = "verbose", help_heading = "Output")]
+    pub quiet: bool,
+
+    /// Cargo's feature selection and manifest flags, passed to every build.
+    #[command(flatten)]
+    pub cargo: CargoFlags,
 
     /// The arguments given on the command line (their ids): the configuration does not
     /// override them.
     #[arg(skip)]
     pub explicit: BTreeSet<String>,
+}
+
+/// The flags of cargo's own that every build of the run takes (the instrumented build and
+/// repair's rebuilds), with cargo's names.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct CargoFlags {
+    /// Space or comma separated list of features to activate.
+    #[arg(
+        short = 'F',
+        long,
+        value_name = "FEATURES",
+        help_heading = "Feature Selection"
+    )]
+    pub features: Vec<String>,
+
+    /// Activate all available features.
+    #[arg(long, help_heading = "Feature Selection")]
+    pub all_features: bool,
+
+    /// Do not activate the `default` feature.
+    #[arg(long, help_heading = "Feature Selection")]
+    pub no_default_features: bool,
+
+    /// Assert that `Cargo.lock` will remain unchanged.
+    #[arg(long, help_heading = "Manifest Options")]
+    pub locked: bool,
+
+    /// Run without accessing the network.
+    #[arg(long, help_heading = "Manifest Options")]
+    pub offline: bool,
+
+    /// Equivalent to specifying both --locked and --offline.
+    #[arg(long, help_heading = "Manifest Options")]
+    pub frozen: bool,
+}
+
+impl CargoFlags {
+    /// The arguments for a `cargo test`/`cargo build` command line.
+    pub fn build_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if !self.features.is_empty() {
+            args.push("--features".to_string());
+            args.push(self.features.join(","));
+        }
+        for (on, flag) in [
+            (self.all_features, "--all-features"),
+            (self.no_default_features, "--no-default-features"),
+        ] {
+            if on {
+                args.push(flag.to_string());
+            }
+        }
+        args.extend(self.manifest_args());
+        args
+    }
+
+    /// The arguments every cargo command takes (`cargo metadata` too).
+    pub fn manifest_args(&self) -> Vec<String> {
+        [
+            (self.locked, "--locked"),
+            (self.offline, "--offline"),
+            (self.frozen, "--frozen"),
+        ]
+        .into_iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, flag)| flag.to_string())
+        .collect()
+    }
 }
 
 /// Commands other than debugging.

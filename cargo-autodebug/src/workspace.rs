@@ -110,6 +110,7 @@ impl Workspace {
     pub fn discover(options: &Options) -> Result<Workspace> {
         let mut command = MetadataCommand::new();
         command.no_deps();
+        command.other_options(options.cargo.manifest_args());
         if let Some(path) = &options.manifest_path {
             if !path.exists() {
                 bail!("manifest `{}` does not exist", path.display());

@@ -275,3 +275,37 @@ fn cargo_selectors_choose_packages_and_targets() {
     let unknown = common::autodebug_expecting(root, &["-p", "gamma"], 2);
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("members are: alpha, beta"));
 }
+
+/// Cargo's feature flags reach every build: a failing test behind a feature is not there
+/// without `--features`, and with it the fault is found and the fix validated by a rebuild
+/// that has the feature too (a rebuild without it would lack the failing test). `-q` leaves
+/// the status lines out, `-vv` shows the cargo command.
+#[test]
+fn a_test_behind_a_feature_is_debugged_with_features() {
+    let dir = fixture("plain-features");
+    let output = common::autodebug_expecting(dir.path(), &["-q"], 0);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("Building") && !stderr.contains("Running"),
+        "-q: {stderr}"
+    );
+    let output = common::autodebug_expecting(dir.path(), &["-F", "rounding", "-vv"], 5);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Running `") && stderr.contains("--features rounding"),
+        "-vv: {stderr}"
+    );
+    let report = common::report(dir.path());
+    assert_eq!(
+        report["failing_tests"][0]["name"], "tests::half_a_centimetre_rounds_up",
+        "{report:#}"
+    );
+    let fix = report["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["validated"] == true)
+        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    assert_eq!(fix["line"], 12, "{report:#}");
+    assert_eq!(fix["tests_total"], 3, "the rebuild has the feature's tests");
+}

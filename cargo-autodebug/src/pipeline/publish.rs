@@ -118,7 +118,7 @@ pub fn finish(
         MessageFormat::Human => {
             let style = publish::terminal::Style {
                 colour: console.colour_stdout(),
-                verbose: options.verbose,
+                verbose: options.verbose > 0,
             };
             let summary = report.render(&session.output.shown(), style);
             use std::io::Write;

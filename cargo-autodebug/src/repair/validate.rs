@@ -96,6 +96,8 @@ pub struct Selection {
     pub packages: Vec<String>,
     pub lib: bool,
     pub test_targets: Vec<String>,
+    /// Cargo's feature and manifest flags of the run (`--features`, `--locked`, …).
+    pub cargo_args: Vec<String>,
 }
 
 impl Selection {
@@ -121,6 +123,7 @@ impl Selection {
                 .collect(),
             lib: options.lib,
             test_targets: options.test_targets.clone(),
+            cargo_args: options.cargo.build_args(),
         }
     }
 }
@@ -271,6 +274,7 @@ impl Rebuild {
         if self.selection.lib {
             command.arg("--lib");
         }
+        command.args(&self.selection.cargo_args);
         for test in &self.selection.test_targets {
             command.arg("--test").arg(test);
         }
