@@ -143,7 +143,18 @@ impl Console {
         if !self.json {
             return;
         }
-        match serde_json::to_string(event) {
+        // `reason` first, as in cargo's messages; then `event`, the same, as the first
+        // versions wrote (serde writes an enum's tag first: `{"reason":"NAME",…`).
+        let tagged = serde_json::to_string(event).map(|json| {
+            let reason = json
+                .strip_prefix("{\"reason\":\"")
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or_default()
+                .to_string();
+            let head = format!("{{\"reason\":\"{reason}\"");
+            json.replacen(&head, &format!("{head},\"event\":\"{reason}\""), 1)
+        });
+        match tagged {
             Ok(json) => {
                 let mut stdout = std::io::stdout().lock();
                 let _ = writeln!(stdout, "{json}");

@@ -237,8 +237,8 @@ pub struct Options {
     #[arg(long, help_heading = "Output")]
     pub open: bool,
 
-    /// Output on stdout: a human summary, or JSON lines (events as the run goes, the report
-    /// last).
+    /// Output on stdout: a human summary, or JSON lines (messages as the run goes, then
+    /// where the report was written).
     #[arg(help_heading = "Output", long, value_enum, default_value_t = MessageFormat::Human)]
     pub message_format: MessageFormat,
 
@@ -387,7 +387,8 @@ pub enum Annotate {
 pub enum MessageFormat {
     /// A summary for people.
     Human,
-    /// JSON lines: events as the run goes, then the report (`{"event":"report",…}`).
+    /// JSON lines: messages as the run goes, then where the report is
+    /// (`{"reason":"report","path":…}`).
     Json,
 }
 

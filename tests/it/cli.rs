@@ -195,15 +195,18 @@ fn missing_manifest_is_a_usage_error() {
 }
 
 #[test]
-fn json_message_format_prints_the_report() {
+fn json_message_format_ends_with_where_the_report_is() {
     let dir = fixture("all-pass");
     let output = common::autodebug_expecting(dir.path(), &["--message-format", "json"], 0);
-    // JSON lines: events, then the report as the last one.
+    // JSON lines: events, then where the report was written as the last one.
     let stdout = String::from_utf8(output.stdout).unwrap();
     let last = stdout.lines().last().expect("stdout has lines");
     let printed: Value = serde_json::from_str(last).expect("the last line is JSON");
-    assert_eq!(printed["event"], "report");
-    assert_eq!(printed["report"], common::report(dir.path()));
+    assert_eq!(printed["reason"], "report");
+    let path = printed["path"].as_str().unwrap();
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(report, common::report(dir.path()));
+    assert_eq!(printed["status"], "clean");
 }
 
 /// The names of the failing tests, as `target::name`.

@@ -105,9 +105,10 @@ fn summary_of_a_run_with_a_validated_fix() {
     assert_eq!(report["fixes"][0]["validated"], true);
 }
 
-/// `--message-format json`: every line of stdout is a JSON object with an `event`; the run's
-/// phases, test results, suspects and fixes are there, the report is the last line and
-/// equals report.json; status lines stay on stderr.
+/// `--message-format json`: every line of stdout is a JSON object with a `reason` (and the
+/// same `event`), valid against `docs/message-format.schema.json`; the run's phases, test
+/// results, suspects and fixes are there, the last line says where report.json is; status
+/// lines stay on stderr.
 #[test]
 fn json_message_format_prints_only_json_lines() {
     let dir = example("max2");
@@ -126,7 +127,7 @@ fn json_message_format_prints_only_json_lines() {
         .collect();
     let kinds: Vec<&str> = events
         .iter()
-        .map(|e| e["event"].as_str().expect("every line has an event"))
+        .map(|e| e["reason"].as_str().expect("every line has a reason"))
         .collect();
     for kind in [
         "phase-started",
@@ -142,17 +143,34 @@ fn json_message_format_prints_only_json_lines() {
     assert!(
         events
             .iter()
-            .any(|e| e["event"] == "phase-started" && e["phase"] == "build")
+            .any(|e| e["reason"] == "phase-started" && e["phase"] == "build")
     );
     let results = events
         .iter()
-        .filter(|e| e["event"] == "test-result")
+        .filter(|e| e["reason"] == "test-result")
         .count();
     assert_eq!(results, 5, "one test-result per test");
     let last = events.last().unwrap();
-    assert_eq!(last["event"], "report");
-    assert_eq!(last["report"], common::report(dir.path()));
+    assert_eq!(last["reason"], "report");
+    let path = dir.path().join("autodebug.out/report.json");
+    assert_eq!(last["path"], path.display().to_string());
+    assert_eq!(last["exit_code"], 5);
     assert_eq!(kinds.iter().filter(|k| **k == "report").count(), 1);
+    // Every line against the documented schema.
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::repo_root().join("docs/message-format.schema.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    for event in &events {
+        let errors: Vec<String> = validator
+            .iter_errors(event)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{event}: {errors:?}");
+    }
+    assert!(!validator.is_valid(&serde_json::json!({"reason": "report", "event": "report"})));
     assert!(String::from_utf8_lossy(&output.stderr).contains("Localizing"));
 }
 
@@ -165,14 +183,14 @@ fn json_message_format_keeps_compiler_errors_off_stdout() {
     let stdout = String::from_utf8(output.stdout).unwrap();
     for line in stdout.lines() {
         let event: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
-        assert!(event["event"].is_string());
+        assert!(event["reason"].is_string() && event["event"] == event["reason"]);
     }
     assert!(
         stdout
             .lines()
             .last()
             .unwrap()
-            .starts_with("{\"event\":\"report\"")
+            .starts_with("{\"reason\":\"report\"")
     );
     assert!(String::from_utf8_lossy(&output.stderr).contains("mismatched types"));
 }

@@ -1,12 +1,14 @@
 //! The events of `--message-format json`: one JSON object per line on stdout, tagged by
-//! `event`, as the run goes; the last line is the report (`{"event":"report","report":…}`,
-//! the same document as `report.json`). Fields are added, never renamed.
+//! `reason` as cargo's messages are (and by `event`, the same value, as the first versions
+//! were), as the run goes; the last line says where the report was written
+//! (`{"reason":"report","path":…,"status":…,"exit_code":…}`). Fields are added, never
+//! renamed; `docs/message-format.schema.json` is their schema.
 
 use serde::Serialize;
 
 /// One event.
 #[derive(Debug, Serialize)]
-#[serde(tag = "event", rename_all = "kebab-case")]
+#[serde(tag = "reason", rename_all = "kebab-case")]
 pub enum Event<'a> {
     /// A phase with progress began (`build`, `baseline`, `failing-tests`, `traces`, `oracles`,
     /// `switched-runs`, `diagnosis`); `total` is absent when not known in advance.
@@ -63,8 +65,14 @@ pub enum Event<'a> {
         tests_passed: usize,
         tests_total: usize,
     },
-    /// The final report (the last line).
-    Report { report: &'a super::Report },
+    /// The report was written (the last line): `report.json`'s path, the page's, and how
+    /// the run ended.
+    Report {
+        path: &'a str,
+        html: &'a str,
+        status: &'a str,
+        exit_code: i32,
+    },
 }
 
 #[cfg(test)]
@@ -80,7 +88,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             json,
-            serde_json::json!({"event": "phase-started", "phase": "build"})
+            serde_json::json!({"reason": "phase-started", "phase": "build"})
         );
         let json = serde_json::to_value(Event::TestResult {
             test: "t::a",
@@ -88,7 +96,7 @@ mod tests {
             duration_s: 0.5,
         })
         .unwrap();
-        assert_eq!(json["event"], "test-result");
+        assert_eq!(json["reason"], "test-result");
         assert_eq!(json["outcome"], "failed");
     }
 }

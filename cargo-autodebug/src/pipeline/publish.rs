@@ -129,7 +129,15 @@ pub fn finish(
                 .context("could not write the summary")
                 .or_exit(ExitCode::Software)?;
         }
-        MessageFormat::Json => console.event(&Event::Report { report: &report }),
+        MessageFormat::Json => console.event(&Event::Report {
+            path: &output_dir.join("report.json").display().to_string(),
+            html: &output_dir
+                .join(publish::html::REPORT_HTML)
+                .display()
+                .to_string(),
+            status: report.status,
+            exit_code: report.exit_code,
+        }),
     }
     Ok(code)
 }
