@@ -639,9 +639,85 @@ fn without_outer_parens(rust: &str) -> String {
     }
 }
 
-/// A negated (in)equality as a person writes it: `!(a == b)` as `a != b`, `!(a != b)` as
-/// `a == b` (the same value for every `PartialEq`); anything else as it is.
+/// A candidate's code as a person writes it: a negated (in)equality `!(a == b)` as `a != b`
+/// and `!(a != b)` as `a == b` (the same value for every `PartialEq`), and inside it a negated
+/// literal `!true` as `false`, parentheses under a `!` that hold one operand (`!(done)`,
+/// `!(v.is_empty())`) dropped; the rest of the text as it is.
 fn complement_negated_equality(rust: &str) -> String {
+    complement_negated_equality_only(&without_needless_negations(rust))
+}
+
+/// `rust` with `!true`/`!false` as `false`/`true` and `!(x)` as `!x` where `x` is a path, a
+/// literal, a call, a method call, a field or an index (the outermost such spot wins).
+fn without_needless_negations(rust: &str) -> String {
+    use syn::spanned::Spanned;
+    use syn::visit::Visit;
+    struct Spots<'a> {
+        text: &'a str,
+        found: Vec<(std::ops::Range<usize>, String)>,
+    }
+    impl<'ast> Visit<'ast> for Spots<'_> {
+        fn visit_expr_unary(&mut self, e: &'ast syn::ExprUnary) {
+            if matches!(e.op, syn::UnOp::Not(_)) {
+                let whole = e.span().byte_range();
+                let inner = match &*e.expr {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Bool(b),
+                        ..
+                    }) => Some((!b.value).to_string()),
+                    syn::Expr::Paren(p)
+                        if matches!(
+                            &*p.expr,
+                            syn::Expr::Path(_)
+                                | syn::Expr::Lit(_)
+                                | syn::Expr::Call(_)
+                                | syn::Expr::MethodCall(_)
+                                | syn::Expr::Field(_)
+                                | syn::Expr::Index(_)
+                        ) =>
+                    {
+                        self.text
+                            .get(p.expr.span().byte_range())
+                            .map(|t| format!("!{t}"))
+                    }
+                    _ => None,
+                };
+                if let Some(replacement) = inner
+                    && !self
+                        .found
+                        .iter()
+                        .any(|(r, _)| r.start <= whole.start && whole.end <= r.end)
+                {
+                    self.found.push((whole, replacement));
+                    return;
+                }
+            }
+            syn::visit::visit_expr_unary(self, e);
+        }
+    }
+    let Ok(expr) = syn::parse_str::<syn::Expr>(rust) else {
+        return rust.to_string();
+    };
+    let mut spots = Spots {
+        text: rust,
+        found: Vec::new(),
+    };
+    spots.visit_expr(&expr);
+    if spots.found.is_empty() {
+        return rust.to_string();
+    }
+    let mut out = rust.to_string();
+    spots.found.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+    for (range, replacement) in spots.found {
+        if out.get(range.clone()).is_some() {
+            out.replace_range(range, &replacement);
+        }
+    }
+    out
+}
+
+/// `!(a == b)` as `a != b`, `!(a != b)` as `a == b`; anything else as it is.
+fn complement_negated_equality_only(rust: &str) -> String {
     use syn::spanned::Spanned;
     let Ok(syn::Expr::Unary(syn::ExprUnary {
         op: syn::UnOp::Not(_),
@@ -1045,6 +1121,15 @@ mod tests {
         assert_eq!(complement_negated_equality("!(a != b)"), "a == b");
         assert_eq!(complement_negated_equality("!(a < b)"), "!(a < b)");
         assert_eq!(complement_negated_equality("!flag"), "!flag");
+        assert_eq!(complement_negated_equality("!true"), "false");
+        assert_eq!(complement_negated_equality("a && !false"), "a && true");
+        assert_eq!(complement_negated_equality("!(done)"), "!done");
+        assert_eq!(
+            complement_negated_equality("!(v.is_empty()) || x"),
+            "!v.is_empty() || x"
+        );
+        assert_eq!(complement_negated_equality("!(a || b)"), "!(a || b)");
+        assert_eq!(complement_negated_equality("!(x == 1)"), "x != 1");
     }
 
     #[test]
