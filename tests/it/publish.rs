@@ -623,3 +623,53 @@ mod sarif_check {
         }
     }
 }
+
+/// A workspace in a subdirectory of its repository: `fix.patch` names the files from the
+/// repository root, as `review.json` and the annotations do, so `git apply` takes it from
+/// the repository root and from the workspace alike.
+#[test]
+fn fix_patch_applies_from_the_repository_root_and_from_the_workspace() {
+    let repo = tempfile::tempdir().unwrap();
+    let crate_copy = common::fixture("repair-format");
+    let workspace = repo.path().join("crates/calc");
+    std::fs::create_dir_all(workspace.parent().unwrap()).unwrap();
+    let status = Command::new("cp")
+        .arg("-r")
+        .arg(crate_copy.path())
+        .arg(&workspace)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    common::git_commit_all(repo.path());
+    let output = run(&workspace, &[], None);
+    assert_eq!(
+        output.status.code(),
+        Some(5),
+        "{}",
+        common::describe(&output)
+    );
+    let patch = out_file(&workspace, "fix.patch");
+    assert!(
+        patch.starts_with("--- a/crates/calc/src/lib.rs\n+++ b/crates/calc/src/lib.rs\n"),
+        "{patch}"
+    );
+    for (from, path) in [
+        (
+            repo.path().to_path_buf(),
+            "crates/calc/autodebug.out/fix.patch",
+        ),
+        (workspace.clone(), "autodebug.out/fix.patch"),
+    ] {
+        let check = Command::new("git")
+            .args(["apply", "--check", path])
+            .current_dir(&from)
+            .output()
+            .unwrap();
+        assert!(
+            check.status.success(),
+            "git apply --check {path} in {}: {}",
+            from.display(),
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+}

@@ -227,17 +227,12 @@ impl Report {
         };
     }
 
-    /// Writes `report.json` into `dir`, and `fix.patch` when there is a validated fix.
+    /// Writes `report.json` into `dir` (`fix.patch` is publishing's: its paths are the
+    /// repository's).
     pub fn write(&self, dir: &Path) -> Result<()> {
         let path = dir.join("report.json");
         let json = serde_json::to_string_pretty(self).context("could not serialize the report")?;
         std::fs::write(&path, json + "\n")
-            .with_context(|| format!("could not write {}", path.display()))?;
-        if let Some(fix) = self.top_fix() {
-            let path = dir.join(FIX_PATCH);
-            std::fs::write(&path, &fix.diff)
-                .with_context(|| format!("could not write {}", path.display()))?;
-        }
-        Ok(())
+            .with_context(|| format!("could not write {}", path.display()))
     }
 }

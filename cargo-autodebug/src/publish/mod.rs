@@ -49,6 +49,10 @@ pub fn write(
         let path = dir.join(name);
         std::fs::write(&path, text).with_context(|| format!("could not write {}", path.display()))
     };
+    if let Some(fix) = report.top_fix() {
+        let prefix = github::repo_prefix(Path::new(&report.workspace_root));
+        write(crate::model::FIX_PATCH, under(&fix.diff, &prefix))?;
+    }
     write(html::REPORT_HTML, html::render(report, dir))?;
     write(REPORT_MD, markdown::render(report, output_shown))?;
     let review = serde_json::to_string_pretty(&github::review(report, changed))?;
@@ -57,6 +61,37 @@ pub fn write(
     write(REPORT_SARIF, sarif + "\n")?;
     write(FIXES_RUSTFIX, rustfix::diagnostics(report))?;
     Ok(())
+}
+
+/// A unified diff whose paths (`a/…`, `b/…`, relative to the workspace root) are put under
+/// `prefix` (the workspace root relative to the repository's, `crates/calc/`): `git apply`
+/// reads paths from the repository root wherever it runs inside it. Only file headers (a
+/// `---` line, then `+++`, then a hunk) are rewritten.
+pub fn under(diff: &str, prefix: &str) -> String {
+    if prefix.is_empty() {
+        return diff.to_string();
+    }
+    let lines: Vec<&str> = diff.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(diff.len() + 64);
+    let mut i = 0;
+    while i < lines.len() {
+        let header = lines[i].starts_with("--- ")
+            && lines.get(i + 1).is_some_and(|l| l.starts_with("+++ "))
+            && lines.get(i + 2).is_some_and(|l| l.starts_with("@@"));
+        if header {
+            for (line, side) in [(lines[i], "--- a/"), (lines[i + 1], "+++ b/")] {
+                match line.strip_prefix(side) {
+                    Some(path) => out.push_str(&format!("{side}{prefix}{path}")),
+                    None => out.push_str(line),
+                }
+            }
+            i += 2;
+            continue;
+        }
+        out.push_str(lines[i]);
+        i += 1;
+    }
+    out
 }
 
 /// The fixes offered as suggestions: the validated ones, best first.
@@ -283,6 +318,16 @@ mod tests {
         assert_eq!(r[0].original, " + 1");
         assert_eq!(r[0].start, (2, 6));
         assert_eq!(apply(before, &r), after);
+    }
+
+    #[test]
+    fn a_patch_goes_under_the_repository_prefix_in_its_headers_only() {
+        let diff = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,2 +1,2 @@\n--- a/x\n+b\n";
+        assert_eq!(
+            under(diff, "crates/calc/"),
+            "--- a/crates/calc/src/lib.rs\n+++ b/crates/calc/src/lib.rs\n@@ -1,2 +1,2 @@\n--- a/x\n+b\n"
+        );
+        assert_eq!(under(diff, ""), diff);
     }
 
     #[test]

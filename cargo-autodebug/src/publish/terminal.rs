@@ -689,6 +689,7 @@ mod tests {
         assert_eq!(stripped, plain(&report));
         let dir = tempfile::tempdir().unwrap();
         report.write(dir.path()).unwrap();
+        crate::publish::write(&report, dir.path(), "autodebug.out", None).unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join(FIX_PATCH)).unwrap(),
             report.fixes[0].diff
@@ -752,6 +753,7 @@ mod tests {
         insta::assert_snapshot!("summary-no-validated-fix", plain(&report));
         let dir = tempfile::tempdir().unwrap();
         report.write(dir.path()).unwrap();
+        crate::publish::write(&report, dir.path(), "autodebug.out", None).unwrap();
         assert!(!dir.path().join(FIX_PATCH).exists());
     }
 
