@@ -147,7 +147,11 @@ pub fn merge(command_line: &Options, sources: &[Source]) -> Options {
 /// Reads the workspace's configuration (see [`sources`]) and merges it under the command
 /// line (see [`merge`]). Returns the options in force and the files read.
 pub fn configure(command_line: &Options, workspace: &Workspace) -> Result<(Options, Vec<PathBuf>)> {
-    let sources = sources(workspace)?;
+    let mut sources = sources(workspace)?;
+    // A nextest profile is the weakest source: the tool's own configuration wins over it.
+    if let Some(nextest) = crate::nextest::source(&workspace.root)? {
+        sources.insert(0, nextest);
+    }
     let options = merge(command_line, &sources);
     let mut files: Vec<PathBuf> = sources.into_iter().map(|s| s.file).collect();
     files.dedup();

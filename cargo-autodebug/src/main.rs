@@ -11,6 +11,7 @@ mod init;
 mod interrupt;
 mod localize;
 mod model;
+mod nextest;
 mod options;
 mod oracle;
 mod output_dir;

@@ -312,3 +312,31 @@ fn a_test_behind_a_feature_is_debugged_with_features() {
     assert_eq!(fix["line"], 12, "{report:#}");
     assert_eq!(fix["tests_total"], 3, "the rebuild has the feature's tests");
 }
+
+/// A workspace set up for cargo-nextest: the kill timeout of its profile in
+/// `.config/nextest.toml` (`period × terminate-after`) is the one a hanging test gets (the
+/// nextest profile is the weakest configuration source: `config::merge`'s tests show the
+/// command line winning over every source).
+#[test]
+fn the_nextest_profile_gives_the_per_test_timeout() {
+    let dir = fixture("hang");
+    std::fs::create_dir_all(dir.path().join(".config")).unwrap();
+    std::fs::write(
+        dir.path().join(".config/nextest.toml"),
+        "[profile.default]\nslow-timeout = { period = \"1s\", terminate-after = 2 }\n",
+    )
+    .unwrap();
+    // Localization and repair of a hanging test only add reruns that hang: not run here.
+    let only_the_baseline = ["--no-fix", "--techniques", "spectrum"];
+    let output =
+        common::autodebug_expecting(dir.path(), &[&only_the_baseline[..], &["-v"]].concat(), 6);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(".config/nextest.toml"), "{stderr}");
+    let report = common::report(dir.path());
+    let failing = &report["failing_tests"][0];
+    assert_eq!(failing["outcome"], "timeout");
+    assert!(
+        failing["message"].as_str().unwrap().contains("within 2.0s"),
+        "{failing:#}"
+    );
+}
