@@ -288,12 +288,7 @@ fn failing_tests(out: &mut String, report: &Report) {
         }
         out.push_str("</article>");
     }
-    if report.failing_tests.len() > SHOWN_FAILING {
-        out.push_str(&format!(
-            "<p>… and {} more (report.json lists them).</p>",
-            report.failing_tests.len() - SHOWN_FAILING
-        ));
-    }
+    more(out, report.failing_tests.len(), SHOWN_FAILING);
     out.push_str("</section>");
 }
 
@@ -428,13 +423,18 @@ fn suspects(out: &mut String, report: &Report, files: &[Listing]) {
         ));
     }
     out.push_str("</tbody></table>");
-    if report.suspects.len() > LISTED_SUSPECTS {
+    more(out, report.suspects.len(), LISTED_SUSPECTS);
+    out.push_str("</section>");
+}
+
+/// `… and N more` when `total` items were cut to `shown`.
+fn more(out: &mut String, total: usize, shown: usize) {
+    if total > shown {
         out.push_str(&format!(
-            "<p>… and {} more in report.json.</p>",
-            report.suspects.len() - LISTED_SUSPECTS
+            "<p>… and {} more (report.json lists them).</p>",
+            total - shown
         ));
     }
-    out.push_str("</section>");
 }
 
 /// What a technique could not do.
