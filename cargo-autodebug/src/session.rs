@@ -39,8 +39,6 @@ pub struct Session {
     /// end, on Ctrl-C and on kill.
     pub scratch: tempfile::TempDir,
     _scratch_cleanup: crate::interrupt::Cleanup,
-    /// What an interrupt cleans up (the scratch directories, the running tests).
-    pub interrupts: Interrupts,
     /// `--in-diff`: the lines the diff changes.
     pub changed: Option<ChangedLines>,
     /// `--plan`: the plan every test runs under, and its environment.
@@ -114,7 +112,6 @@ impl Session {
             output,
             scratch,
             _scratch_cleanup,
-            interrupts: interrupts.clone(),
             changed,
             plan,
             base_env,

@@ -206,6 +206,21 @@ impl Engine {
         }))
     }
 
+    /// A fresh engine like this one (its results directory, interrupts and library path,
+    /// which `new` asks the toolchain for) whose tests do or do not carry the test attribute.
+    pub fn with_wrapped_tests(&self, wrapped_tests: bool) -> Engine {
+        let state = &self.0;
+        Engine(Arc::new(EngineState {
+            results_dir: state.results_dir.clone(),
+            interrupts: state.interrupts.clone(),
+            library_path: state.library_path.clone(),
+            wrapped_tests,
+            no_logfile: Mutex::default(),
+            no_batch: Mutex::default(),
+            probed: Mutex::default(),
+        }))
+    }
+
     pub(crate) fn state(&self) -> &EngineState {
         &self.0
     }

@@ -7,7 +7,6 @@ use std::time::Instant;
 use crate::baseline::BaselineResult;
 use crate::build::{BuildOutcome, TestBinary};
 use crate::console::Console;
-use crate::engine::Engine;
 use crate::engine::Recorder;
 use crate::localize::Findings;
 use crate::model::{ExitCode, FailingTest, Failure, OrExit, Outcome, Report, Role, TestId};
@@ -54,11 +53,7 @@ pub fn build(
     }
     // What the build kept of the test attribute decides which tests are sent batches.
     let wrapped = session.zero.as_ref().is_some_and(|(z, _)| z.wraps_tests());
-    session.engine = Engine::new(
-        session.scratch.path().join("results"),
-        wrapped,
-        session.interrupts.clone(),
-    );
+    session.engine = session.engine.with_wrapped_tests(wrapped);
     session.user_columns = session.zero.as_ref().and_then(|(z, _)| z.user_columns());
     report.instrumentation = session.zero.as_ref().map(|(z, _)| z.instrumentation());
     report.timing.build_s = phase.elapsed().as_secs_f64();
