@@ -139,7 +139,8 @@ impl Workspace {
     }
 
     /// Workspace members the selected packages' code depends on (normal dependencies by
-    /// path, transitively) that are not selected themselves: code the failing tests reach.
+    /// path, transitively, and the selected packages' own dev-dependencies, which their
+    /// tests run) that are not selected themselves: code the failing tests reach.
     pub fn member_dependencies(&self) -> Vec<SelectedPackage> {
         let members = self.metadata.workspace_packages();
         let mut chosen: std::collections::BTreeSet<String> =
@@ -151,11 +152,22 @@ impl Workspace {
             .collect();
         let mut found = Vec::new();
         while let Some(package) = queue.pop() {
+            // The selected packages' tests also run their dev-dependencies' code; a
+            // dependency's dev-dependencies are not even built.
+            let selected = self
+                .packages
+                .iter()
+                .any(|p| p.name == package.name.as_str());
             for dependency in &package.dependencies {
                 let Some(path) = &dependency.path else {
                     continue;
                 };
-                if dependency.kind != cargo_metadata::DependencyKind::Normal {
+                let reached = match dependency.kind {
+                    cargo_metadata::DependencyKind::Normal => true,
+                    cargo_metadata::DependencyKind::Development => selected,
+                    _ => false,
+                };
+                if !reached {
                     continue;
                 }
                 let member = members

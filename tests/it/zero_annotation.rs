@@ -1020,3 +1020,54 @@ fn only_the_site_the_compiler_rejects_is_left_uninstrumented() {
     );
     assert!(snapshot(copy.path()) == before, "the user's tree changed");
 }
+
+/// A member reached only through the selected package's `[dev-dependencies]` (a test
+/// helper crate of the workspace) is instrumented too: its tests run that code, and a fault
+/// there is found and fixed.
+#[test]
+fn a_member_the_tests_use_as_a_dev_dependency_is_instrumented_too() {
+    let _serial = serial();
+    let dir = write_tree(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"testkit\", \"app\"]\nresolver = \"2\"\n",
+        ),
+        (
+            "testkit/Cargo.toml",
+            "[package]\nname = \"testkit\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "testkit/src/lib.rs",
+            "/// The expected total of `n` items at `price` with the tenth item free.\n\
+             pub fn expected_total(n: u32, price: u32) -> u32 {\n    \
+             (n - n / 9) * price\n}\n",
+        ),
+        (
+            "app/Cargo.toml",
+            "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dev-dependencies]\ntestkit = { path = \"../testkit\" }\n",
+        ),
+        (
+            "app/src/lib.rs",
+            "/// The total of `n` items at `price`, every tenth free.\n\
+             pub fn total(n: u32, price: u32) -> u32 {\n    (n - n / 10) * price\n}\n",
+        ),
+        (
+            "app/tests/total.rs",
+            "#[test]\nfn ten_items() {\n    assert_eq!(app::total(10, 3), testkit::expected_total(10, 3));\n}\n\n\
+             #[test]\nfn nine_items() {\n    assert_eq!(app::total(9, 3), testkit::expected_total(9, 3));\n}\n",
+        ),
+    ]);
+    let output = common::autodebug_expecting(&dir.path().join("app"), &[], 5);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("of app, testkit"), "{stderr}");
+    let report = common::report(dir.path());
+    let suspects = report["suspects"].as_array().unwrap();
+    assert!(
+        suspects
+            .iter()
+            .take(3)
+            .any(|s| s["file"] == "testkit/src/lib.rs"),
+        "{report:#}"
+    );
+}
