@@ -2,7 +2,7 @@
 //! and scored by the shared scorer (`../shared/external/hefix.py`, beside the checkout). The
 //! project never copies its data: the scorer materializes the crates into a scratch
 //! directory, runs the tool on a copy of each, and scores the reports; this module drives
-//! those three steps and writes the scorer's table into the README.
+//! those three steps and writes the scorer's table into docs/results.md.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,7 +23,7 @@ pub struct Options {
     pub ids: Vec<String>,
     /// Per-task time limit, seconds.
     pub timeout: f64,
-    /// Replace the table between `<!-- external-table -->` markers in the README.
+    /// Replace the table between `<!-- external-table -->` markers in docs/results.md.
     pub update_readme: bool,
 }
 
@@ -108,7 +108,7 @@ pub fn run(opts: &Options, repo: &Path) -> Result<String> {
             count_tasks(&tables).map_or("the".to_string(), |n| n.to_string()),
             without_heading(&tables).trim()
         );
-        let path = repo.join("README.md");
+        let path = repo.join(crate::runner::RESULTS_DOC);
         let readme = std::fs::read_to_string(&path)?;
         match crate::results::replace_block(
             &readme,
@@ -121,14 +121,15 @@ pub fn run(opts: &Options, repo: &Path) -> Result<String> {
                 eprintln!("Updated the external table in {}", path.display());
             }
             None => eprintln!(
-                "README.md has no <!-- external-table --> … <!-- /external-table --> block: not updated"
+                "{} has no <!-- external-table --> … <!-- /external-table --> block: not updated",
+                crate::runner::RESULTS_DOC
             ),
         }
     }
     Ok(tables)
 }
 
-/// The scorer's Markdown without its own `#` headings (the README's section has one).
+/// The scorer's Markdown without its own `#` headings (the section in docs/results.md has one).
 fn without_heading(tables: &str) -> String {
     tables
         .lines()

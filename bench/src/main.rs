@@ -52,7 +52,7 @@ struct ExternalArgs {
     /// Per-task time limit, seconds.
     #[arg(long, default_value_t = 300.0)]
     timeout: f64,
-    /// Replace the table between <!-- external-table --> markers in the root README.md.
+    /// Replace the table between <!-- external-table --> markers in docs/results.md.
     #[arg(long)]
     update_readme: bool,
 }
@@ -143,7 +143,7 @@ struct RunArgs {
     /// Tests the tool runs at once.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
-    /// Replace the table between <!-- results-table --> markers in the root README.md.
+    /// Replace the table between <!-- results-table --> markers in docs/results.md.
     #[arg(long)]
     update_readme: bool,
     /// Keep the temp copies of the faulty versions.

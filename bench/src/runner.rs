@@ -20,6 +20,9 @@ use crate::report::{self, Coverage, Report};
 use crate::results::{self, BruteForce, Row, VersionResult};
 use crate::score;
 
+/// The page whose tables `--update-readme` rewrites (the README links it).
+pub const RESULTS_DOC: &str = "docs/results.md";
+
 /// Knobs of a run.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -489,7 +492,7 @@ one whole `cargo autodebug` run (instrumented build, baseline, reruns, traces, t
 all runs share one target dir, so dependencies are compiled by the first run only (each \
 version is its own copy at its own path, hence its own package id and artifacts).";
 
-/// Writes results.json and results.md, and the README block if asked.
+/// Writes results.json and results.md, and the block in docs/results.md if asked.
 fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
     std::fs::create_dir_all(&opts.out)?;
     std::fs::write(
@@ -575,11 +578,11 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
         opts.out.join("results.md").display()
     );
     if opts.update_readme {
-        let path = repo.join("README.md");
+        let path = repo.join(RESULTS_DOC);
         let readme = std::fs::read_to_string(&path)?;
         let body = format!(
             "{}\n\n{}\nDetails, notes and the brute-force baseline: \
-             [`bench/results/results.md`](bench/results/results.md).\n",
+             [`bench/results/results.md`](../bench/results/results.md).\n",
             provenance(r),
             table
         );
@@ -594,7 +597,7 @@ fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
                 eprintln!("Updated the results table in {}", path.display());
             }
             None => eprintln!(
-                "README.md has no <!-- results-table --> … <!-- /results-table --> block: not updated"
+                "{RESULTS_DOC} has no <!-- results-table --> … <!-- /results-table --> block: not updated"
             ),
         }
     }
