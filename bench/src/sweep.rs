@@ -151,6 +151,11 @@ pub struct CrateResult {
     /// Tests whose verdicts differed, but whose plain verdict changes from one plain run to
     /// the next (random inputs, a race, a hang now and then): not the instrumentation's.
     pub unsteady: Vec<String>,
+    /// Tests whose verdicts differed, but that pass under the tool when it runs one test at
+    /// a time: tests that share state across their processes (a temp directory named by a
+    /// process-wide counter), which one process per test (the tool's, as cargo-nextest's)
+    /// runs side by side. Not the instrumentation's either.
+    pub parallel_only: Vec<String>,
     /// Functions that got the attribute.
     pub functions: usize,
     /// Functions the instrumented build kept instrumented.
@@ -312,6 +317,8 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
         .arg(tool_timeout(opts, plain_test_s, tested.timed_out).to_string())
         .env("CARGO_NET_OFFLINE", "true")
         .current_dir(&copy);
+    // Kept for a run one test at a time (below).
+    let tool_args: Vec<std::ffi::OsString> = tool.get_args().map(|a| a.to_os_string()).collect();
     let ran = process::run(tool, opts.limit)?;
     result.instrumented_s = start.elapsed().as_secs_f64();
     result.warnings = ran
@@ -376,19 +383,7 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
-    let mut instrumented = BTreeMap::new();
-    for test in coverage["tests"].as_array().into_iter().flatten() {
-        let key = test_key(
-            test["test"]["target"].as_str().unwrap_or_default(),
-            test["test"]["name"].as_str().unwrap_or_default(),
-        );
-        let verdict = if test["outcome"] == "passed" {
-            Verdict::Passed
-        } else {
-            Verdict::Failed
-        };
-        instrumented.insert(key, verdict);
-    }
+    let instrumented = coverage_verdicts(&coverage);
     result.differences = differences(&plain, &instrumented);
     if !result.differences.is_empty() {
         // A test whose plain verdict changes from run to run says nothing of the
@@ -409,7 +404,62 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
             }
         }
     }
+    if !result.differences.is_empty() && opts.jobs > 1 {
+        // The tool runs each test in a process of its own, side by side: tests that share
+        // state across processes collide there and not in cargo's one process. Run one at
+        // a time, a test that then has the plain verdict is moved apart.
+        let alone = place.join("autodebug.out.alone");
+        let mut again = Command::new(&opts.tool);
+        let mut args = tool_args.into_iter();
+        while let Some(arg) = args.next() {
+            match arg.to_str() {
+                Some("--jobs") => {
+                    args.next();
+                    again.args(["--jobs", "1"]);
+                }
+                Some("--output") => {
+                    args.next();
+                    again.arg("--output").arg(&alone);
+                }
+                _ => {
+                    again.arg(arg);
+                }
+            }
+        }
+        again.env("CARGO_NET_OFFLINE", "true").current_dir(&copy);
+        process::run(again, opts.limit)?;
+        let coverage: serde_json::Value = std::fs::read_to_string(alone.join("coverage.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        let one_at_a_time = coverage_verdicts(&coverage);
+        let (steady, parallel_only): (Vec<_>, Vec<_>) = std::mem::take(&mut result.differences)
+            .into_iter()
+            .partition(|(key, first, _)| one_at_a_time.get(key) != Some(first));
+        result.differences = steady;
+        result
+            .parallel_only
+            .extend(parallel_only.into_iter().map(|(key, ..)| key));
+    }
     Ok(result)
+}
+
+/// The verdicts of the tool's baseline, from its `coverage.json`, by key.
+fn coverage_verdicts(coverage: &serde_json::Value) -> BTreeMap<String, Verdict> {
+    let mut verdicts = BTreeMap::new();
+    for test in coverage["tests"].as_array().into_iter().flatten() {
+        let key = test_key(
+            test["test"]["target"].as_str().unwrap_or_default(),
+            test["test"]["name"].as_str().unwrap_or_default(),
+        );
+        let verdict = if test["outcome"] == "passed" {
+            Verdict::Passed
+        } else {
+            Verdict::Failed
+        };
+        verdicts.insert(key, verdict);
+    }
+    verdicts
 }
 
 /// The per-test timeout of the tool's run: the sweep's, or ten times the plain test run's
@@ -756,6 +806,13 @@ pub fn markdown(results: &[CrateResult], provenance: &str) -> String {
         "Tests whose plain verdict changes from run to run (not counted as differences)",
         results,
         |r| &r.unsteady,
+    );
+    per_crate_lines(
+        &mut md,
+        "Tests that differ only when the tool runs tests side by side, one process each, and \
+         have the plain verdict one at a time (state shared across processes; not counted)",
+        results,
+        |r| &r.parallel_only,
     );
     per_crate_lines(&mut md, "The tool's warnings", results, |r| &r.warnings);
     per_crate_lines(&mut md, "Items built uninstrumented", results, |r| {

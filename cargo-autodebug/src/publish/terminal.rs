@@ -125,6 +125,14 @@ impl Report {
                 self.failing_tests.len() - SHOWN_FAILING
             ));
         }
+        if self.tests.flaky > 0 {
+            out.push_str(&format!(
+                "{}: each test runs in a process of its own, side by side (as under \
+                 cargo-nextest); tests that pass when rerun may share state across processes \
+                 (a temp directory, a port): `--jobs 1` runs one at a time\n",
+                style.paint(BOLD, "hint")
+            ));
+        }
     }
 
     /// The statement a fix changes, or else the top suspect.
