@@ -100,8 +100,12 @@ pub fn from_report(
             output_dir.display()
         )));
     };
-    let mut report: serde_json::Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a report", path.display()))?;
+    let Ok(mut report) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(Before::Analyse(format!(
+            "{} cannot be read",
+            path.display()
+        )));
+    };
     let Some(fix) = report["fixes"]
         .as_array()
         .and_then(|fixes| fixes.iter().find(|f| f["validated"] == true))
