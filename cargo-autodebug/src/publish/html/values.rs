@@ -22,6 +22,9 @@ const INSTANCES_PER_CALL: usize = 4;
 const CALLS_PER_SIDE: usize = 3;
 /// Characters of one value.
 const VALUE_WIDTH: usize = 60;
+/// Traces larger than this are not read for the page (a trace at the event cap is hundreds
+/// of megabytes; the page shows a few instances per call).
+const MAX_TRACE_BYTES: u64 = 16 << 20;
 
 /// What a site did in one call.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +75,11 @@ struct StoredSite {
 pub fn observe(report: &Report, output_dir: &Path, places: &BTreeSet<Place>) -> Observed {
     let mut observed = Observed::default();
     for summary in &report.traces {
-        let Some(stored) = std::fs::read(output_dir.join(&summary.path))
+        let path = output_dir.join(&summary.path);
+        if std::fs::metadata(&path).map_or(true, |m| m.len() > MAX_TRACE_BYTES) {
+            continue;
+        }
+        let Some(stored) = std::fs::read(&path)
             .ok()
             .and_then(|bytes| serde_json::from_slice::<StoredFile>(&bytes).ok())
         else {
