@@ -161,28 +161,31 @@ pub fn from_report(
 fn with_edits(text: &str, edits: &[&serde_json::Value]) -> Option<String> {
     let index = crate::publish::LineIndex::new(text);
     let number = |v: &serde_json::Value| v.as_u64().and_then(|n| u32::try_from(n).ok());
-    let mut spans: Vec<(usize, usize, &str)> = Vec::new();
+    let mut spans: Vec<crate::publish::Replacement> = Vec::new();
     for edit in edits {
-        let start = index.offset_at(number(&edit["line"])?, number(&edit["column"])?)?;
-        let end = index.offset_at(number(&edit["end_line"])?, number(&edit["end_column"])?)?;
-        if text.get(start..end)? != edit["original"].as_str()? {
+        let (line, column) = (number(&edit["line"])?, number(&edit["column"])?);
+        let (end_line, end_column) = (number(&edit["end_line"])?, number(&edit["end_column"])?);
+        let (start, end) = (
+            index.offset_at(line, column)?,
+            index.offset_at(end_line, end_column)?,
+        );
+        let original = edit["original"].as_str()?;
+        if text.get(start..end)? != original {
             return None;
         }
-        spans.push((start, end, edit["replacement"].as_str()?));
+        spans.push(crate::publish::Replacement {
+            bytes: start..end,
+            start: (line, column),
+            end: (end_line, end_column),
+            original: original.to_string(),
+            text: edit["replacement"].as_str()?.to_string(),
+        });
     }
-    spans.sort_by_key(|s| s.0);
-    if spans.windows(2).any(|w| w[0].1 > w[1].0) {
+    spans.sort_by_key(|r| r.bytes.start);
+    if spans.windows(2).any(|w| w[0].bytes.end > w[1].bytes.start) {
         return None;
     }
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for (start, end, replacement) in spans {
-        out.push_str(&text[at..start]);
-        out.push_str(replacement);
-        at = end;
-    }
-    out.push_str(&text[at..]);
-    Some(out)
+    Some(crate::publish::apply(text, &spans))
 }
 
 /// Writes `fix` under `workspace_root`, returning the files written. `ignore` are paths of
