@@ -146,6 +146,16 @@ pub fn report(dir: &Path) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// The best validated fix of a report (panics, showing the report, when there is none).
+pub fn validated_fix(report: &Value) -> &Value {
+    report["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["validated"] == true)
+        .unwrap_or_else(|| panic!("no validated fix: {report:#}"))
+}
+
 /// The run's output, for failure messages.
 pub fn describe(output: &Output) -> String {
     format!(

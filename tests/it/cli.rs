@@ -303,12 +303,7 @@ fn a_test_behind_a_feature_is_debugged_with_features() {
         report["failing_tests"][0]["name"], "tests::half_a_centimetre_rounds_up",
         "{report:#}"
     );
-    let fix = report["fixes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["validated"] == true)
-        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    let fix = common::validated_fix(&report);
     assert_eq!(fix["line"], 12, "{report:#}");
     assert_eq!(fix["tests_total"], 3, "the rebuild has the feature's tests");
 }

@@ -537,12 +537,7 @@ fn inference_that_builds_plainly_builds_instrumented() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("rejected"), "{stderr}");
     let report = common::report(dir.path());
-    let fix = report["fixes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["validated"] == true)
-        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    let fix = common::validated_fix(&report);
     assert_eq!(fix["line"], 4, "{report:#}");
     let replacement = fix["replacement"].as_str().unwrap();
     assert!(
@@ -583,12 +578,7 @@ fn a_no_std_crate_builds_instrumented() {
         serde_json::json!({"functions": 1, "instrumented": 1, "left_out": [], "tests_wrapped": 1}),
         "{report:#}"
     );
-    let fix = report["fixes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["validated"] == true)
-        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    let fix = common::validated_fix(&report);
     assert_eq!(fix["line"], 6, "{report:#}");
     assert!(snapshot(dir.path()) == before, "the user's tree changed");
     assert!(
@@ -679,12 +669,7 @@ fn an_edition_2015_crate_builds_instrumented() {
     assert!(!stderr.contains("rejected"), "{stderr}");
     assert!(!stderr.contains("reach no instrumented code"), "{stderr}");
     let report = common::report(dir.path());
-    let fix = report["fixes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["validated"] == true)
-        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    let fix = common::validated_fix(&report);
     assert_eq!(fix["line"], 4, "{report:#}");
 }
 
@@ -960,12 +945,7 @@ fn a_crate_that_a_dev_dependency_takes_in_another_version_builds_instrumented() 
     ]);
     common::autodebug_expecting(dir.path(), &[], 5);
     let report = common::report(dir.path());
-    let fix = report["fixes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["validated"] == true)
-        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    let fix = common::validated_fix(&report);
     assert_eq!(fix["replacement"], "a > b", "{report:#}");
     // The version cargo names in its hint selects the package too.
     common::autodebug_expecting(dir.path(), &["-p", "ring@0.2.0", "--no-fix"], 5);
@@ -1008,12 +988,7 @@ fn only_the_site_the_compiler_rejects_is_left_uninstrumented() {
         "{:#}",
         report["suspects"]
     );
-    let fix = report["fixes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["validated"] == true)
-        .unwrap_or_else(|| panic!("no validated fix: {report:#}"));
+    let fix = common::validated_fix(&report);
     assert!(
         [13, 14].contains(&fix["line"].as_u64().unwrap()),
         "{report:#}"
