@@ -4,6 +4,7 @@
 //! manifests whose relative `path`s lead out of the workspace get those paths made absolute.
 //! The user's tree is only read.
 
+use std::os::unix::ffi::OsStringExt;
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -63,6 +64,11 @@ impl ScratchCopy {
             .open(&lock_path)
             .with_context(|| format!("could not open {}", lock_path.display()))?;
         let mut copy = if lock_within(&lock, wait) {
+            std::fs::write(
+                dir.join(ROOT_FILE),
+                workspace_root.as_os_str().as_encoded_bytes(),
+            )
+            .with_context(|| format!("could not write {}", dir.join(ROOT_FILE).display()))?;
             ScratchCopy {
                 root: dir.join("workspace"),
                 target_dir: dir.join("target"),
@@ -96,25 +102,48 @@ impl ScratchCopy {
     }
 }
 
-impl ScratchCopy {
-    /// Whether this is a copy of its own (another run held the shared place).
-    pub fn is_own(&self) -> bool {
-        self.own.is_some()
+/// The file of a place naming the workspace it is a copy of.
+const ROOT_FILE: &str = "root";
+
+/// Removes the places under `places` (directories made by [`ScratchCopy::create`]) whose
+/// workspace no longer exists and that no run holds: their copies and target dirs are of
+/// no more use (a checkout deleted, a test's temporary crate). Places written before
+/// places named their workspace are removed the same way. Best effort: a place that
+/// cannot be removed stays.
+pub fn remove_abandoned_places(places: &Path) {
+    let Ok(entries) = std::fs::read_dir(places) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let place = entry.path();
+        if !place.join("workspace.lock").is_file() {
+            continue;
+        }
+        let alive = std::fs::read(place.join(ROOT_FILE))
+            .ok()
+            .map(|root| PathBuf::from(std::ffi::OsString::from_vec(root)))
+            .is_some_and(|root| root.is_dir());
+        if alive {
+            continue;
+        }
+        let Ok(lock) = std::fs::OpenOptions::new()
+            .write(true)
+            .open(place.join("workspace.lock"))
+        else {
+            continue;
+        };
+        if lock.try_lock().is_ok() {
+            let _ = std::fs::remove_dir_all(&place);
+        }
     }
 }
 
-/// Takes an exclusive `flock(2)` on `file`, waiting up to `wait`; whether it got it.
+/// Takes the exclusive lock on `file` (`flock(2)`, released by the system when the
+/// process ends however it ends), waiting up to `wait`; whether it got it.
 fn lock_within(file: &std::fs::File, wait: Duration) -> bool {
-    use std::os::fd::AsRawFd;
-    unsafe extern "C" {
-        fn flock(fd: i32, operation: i32) -> i32;
-    }
-    const LOCK_EX: i32 = 2;
-    const LOCK_NB: i32 = 4;
     let deadline = Instant::now() + wait;
     loop {
-        // SAFETY: flock(2) on a descriptor this function borrows open; no memory is shared.
-        if unsafe { flock(file.as_raw_fd(), LOCK_EX | LOCK_NB) } == 0 {
+        if file.try_lock().is_ok() {
             return true;
         }
         if Instant::now() >= deadline {
@@ -371,5 +400,44 @@ classpath = \"../../not-a-path-key\"\n";
         let third =
             ScratchCopy::create(ws.path(), dir.path(), &[], Duration::from_secs(1)).unwrap();
         assert_eq!(third.target_dir, dir.path().join("target"));
+    }
+
+    #[test]
+    fn places_of_workspaces_gone_are_removed_unless_held() {
+        let places = tempfile::tempdir().unwrap();
+        let kept_ws = tempfile::tempdir().unwrap();
+        let gone_ws = tempfile::tempdir().unwrap();
+        let held_ws = tempfile::tempdir().unwrap();
+        for ws in [&kept_ws, &gone_ws, &held_ws] {
+            std::fs::write(ws.path().join("Cargo.toml"), "[package]\n").unwrap();
+        }
+        let place = |name: &str| places.path().join(name);
+        let kept = ScratchCopy::create(kept_ws.path(), &place("kept"), &[], Duration::ZERO);
+        drop(kept.unwrap());
+        drop(ScratchCopy::create(gone_ws.path(), &place("gone"), &[], Duration::ZERO).unwrap());
+        let held = ScratchCopy::create(held_ws.path(), &place("held"), &[], Duration::ZERO);
+        let held = held.unwrap();
+        for name in ["kept", "gone", "held"] {
+            std::fs::create_dir_all(place(name).join("target/debug")).unwrap();
+        }
+        // A place of an earlier release (no `root` file) and a directory that is no place.
+        std::fs::create_dir_all(place("older/target")).unwrap();
+        std::fs::write(place("older/workspace.lock"), "").unwrap();
+        std::fs::create_dir_all(place("other")).unwrap();
+        drop(gone_ws);
+        drop(held_ws);
+
+        remove_abandoned_places(places.path());
+        assert!(
+            place("kept/target/debug").is_dir(),
+            "its workspace is there"
+        );
+        assert!(!place("gone").exists(), "its workspace is gone");
+        assert!(place("held/target/debug").is_dir(), "a run holds it");
+        assert!(!place("older").exists());
+        assert!(place("other").is_dir(), "not a place");
+        drop(held);
+        remove_abandoned_places(places.path());
+        assert!(!place("held").exists());
     }
 }

@@ -2,7 +2,8 @@
 //! crate the tool has not seen would compile the runtime and everything it pulls in (the
 //! macros, `syn`, `serde`: about 20 s on two cores, more than the diagnosis after it) into
 //! that crate's own target directory. Instead, the compiled units of that closure are kept in
-//! a per-user cache after a build, and copied into a target directory before its build.
+//! a per-user cache after a build, and copied (the large files hard-linked) into a target
+//! directory before its build.
 //!
 //! Cargo decides itself whether a copied unit is the one it needs: a unit lives under a name
 //! holding the hash of everything it was built from (package and version, features,
@@ -84,7 +85,7 @@ impl UnitCache {
                 if !target.exists() {
                     std::fs::create_dir_all(&to)
                         .with_context(|| format!("could not create {}", to.display()))?;
-                    copy_keeping_times(&entry, &target)?;
+                    link_or_copy(&entry, &target)?;
                     copied += 1;
                 }
             }
@@ -194,6 +195,32 @@ fn entries(dir: &Path) -> Result<Vec<PathBuf>> {
         }
     }
     Ok(out)
+}
+
+/// Below this size a unit's file is copied into a target dir, from this size on it is
+/// hard-linked (see [`link_or_copy`]).
+const LINK_FROM_BYTES: u64 = 64 * 1024;
+
+/// Seeds `to` from the cached `from` (a file or a directory tree): large files (libraries,
+/// metadata, build-script executables, which the compiler and the linker replace with a
+/// new file rather than write over) are hard-linked, so that seeding a target dir costs no
+/// space; small ones (cargo's bookkeeping, which it rewrites in place) are copied. Where a
+/// link cannot be made (another file system), the file is copied. Times are kept.
+fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
+    if from.is_dir() {
+        std::fs::create_dir_all(to)
+            .with_context(|| format!("could not create {}", to.display()))?;
+        for entry in entries(from)? {
+            link_or_copy(&entry, &to.join(entry.file_name().unwrap_or_default()))?;
+        }
+        return Ok(());
+    }
+    let large =
+        std::fs::symlink_metadata(from).is_ok_and(|m| m.is_file() && m.len() >= LINK_FROM_BYTES);
+    if large && std::fs::hard_link(from, to).is_ok() {
+        return Ok(());
+    }
+    copy_keeping_times(from, to)
 }
 
 /// Copies a file or a directory tree, each file keeping its modification time.

@@ -36,7 +36,7 @@ pub fn example(name: &str) -> tempfile::TempDir {
 }
 
 /// One target dir for every crate the tests build, so shared dependencies compile once.
-/// (Each copy has its own path, so cargo keeps their artifacts apart.)
+/// (The tool builds each scratch copy in a target dir of its own place under it.)
 pub fn shared_target_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e-target")
 }

@@ -1046,3 +1046,49 @@ fn a_member_the_tests_use_as_a_dev_dependency_is_instrumented_too() {
         "{report:#}"
     );
 }
+
+/// Two checkouts of one crate, differing by two lines at the top of the faulty file, run
+/// at once with one target dir: each run diagnoses and fixes its own checkout. (Cargo names
+/// a workspace crate's units by its path relative to the workspace root, so the two
+/// scratch copies would share units in one target dir: one run's build took the other's
+/// test binaries for its own, and repair found no expression at the lines the traces had.)
+#[test]
+fn two_checkouts_sharing_a_target_dir_each_get_their_own_build() {
+    let case = &CASES[0];
+    let first = common::fixture(case.fixture);
+    let second = common::fixture(case.fixture);
+    let file = second.path().join(case.file);
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &file,
+        format!("// A second checkout.\n// Two lines longer.\n{text}"),
+    )
+    .unwrap();
+    let target = tempfile::tempdir().unwrap();
+    let runs: Vec<(&Path, std::process::Output)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = [first.path(), second.path()]
+            .into_iter()
+            .map(|dir| {
+                let target = target.path();
+                scope.spawn(move || (dir, common::autodebug_in(dir, &[], target, &[])))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (dir, output) in runs {
+        assert_eq!(
+            output.status.code(),
+            Some(5),
+            "{}",
+            common::describe(&output)
+        );
+        let report = common::report(dir);
+        let fix = common::validated_fix(&report);
+        assert_eq!(fix["replacement"], case.replacement, "{report:#}");
+        assert_eq!(
+            fix["line"].as_u64(),
+            Some(line_of(dir, case.file, case.faulty) as u64),
+            "{report:#}"
+        );
+    }
+}

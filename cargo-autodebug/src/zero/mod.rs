@@ -602,9 +602,9 @@ fn copy_annotated(
 ) -> Result<(ScratchCopy, crate::interrupt::Cleanup)> {
     // A place of this workspace's own (target dirs are shared between workspaces), the
     // same from run to run so that the copy's builds are incremental.
-    let dir = build::target_dir(workspace, options)
-        .join("zero")
-        .join(place_name(&workspace.root));
+    let places = build::target_dir(workspace, options).join("zero");
+    crate::copy_tree::remove_abandoned_places(&places);
+    let dir = places.join(place_name(&workspace.root));
     let copy = ScratchCopy::create(&workspace.root, &dir, skip, COPY_WAIT)
         .context("could not copy the workspace to a scratch directory")?;
     let cleanup = interrupts.cleanup(copy.root.clone());
@@ -698,15 +698,13 @@ fn copy_options(workspace: &Workspace, options: &Options, copy: &ScratchCopy) ->
     };
     run.manifest_path = Some(manifest);
     run.packages = workspace.packages.iter().map(|p| p.name.clone()).collect();
-    // The copy builds where the instrumented build of the workspace itself would (its
-    // crates' artifacts are named by their paths relative to the workspace root, which
-    // the copy keeps; dependencies are shared); a copy of its own, made while another
-    // run of the workspace held the place, builds apart.
-    run.target_dir = Some(if copy.is_own() {
-        copy.target_dir.clone()
-    } else {
-        build::target_dir(workspace, options)
-    });
+    // The copy builds in its place's own target dir. Cargo names a workspace crate's units
+    // by its path relative to the workspace root, so copies of two checkouts of a crate
+    // (or two runs' places) building into one target dir would share units: one copy's
+    // build would overwrite the other's test binaries, and as the copies live inside the
+    // target dir, cargo would check one copy's freshness by the other copy's files. The
+    // runtime's units come from the unit cache, so a place's first build compiles little.
+    run.target_dir = Some(copy.target_dir.clone());
     Ok(run)
 }
 
