@@ -1,6 +1,9 @@
 //! `cargo autodebug init`: sets a crate up for contracts. It adds `autodebug-runtime` to the
-//! crate's `[dependencies]` (editing the manifest's text, so its formatting and comments
-//! stay) and writes an example contract, commented out, above one of the crate's functions:
+//! crate's `[dependencies]` by version, as any dependency (editing the manifest's text, so
+//! its formatting and comments stay), and to the workspace's `.cargo/config.toml` a
+//! `[patch.crates-io]` entry that resolves it to the runtime this tool carries (extracted
+//! on this machine: the one line a checkout on another machine gets by running `init`
+//! there), and writes an example contract, commented out, above one of the crate's functions:
 //! nothing changes what the code does until its author uncomments and completes it. It
 //! refuses a tree with uncommitted changes (as `cargo fix` does) unless `--allow-dirty`, and
 //! a second run finds the crate set up and says so.
@@ -25,6 +28,9 @@ const MARKER: &str = "cargo autodebug: an example contract";
 pub struct Plan {
     /// The manifest's new text, when the dependency is missing.
     pub manifest: Option<String>,
+    /// The cargo configuration's new text, when the dependency is by version and the
+    /// configuration does not patch it to this tool's runtime.
+    pub config: Option<String>,
     /// The source file, its new text and the function the contract is about.
     pub contract: Option<(PathBuf, String, String, u32)>,
     /// Why no example contract is written (nothing to do, or no function fits).
@@ -33,7 +39,7 @@ pub struct Plan {
 
 /// Runs `cargo autodebug init`.
 pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
-    let package = find_package(options)?;
+    let (package, workspace_root) = find_package(options)?;
     let manifest_path = package.manifest_path.clone().into_std_path_buf();
     let root = manifest_path
         .parent()
@@ -56,9 +62,18 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
     let source_text = std::fs::read_to_string(&source_file)
         .with_context(|| format!("could not read {}", source_file.display()))?;
     let runtime = RuntimeSource::find()?;
+    let config_path = config_file(&workspace_root);
+    let config_text = match std::fs::read_to_string(&config_path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => {
+            return Err(e).with_context(|| format!("could not read {}", config_path.display()));
+        }
+    };
     let plan = plan(
         &manifest_text,
-        &dependency_line(&runtime),
+        &format!("autodebug-runtime = \"{}\"", env!("CARGO_PKG_VERSION")),
+        (&config_text, &runtime),
         &source_file,
         &source_text,
     )?;
@@ -68,7 +83,7 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
             .display()
             .to_string()
     };
-    if plan.manifest.is_none() && plan.contract.is_none() {
+    if plan.manifest.is_none() && plan.config.is_none() && plan.contract.is_none() {
         console.status(
             "Fresh",
             &format!(
@@ -91,9 +106,26 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
         console.status(
             "Adding",
             &format!(
-                "autodebug-runtime (from {}) to [dependencies] in {}",
-                runtime.describe(),
+                "autodebug-runtime {} to [dependencies] in {}",
+                env!("CARGO_PKG_VERSION"),
                 shown(&manifest_path)
+            ),
+        );
+    }
+    if let Some(text) = &plan.config {
+        if let Some(dir) = config_path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("could not create {}", dir.display()))?;
+        }
+        std::fs::write(&config_path, text)
+            .with_context(|| format!("could not write {}", config_path.display()))?;
+        console.status(
+            "Patching",
+            &format!(
+                "autodebug-runtime to the runtime this tool carries ({}) in {}: a path of this \
+                 machine; on another, `cargo autodebug init` writes its own",
+                runtime.describe(),
+                config_path.display()
             ),
         );
     }
@@ -123,37 +155,53 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
     Ok(ExitCode::Clean)
 }
 
-/// The `[dependencies]` line for the runtime.
-fn dependency_line(runtime: &RuntimeSource) -> String {
-    match runtime {
-        RuntimeSource::Path(_) => runtime.dependency(),
-        RuntimeSource::Registry(version) => format!("autodebug-runtime = \"{version}\""),
+/// The workspace's cargo configuration file: `.cargo/config.toml`, or the older
+/// `.cargo/config` where only that one is there.
+fn config_file(workspace_root: &Path) -> PathBuf {
+    let dir = workspace_root.join(".cargo");
+    if !dir.join("config.toml").exists() && dir.join("config").is_file() {
+        dir.join("config")
+    } else {
+        dir.join("config.toml")
     }
 }
 
-/// What to change in a crate whose manifest and root source file are these.
+/// What to change in a crate whose manifest and root source file are these, in a
+/// workspace whose cargo configuration is `config` (its text, empty when there is none)
+/// and with the runtime this tool carries.
 pub fn plan(
     manifest_text: &str,
     dependency: &str,
+    (config, runtime): (&str, &RuntimeSource),
     source_file: &Path,
     source_text: &str,
 ) -> Result<Plan> {
     let document: toml::Table = manifest_text
         .parse()
         .context("could not parse the manifest")?;
-    let depends = document
+    let declared = document
         .get("dependencies")
         .and_then(toml::Value::as_table)
-        .is_some_and(|deps| {
-            deps.contains_key("autodebug-runtime") || deps.contains_key("autodebug-macros")
+        .and_then(|deps| {
+            deps.get("autodebug-runtime")
+                .or_else(|| deps.get("autodebug-macros"))
         });
-    let manifest = if depends {
+    let manifest = if declared.is_some() {
         None
     } else {
         let text = manifest::with_dependency(manifest_text, dependency);
         text.parse::<toml::Table>()
             .context("the manifest would not parse with the dependency added")?;
         Some(text)
+    };
+    // A dependency by path (a checkout of this project) needs no patch.
+    let by_path = declared
+        .and_then(toml::Value::as_table)
+        .is_some_and(|t| t.contains_key("path") || t.contains_key("git"));
+    let config = if by_path {
+        None
+    } else {
+        config_with_patch(config, runtime)?
     };
     let (contract, no_contract) = if source_text.contains(MARKER) {
         (None, Some("it has the example contract".to_string()))
@@ -179,9 +227,53 @@ pub fn plan(
     };
     Ok(Plan {
         manifest,
+        config,
         contract,
         no_contract,
     })
+}
+
+/// `config` (a cargo configuration's text) with `[patch.crates-io]` resolving
+/// `autodebug-runtime` to `runtime`, or `None` when it does already. The rest of the text
+/// stays as written.
+fn config_with_patch(config: &str, runtime: &RuntimeSource) -> Result<Option<String>> {
+    let mut document: toml_edit::DocumentMut = config
+        .parse()
+        .context("could not parse .cargo/config.toml")?;
+    let path = runtime
+        .0
+        .to_str()
+        .context("the runtime's path is not UTF-8")?;
+    let patched = document
+        .get("patch")
+        .and_then(|p| p.get("crates-io"))
+        .and_then(|c| c.get("autodebug-runtime"))
+        .and_then(|r| r.get("path"))
+        .and_then(|p| p.as_str());
+    if patched == Some(path) {
+        return Ok(None);
+    }
+    let patch = document
+        .entry("patch")
+        .or_insert_with(|| {
+            let mut table = toml_edit::Table::new();
+            table.set_implicit(true);
+            toml_edit::Item::Table(table)
+        })
+        .as_table_mut()
+        .context("`patch` in .cargo/config.toml is not a table")?;
+    let crates_io = patch
+        .entry("crates-io")
+        .or_insert_with(toml_edit::table)
+        .as_table_like_mut()
+        .context("`patch.crates-io` in .cargo/config.toml is not a table")?;
+    let mut entry = toml_edit::InlineTable::new();
+    entry.insert("path", path.into());
+    crates_io.insert(
+        "autodebug-runtime",
+        toml_edit::Item::Value(toml_edit::Value::InlineTable(entry)),
+    );
+    Ok(Some(document.to_string()))
 }
 
 /// The source uses the runtime's attributes already.
@@ -256,7 +348,7 @@ fn example_contract(source: &str) -> Result<Option<(String, String, u32)>> {
 
 /// The package `init` sets up: `-p`, else the one whose directory holds the current
 /// directory (or the manifest given), else the only one.
-fn find_package(options: &InitOptions) -> Result<Package> {
+fn find_package(options: &InitOptions) -> Result<(Package, PathBuf)> {
     let mut command = MetadataCommand::new();
     command.no_deps();
     if let Some(path) = &options.manifest_path {
@@ -271,12 +363,13 @@ fn find_package(options: &InitOptions) -> Result<Package> {
         }
         other => anyhow::Error::new(other).context("could not run `cargo metadata`"),
     })?;
+    let root = metadata.workspace_root.clone().into_std_path_buf();
     let members = metadata.workspace_packages();
     if let Some(name) = &options.package {
         return members
             .into_iter()
             .find(|p| p.name.as_str() == name)
-            .cloned()
+            .map(|p| (p.clone(), root))
             .with_context(|| format!("package `{name}` is not a member of the workspace"));
     }
     let here = match &options.manifest_path {
@@ -295,8 +388,8 @@ fn find_package(options: &InitOptions) -> Result<Package> {
         })
         .max_by_key(|p| p.manifest_path.as_str().len());
     match (containing, members.as_slice()) {
-        (Some(package), _) => Ok((*package).clone()),
-        (None, [only]) => Ok((*only).clone()),
+        (Some(package), _) => Ok(((*package).clone(), root)),
+        (None, [only]) => Ok(((*only).clone(), root)),
         (None, _) => bail!(
             "the workspace has several packages: choose one with -p ({})",
             members
@@ -346,9 +439,57 @@ mod tests {
     const SOURCE: &str = "//! Calc.\n\nfn helper() {}\n\n/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
     const DEPENDENCY: &str = "autodebug-runtime = \"0.1.0\"";
 
+    fn runtime() -> RuntimeSource {
+        RuntimeSource(PathBuf::from("/cache/runtime/0.1.0-ab/autodebug-runtime"))
+    }
+
+    #[test]
+    fn the_configuration_patches_the_runtime_and_keeps_its_text() {
+        let patch = "[patch.crates-io]\nautodebug-runtime = { path = \"/cache/runtime/0.1.0-ab/autodebug-runtime\" }\n";
+        assert_eq!(
+            config_with_patch("", &runtime()).unwrap().as_deref(),
+            Some(patch)
+        );
+        let existing = "# Build settings.\n[build]\njobs = 2 # two cores\n\n[patch.crates-io]\nrand = { path = \"../rand\" }\n";
+        let out = config_with_patch(existing, &runtime()).unwrap().unwrap();
+        assert!(out.starts_with(existing), "{out}");
+        assert!(
+            out.ends_with(
+                "autodebug-runtime = { path = \"/cache/runtime/0.1.0-ab/autodebug-runtime\" }\n"
+            ),
+            "{out}"
+        );
+        assert_eq!(config_with_patch(&out, &runtime()).unwrap(), None);
+        // Another tool's runtime: the entry is pointed at this one's.
+        let other = RuntimeSource(PathBuf::from("/cache/runtime/0.2.0-cd/autodebug-runtime"));
+        let moved = config_with_patch(&out, &other).unwrap().unwrap();
+        assert!(
+            moved.contains("0.2.0-cd") && !moved.contains("0.1.0-ab"),
+            "{moved}"
+        );
+        // A dependency by path needs no patch.
+        let by_path =
+            "[package]\nname = \"a\"\n[dependencies]\nautodebug-runtime = { path = \"../rt\" }\n";
+        let plan = plan(
+            by_path,
+            DEPENDENCY,
+            ("", &runtime()),
+            Path::new("src/lib.rs"),
+            SOURCE,
+        );
+        assert_eq!(plan.unwrap().config, None);
+    }
+
     #[test]
     fn adds_the_dependency_and_a_commented_contract() {
-        let plan = plan(MANIFEST, DEPENDENCY, Path::new("src/lib.rs"), SOURCE).unwrap();
+        let plan = plan(
+            MANIFEST,
+            DEPENDENCY,
+            ("", &runtime()),
+            Path::new("src/lib.rs"),
+            SOURCE,
+        )
+        .unwrap();
         assert_eq!(
             plan.manifest.as_deref(),
             Some(
@@ -374,11 +515,27 @@ mod tests {
 
     #[test]
     fn a_second_run_has_nothing_to_do() {
-        let first = plan(MANIFEST, DEPENDENCY, Path::new("src/lib.rs"), SOURCE).unwrap();
+        let first = plan(
+            MANIFEST,
+            DEPENDENCY,
+            ("", &runtime()),
+            Path::new("src/lib.rs"),
+            SOURCE,
+        )
+        .unwrap();
         let manifest = first.manifest.unwrap();
+        let config = first.config.unwrap();
         let (_, source, _, _) = first.contract.unwrap();
-        let second = plan(&manifest, DEPENDENCY, Path::new("src/lib.rs"), &source).unwrap();
+        let second = plan(
+            &manifest,
+            DEPENDENCY,
+            (&config, &runtime()),
+            Path::new("src/lib.rs"),
+            &source,
+        )
+        .unwrap();
         assert_eq!(second.manifest, None);
+        assert_eq!(second.config, None);
         assert_eq!(second.contract, None);
         assert_eq!(
             second.no_contract.as_deref(),
@@ -391,6 +548,7 @@ mod tests {
         let plan = plan(
             MANIFEST,
             DEPENDENCY,
+            ("", &runtime()),
             Path::new("src/lib.rs"),
             "fn main() {}\n",
         )

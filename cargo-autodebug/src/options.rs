@@ -298,6 +298,11 @@ pub struct CargoFlags {
     /// Equivalent to specifying both --locked and --offline.
     #[arg(long, help_heading = "Manifest Options")]
     pub frozen: bool,
+
+    /// `--config KEY=VALUE` settings the tool adds to every cargo command (the runtime it
+    /// carries, patched in for a runtime dependency declared by version).
+    #[arg(skip)]
+    pub config: Vec<String>,
 }
 
 impl CargoFlags {
@@ -330,6 +335,11 @@ impl CargoFlags {
         .into_iter()
         .filter(|(on, _)| *on)
         .map(|(_, flag)| flag.to_string())
+        .chain(
+            self.config
+                .iter()
+                .flat_map(|c| ["--config".to_string(), c.clone()]),
+        )
         .collect()
     }
 }

@@ -71,7 +71,12 @@ impl Session {
         for file in &config_files {
             console.detail(&format!("configuration: {}", display_path(file)));
         }
-        let options = configured;
+        let mut options = configured;
+        if user.packages.iter().any(|p| p.runtime_by_version) {
+            let runtime =
+                crate::zero::manifest::RuntimeSource::find().or_exit(ExitCode::Software)?;
+            options.cargo.config.extend(runtime.patch());
+        }
         let changed = match &options.in_diff {
             Some(path) => Some(ChangedLines::read(path).or_exit(ExitCode::Usage)?),
             None => None,

@@ -205,7 +205,9 @@ const LINK_FROM_BYTES: u64 = 64 * 1024;
 /// metadata, build-script executables, which the compiler and the linker replace with a
 /// new file rather than write over) are hard-linked, so that seeding a target dir costs no
 /// space; small ones (cargo's bookkeeping, which it rewrites in place) are copied. Where a
-/// link cannot be made (another file system), the file is copied. Times are kept.
+/// link cannot be made (another file system), the file is copied. Times are kept. A file
+/// already at `to` (another run seeding the same target dir at once) is left as it is:
+/// never written over, as it may be a link to the cached file itself.
 fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
     if from.is_dir() {
         std::fs::create_dir_all(to)
@@ -217,10 +219,26 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
     }
     let large =
         std::fs::symlink_metadata(from).is_ok_and(|m| m.is_file() && m.len() >= LINK_FROM_BYTES);
-    if large && std::fs::hard_link(from, to).is_ok() {
+    if large {
+        match std::fs::hard_link(from, to) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(()),
+            Err(_) => {}
+        }
+    }
+    if to.exists() {
         return Ok(());
     }
-    copy_keeping_times(from, to)
+    // Copied under a temporary name and renamed: a file at `to` is replaced, never
+    // written into.
+    let partial = to.with_file_name(format!(
+        ".partial-{}-{}",
+        std::process::id(),
+        to.file_name().unwrap_or_default().to_string_lossy()
+    ));
+    copy_keeping_times(from, &partial)?;
+    std::fs::rename(&partial, to)
+        .with_context(|| format!("could not move {} to {}", partial.display(), to.display()))
 }
 
 /// Copies a file or a directory tree, each file keeping its modification time.
@@ -362,6 +380,41 @@ mod tests {
         cache.seed(&later).unwrap();
         let rlib = later.join("deps/libsyn-e8c3baddc839884f.rlib");
         assert_eq!(std::fs::read_to_string(rlib).unwrap(), "syn 2");
+    }
+
+    #[test]
+    fn large_files_are_linked_and_a_second_seed_at_once_writes_over_nothing() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let cached = dir.path().join("cache/build/syn-e8c3baddc839884f");
+        std::fs::create_dir_all(&cached).unwrap();
+        let large = vec![7u8; LINK_FROM_BYTES as usize];
+        std::fs::write(cached.join("build-script-build"), &large).unwrap();
+        std::fs::write(cached.join("output"), "cargo:rustc-cfg=x\n").unwrap();
+        let to = dir.path().join("target/debug/build/syn-e8c3baddc839884f");
+        link_or_copy(&cached, &to).unwrap();
+        let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
+        assert_eq!(
+            ino(&to.join("build-script-build")),
+            ino(&cached.join("build-script-build")),
+            "linked"
+        );
+        assert_ne!(
+            ino(&to.join("output")),
+            ino(&cached.join("output")),
+            "copied"
+        );
+        // Another run seeding the same target dir at once finds the files there: the cached
+        // file keeps its bytes (a copy onto the link would have emptied it).
+        link_or_copy(&cached, &to).unwrap();
+        assert_eq!(
+            std::fs::read(cached.join("build-script-build")).unwrap(),
+            large
+        );
+        assert_eq!(
+            std::fs::read_to_string(to.join("output")).unwrap(),
+            "cargo:rustc-cfg=x\n"
+        );
     }
 
     #[test]

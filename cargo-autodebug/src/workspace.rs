@@ -40,6 +40,9 @@ pub struct SelectedPackage {
     pub test_roots: Vec<PathBuf>,
     /// It depends on `autodebug-runtime` (or the macros) in some way: its author opted in.
     pub uses_runtime: bool,
+    /// It depends on `autodebug-runtime` by version (as `cargo autodebug init` writes it),
+    /// not by path: the tool patches in the runtime it carries.
+    pub runtime_by_version: bool,
     /// It is a procedural-macro crate (its code runs inside the compiler).
     pub proc_macro: bool,
     /// Its edition is 2015 (where `::crate` paths do not name extern crates).
@@ -95,6 +98,10 @@ impl SelectedPackage {
                 .dependencies
                 .iter()
                 .any(|d| RUNTIME_CRATES.contains(&d.name.as_str())),
+            runtime_by_version: package
+                .dependencies
+                .iter()
+                .any(|d| d.name == "autodebug-runtime" && d.path.is_none() && d.source.is_some()),
             proc_macro: package
                 .targets
                 .iter()

@@ -369,15 +369,27 @@ fn init_sets_up_a_crate_that_then_builds() {
     assert!(stderr.contains("Adding autodebug-runtime"), "{stderr}");
     assert!(stderr.contains("above `fn area`"), "{stderr}");
     assert!(output.stdout.is_empty());
+    assert!(stderr.contains("Patching autodebug-runtime"), "{stderr}");
+    // The manifest names the runtime as any dependency, by version; the workspace's cargo
+    // configuration resolves it to the runtime the tool carries (extracted on this machine).
     let new_manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
-    let runtime = common::repo_root().join("autodebug-runtime");
     assert!(new_manifest.starts_with("[package]\nname = \"shapes\"   # areas of shapes\n"));
     assert!(
         new_manifest.ends_with(&format!(
-            "[dependencies]\nautodebug-runtime = {{ path = {:?} }}\n",
-            runtime.canonicalize().unwrap().display().to_string()
+            "[dependencies]\nautodebug-runtime = \"{}\"\n",
+            env!("CARGO_PKG_VERSION")
         )),
         "{new_manifest}"
+    );
+    let config = std::fs::read_to_string(root.join(".cargo/config.toml")).unwrap();
+    let patched: toml::Table = config.parse().unwrap();
+    let runtime = patched["patch"]["crates-io"]["autodebug-runtime"]["path"]
+        .as_str()
+        .unwrap();
+    assert!(
+        Path::new(runtime).join("src/rt.rs").is_file()
+            && !Path::new(runtime).starts_with(common::repo_root()),
+        "{config}"
     );
     let new_source = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
     let added: Vec<&str> = new_source
@@ -410,5 +422,9 @@ fn init_sets_up_a_crate_that_then_builds() {
     assert_eq!(
         std::fs::read_to_string(root.join("src/lib.rs")).unwrap(),
         new_source
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join(".cargo/config.toml")).unwrap(),
+        config
     );
 }

@@ -14,6 +14,7 @@ mod cli;
 mod console;
 mod examples;
 mod hostile;
+mod install;
 mod interrupt;
 mod oracle;
 mod pathgen;

@@ -1,27 +1,20 @@
 //! The runtime dependency a copied package gets, and where the runtime comes from: the
-//! `autodebug-runtime` source beside the tool's own (the path baked in when the tool was
-//! compiled), a directory named by `AUTODEBUG_RUNTIME_PATH`, or — for a tool installed
-//! from the registry, whose build directory is gone — the registry release of the tool's
-//! own version.
+//! sources the tool carries inside it (see [`super::embedded`]), or a directory named by
+//! `AUTODEBUG_RUNTIME_PATH`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
 /// Environment variable naming the `autodebug-runtime` source directory to use.
 pub const ENV_RUNTIME_PATH: &str = "AUTODEBUG_RUNTIME_PATH";
 
-/// Where the copy's manifests take `autodebug-runtime` from.
+/// Where the copy's manifests take `autodebug-runtime` from: a source directory (absolute).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RuntimeSource {
-    /// A source directory (absolute).
-    Path(PathBuf),
-    /// The registry, at exactly this version.
-    Registry(&'static str),
-}
+pub struct RuntimeSource(pub PathBuf);
 
 impl RuntimeSource {
-    /// The runtime this tool was built with (see the module doc).
+    /// The runtime named by `AUTODEBUG_RUNTIME_PATH`, else the one this tool was built with.
     pub fn find() -> Result<RuntimeSource> {
         if let Some(dir) = std::env::var_os(ENV_RUNTIME_PATH).filter(|v| !v.is_empty()) {
             let dir = std::path::absolute(PathBuf::from(dir))?;
@@ -31,33 +24,31 @@ impl RuntimeSource {
                     dir.display()
                 );
             }
-            return Ok(RuntimeSource::Path(dir));
+            return Ok(RuntimeSource(dir));
         }
-        let baked = Path::new(env!("CARGO_MANIFEST_DIR")).join("../autodebug-runtime");
-        if baked.join("Cargo.toml").is_file() {
-            let dir = baked.canonicalize().unwrap_or(baked);
-            return Ok(RuntimeSource::Path(dir));
-        }
-        Ok(RuntimeSource::Registry(env!("CARGO_PKG_VERSION")))
+        Ok(RuntimeSource(super::embedded::runtime_dir()?))
     }
 
     /// The `[dependencies]` line.
     pub fn dependency(&self) -> String {
-        match self {
-            RuntimeSource::Path(dir) => format!(
-                "autodebug-runtime = {{ path = {} }}",
-                toml_string(&dir.display().to_string())
-            ),
-            RuntimeSource::Registry(version) => format!("autodebug-runtime = \"={version}\""),
-        }
+        format!(
+            "autodebug-runtime = {{ path = {} }}",
+            toml_string(&self.0.display().to_string())
+        )
+    }
+
+    /// The `--config` value that makes a dependency on `autodebug-runtime` by version
+    /// resolve to this runtime (`[patch.crates-io]`).
+    pub fn patch(&self) -> Option<String> {
+        Some(format!(
+            "patch.crates-io.autodebug-runtime.path={}",
+            toml_string(self.0.to_str()?)
+        ))
     }
 
     /// For people: where the runtime comes from.
     pub fn describe(&self) -> String {
-        match self {
-            RuntimeSource::Path(dir) => dir.display().to_string(),
-            RuntimeSource::Registry(version) => format!("the registry, version {version}"),
-        }
+        self.0.display().to_string()
     }
 }
 
@@ -142,22 +133,24 @@ mod tests {
 
     #[test]
     fn path_dependency_is_quoted() {
-        let source = RuntimeSource::Path(PathBuf::from("/a \"b\"\\c"));
+        let source = RuntimeSource(PathBuf::from("/a \"b\"\\c"));
         assert_eq!(
             source.dependency(),
             "autodebug-runtime = { path = \"/a \\\"b\\\"\\\\c\" }"
         );
+        assert_eq!(
+            source.patch().unwrap(),
+            "patch.crates-io.autodebug-runtime.path=\"/a \\\"b\\\"\\\\c\""
+        );
     }
 
     #[test]
-    fn the_runtime_beside_the_tool_is_found() {
-        // The tests run from the repository, where the runtime is beside the tool.
+    fn the_runtime_the_tool_carries_is_found() {
         if std::env::var_os(ENV_RUNTIME_PATH).is_some() {
             return;
         }
-        match RuntimeSource::find().unwrap() {
-            RuntimeSource::Path(dir) => assert!(dir.join("src/rt.rs").is_file()),
-            other => panic!("expected the repository's runtime, got {other:?}"),
-        }
+        let RuntimeSource(dir) = RuntimeSource::find().unwrap();
+        assert!(dir.join("src/rt.rs").is_file(), "{}", dir.display());
+        assert!(dir.is_absolute());
     }
 }
