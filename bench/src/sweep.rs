@@ -361,6 +361,9 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
         .collect();
     names.insert(krate.package().replace('-', "_"));
     result.sites = count_sites(&opts.instrumented_target, since, &names);
+    // Each crate's scratch copy builds in a place of its own under the target dir (tens of
+    // megabytes each, kept for incremental reruns): of no more use once counted.
+    let _ = std::fs::remove_dir_all(opts.instrumented_target.join("zero"));
     let status = report["status"].as_str().unwrap_or_default();
     result.instrumented_built = status != "build-failed";
     if !result.instrumented_built {
@@ -600,24 +603,38 @@ fn finish_alone(
 
 /// The site statics (`__AUTODEBUG_SITE`) in the object files of the incremental sessions of
 /// the crates `names` written since `since`: one session per compiled crate (its library and
-/// its unit tests compile the same sites, so a crate counts its largest session). `None`
-/// without `nm`.
+/// its unit tests compile the same sites, so a crate counts its largest session). The
+/// sessions are in the target dir's own `debug/incremental` and in those of the
+/// zero-annotation places under it (`zero/PLACE/target`, where the scratch copies build).
+/// `None` without `nm`.
 pub fn count_sites(
     target: &Path,
     since: SystemTime,
     names: &std::collections::BTreeSet<String>,
 ) -> Option<usize> {
-    let incremental = target.join("debug/incremental");
+    let mut incremental = vec![target.join("debug/incremental")];
+    if let Ok(places) = std::fs::read_dir(target.join("zero")) {
+        incremental.extend(
+            places
+                .flatten()
+                .map(|p| p.path().join("target/debug/incremental")),
+        );
+    }
     let mut by_crate: BTreeMap<String, usize> = BTreeMap::new();
-    for crate_dir in std::fs::read_dir(&incremental).ok()?.flatten() {
-        let crate_name = file_name(&crate_dir.path())
+    let crate_dirs: Vec<PathBuf> = incremental
+        .iter()
+        .filter_map(|dir| std::fs::read_dir(dir).ok())
+        .flat_map(|entries| entries.flatten().map(|e| e.path()))
+        .collect();
+    for crate_dir in crate_dirs {
+        let crate_name = file_name(&crate_dir)
             .rsplit_once('-')
             .map(|(name, _)| name.to_string())
             .unwrap_or_default();
         if !names.contains(&crate_name) {
             continue;
         }
-        for session in std::fs::read_dir(crate_dir.path()).ok()?.flatten() {
+        for session in std::fs::read_dir(&crate_dir).ok()?.flatten() {
             let path = session.path();
             let fresh = std::fs::metadata(&path)
                 .and_then(|m| m.modified())

@@ -49,6 +49,19 @@ pub struct SelectedPackage {
     pub edition_2015: bool,
 }
 
+/// A workspace member outside the selection, and what its tests run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dependent {
+    /// `name@version`, as `cargo -p` takes it.
+    pub spec: String,
+    /// Its directory, relative to the workspace root.
+    pub dir: PathBuf,
+    /// The directories (relative to the workspace root) of the members whose code its
+    /// tests run: its own, its normal dependencies by path, transitively, and its
+    /// dev-dependencies.
+    pub reaches: Vec<PathBuf>,
+}
+
 /// Names under which a package depends on the tool's own crates.
 const RUNTIME_CRATES: [&str; 2] = ["autodebug-runtime", "autodebug-macros"];
 
@@ -190,6 +203,59 @@ impl Workspace {
             }
         }
         found
+    }
+
+    /// The workspace members outside the selection, each with the members its tests run:
+    /// a fix in one of those must pass its tests too.
+    pub fn dependents(&self) -> Vec<Dependent> {
+        let members = self.metadata.workspace_packages();
+        let dir_of = |p: &Package| -> PathBuf {
+            p.manifest_path
+                .parent()
+                .map(|d| d.as_std_path())
+                .and_then(|d| d.strip_prefix(&self.root).ok())
+                .map(Path::to_path_buf)
+                .unwrap_or_default()
+        };
+        let mut out = Vec::new();
+        for member in members.iter().copied() {
+            if self.packages.iter().any(|p| p.name == member.name.as_str()) {
+                continue;
+            }
+            // Its own code, its normal dependencies by path (transitively) and its own
+            // dev-dependencies (with their normal dependencies).
+            let mut reached: std::collections::BTreeSet<String> = [member.name.to_string()].into();
+            let mut reaches = vec![dir_of(member)];
+            let mut queue = vec![(member, true)];
+            while let Some((package, own)) = queue.pop() {
+                for dependency in &package.dependencies {
+                    let Some(path) = &dependency.path else {
+                        continue;
+                    };
+                    let followed = match dependency.kind {
+                        cargo_metadata::DependencyKind::Normal => true,
+                        cargo_metadata::DependencyKind::Development => own,
+                        _ => false,
+                    };
+                    let found = members
+                        .iter()
+                        .copied()
+                        .find(|m| m.manifest_path.parent() == Some(path.as_path()));
+                    if let Some(found) = found.filter(|_| followed)
+                        && reached.insert(found.name.to_string())
+                    {
+                        reaches.push(dir_of(found));
+                        queue.push((found, false));
+                    }
+                }
+            }
+            out.push(Dependent {
+                spec: format!("{}@{}", member.name, member.version),
+                dir: dir_of(member),
+                reaches,
+            });
+        }
+        out
     }
 
     /// The package with this id, if it is one of the workspace's.

@@ -98,6 +98,9 @@ pub struct Selection {
     pub test_targets: Vec<String>,
     /// Cargo's feature and manifest flags of the run (`--features`, `--locked`, …).
     pub cargo_args: Vec<String>,
+    /// Workspace members outside the selection: a patch of code one of them runs is
+    /// validated against its tests too.
+    pub dependents: Vec<crate::workspace::Dependent>,
 }
 
 impl Selection {
@@ -124,6 +127,7 @@ impl Selection {
             lib: options.lib,
             test_targets: options.test_targets.clone(),
             cargo_args: options.cargo.build_args(),
+            dependents: workspace.dependents(),
         }
     }
 }
@@ -158,6 +162,9 @@ pub struct Rebuild {
     engine: Engine,
     /// Original text of the files of the copy the last patch changed (relative paths).
     dirty: BTreeMap<String, String>,
+    /// The dependents whose tests joined the suite (`name@version`): built with every
+    /// patch from then on.
+    joined: Vec<String>,
     /// Builds so far.
     pub builds: usize,
 }
@@ -191,6 +198,7 @@ impl Rebuild {
             jobs: jobs.max(1),
             engine,
             dirty: BTreeMap::new(),
+            joined: Vec::new(),
             builds: 0,
         })
     }
@@ -202,6 +210,7 @@ impl Rebuild {
         for (path, original) in std::mem::take(&mut self.dirty) {
             write_newer(&self.copy.root.join(&path), &original)?;
         }
+        self.join_dependents(files.iter().map(|(path, _)| Path::new(path)))?;
         let mut changed_files = BTreeSet::new();
         for (path, text) in files {
             let file = super::apply::confined(&self.copy.root, path)?;
@@ -268,7 +277,7 @@ impl Rebuild {
                 .arg("--manifest-path")
                 .arg(self.copy.root.join(manifest));
         }
-        for package in &self.selection.packages {
+        for package in self.selection.packages.iter().chain(&self.joined) {
             command.arg("-p").arg(package);
         }
         if self.selection.lib {
@@ -316,6 +325,91 @@ impl Rebuild {
         }
         // Tests are matched by package directory, not by the binary's package name.
         Ok(Ok(binaries.into_iter().map(|(_, binary)| binary).collect()))
+    }
+
+    /// Adds to the suite the tests of the dependents whose tests run one of `files`
+    /// (relative paths) and that are not in it yet: the copy, unpatched, is built with
+    /// them and their tests run once; those that pass are required to pass under every
+    /// patch from then on, those that fail are left out (as the baseline's failures that
+    /// reach no patched code are).
+    fn join_dependents<'a>(&mut self, files: impl Iterator<Item = &'a Path>) -> Result<()> {
+        let files: Vec<&Path> = files.collect();
+        let new: Vec<crate::workspace::Dependent> = self
+            .selection
+            .dependents
+            .iter()
+            .filter(|d| !self.joined.contains(&d.spec))
+            .filter(|d| {
+                files
+                    .iter()
+                    .any(|f| d.reaches.iter().any(|dir| f.starts_with(dir)))
+            })
+            .cloned()
+            .collect();
+        if new.is_empty() {
+            return Ok(());
+        }
+        let timeout = self
+            .suite
+            .iter()
+            .map(|t| t.timeout)
+            .max()
+            .unwrap_or(Duration::from_secs(60));
+        let before = self.joined.len();
+        self.joined.extend(new.iter().map(|d| d.spec.clone()));
+        let binaries = match self.build(&BTreeSet::new())? {
+            Ok(binaries) => binaries,
+            // They do not build unpatched: nothing to hold a patch to.
+            Err(_) => {
+                self.joined.truncate(before);
+                return Ok(());
+            }
+        };
+        let mut tests = Vec::new();
+        for binary in &binaries {
+            let package_dir = binary
+                .package_root
+                .strip_prefix(&self.copy.root)
+                .unwrap_or(&binary.package_root)
+                .to_path_buf();
+            if !new.iter().any(|d| d.dir == package_dir) {
+                continue;
+            }
+            for test in engine::list_tests(binary, &self.engine)? {
+                tests.push((package_dir.clone(), test));
+            }
+        }
+        let outcomes = engine::run_parallel(
+            &tests,
+            self.jobs,
+            |(_, test)| {
+                engine::run_test(
+                    &self.engine,
+                    test,
+                    &RunConfig {
+                        timeout,
+                        env: Vec::new(),
+                    },
+                )
+            },
+            |_, _| {},
+        );
+        for ((package_dir, test), outcome) in tests.iter().zip(outcomes) {
+            let passed = outcome?.outcome.passed();
+            self.suite.push(SuiteTest {
+                key: TestKey {
+                    package_dir: package_dir.clone(),
+                    target: test.target.clone(),
+                    kind: test.kind.clone(),
+                    name: test.name.clone(),
+                },
+                display: test.display(),
+                required: passed,
+                out_of_reach: !passed,
+                timeout,
+            });
+        }
+        Ok(())
     }
 
     /// Runs every test of the suite found in `binaries`, each in its own process with its
