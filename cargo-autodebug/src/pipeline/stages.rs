@@ -345,7 +345,10 @@ pub fn repair(
             oracles: evidence.oracles,
             findings,
             rerun: evidence.recorder,
-            scratch_dir: cargo_build::target_dir(workspace, options).join("repair"),
+            // Under the user's target dir, not the scratch copy's place: one repair copy
+            // (a fixed path, one run at a time) whose rebuilds stay incremental from run
+            // to run and from checkout to checkout.
+            scratch_dir: cargo_build::target_dir(&session.user, &session.configured).join("repair"),
             skip: session.own_dirs.clone(),
             selection: candidates::validate::Selection::of(workspace, options),
             timeout: options.test_timeout(),
