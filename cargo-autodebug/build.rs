@@ -6,6 +6,7 @@
 //! bench targets) is left out, as their tests are.
 
 use std::fmt::Write as _;
+use std::hash::Hasher as _;
 use std::path::{Path, PathBuf};
 
 /// The crates the runtime brings, each a directory beside this package.
@@ -49,12 +50,8 @@ fn main() {
 
     // A hash of every name and byte: the extracted copy's directory name, so that a tool
     // built from other sources never takes another's copy for its own.
-    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
-    let mut mix = |bytes: &[u8]| {
-        for &b in bytes {
-            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    };
+    let mut hasher = fnv::FnvHasher::default();
+    let mut mix = |bytes: &[u8]| hasher.write(bytes);
     let mut code = String::from("/// The runtime's files: path under the extracted root, bytes.\n");
     code.push_str("pub const FILES: &[(&str, &[u8])] = &[\n");
     for (name, path) in &files {
@@ -70,6 +67,7 @@ fn main() {
         .expect("writes to a String");
     }
     code.push_str("];\n");
+    let hash = hasher.finish();
     writeln!(
         code,
         "/// A hash of [`FILES`] (FNV-1a over names and bytes).\npub const HASH: &str = \"{hash:016x}\";"

@@ -534,6 +534,11 @@ mod tests {
         assert!(glob_matches("**/gen.rs", "a/gen.rs"));
         assert!(!glob_matches("src/*.rs", "src/a/c.rs"));
         assert!(glob_matches("src/*.rs", "src/c.rs"));
+        assert!(glob_matches("**/gen.rs", "gen.rs"));
+        assert!(glob_matches("src/{a,b}.rs", "src/b.rs"));
+        // Not a glob: only itself.
+        assert!(glob_matches("src/a[", "src/a["));
+        assert!(!glob_matches("src/a[", "src/ab"));
     }
 
     /// An unknown key stops the run: the file, the key, its line and column, and the keys

@@ -107,12 +107,8 @@ impl Interrupts {
 impl Shared {
     /// Kills the registered groups, removes the registered directories and exits.
     fn stop(&self, signal: i32) -> ! {
-        unsafe extern "C" {
-            fn kill(pid: i32, sig: i32) -> i32;
-        }
         for pgid in lock(&self.groups).iter() {
-            // SAFETY: signals a process group this run started (SIGKILL, 9).
-            unsafe { kill(-pgid, 9) };
+            crate::engine::kill_process_group(*pgid);
         }
         let dirs = lock(&self.dirs).clone();
         for path in dirs {

@@ -569,20 +569,128 @@ impl Exclusions {
     }
 }
 
-/// `pattern` (with `*` and `**`) matches the whole of `path`.
+/// `pattern` (with `*` within a component and `**` across components, as `.gitignore`
+/// and cargo's `include` read them) matches the whole of `path`. A pattern that is not a
+/// glob (an unclosed `[`) matches only itself.
 pub(crate) fn glob_matches(pattern: &str, path: &str) -> bool {
-    fn go(p: &[u8], s: &[u8]) -> bool {
-        match p {
-            [] => s.is_empty(),
-            [b'*', b'*', rest @ ..] => {
-                let rest = rest.strip_prefix(b"/").unwrap_or(rest);
-                (0..=s.len()).any(|i| go(rest, &s[i..]))
-            }
-            [b'*', rest @ ..] => (0..=s.len())
-                .take_while(|&i| i == 0 || s[i - 1] != b'/')
-                .any(|i| go(rest, &s[i..])),
-            [c, rest @ ..] => s.first() == Some(c) && go(rest, &s[1..]),
-        }
+    match globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+    {
+        Ok(glob) => glob.compile_matcher().is_match(path),
+        Err(_) => pattern == path,
     }
-    go(pattern.as_bytes(), path.as_bytes())
+}
+
+/// What the arguments for the test binaries select, as libtest reads them: a test runs when
+/// its name contains a filter (equals one, with `--exact`), or when there is no filter, and
+/// contains no `--skip` pattern; ignored tests run with `--include-ignored`, only they with
+/// `--ignored`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LibtestArgs {
+    pub filters: Vec<String>,
+    pub exact: bool,
+    pub skip: Vec<String>,
+    pub include_ignored: bool,
+    pub ignored: bool,
+}
+
+impl LibtestArgs {
+    /// Reads libtest's arguments; output options (`--nocapture`, `--show-output`,
+    /// `--color`, `--quiet`, `--test-threads`) are accepted and change nothing (each test
+    /// runs alone, its output kept); any other option is an error.
+    pub fn parse<'a>(args: impl IntoIterator<Item = &'a String>) -> anyhow::Result<LibtestArgs> {
+        let mut out = LibtestArgs::default();
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((flag, value)) if arg.starts_with("--") => (flag, Some(value.to_string())),
+                _ => (arg.as_str(), None),
+            };
+            let mut value = |name: &str| -> anyhow::Result<String> {
+                match inline.clone().or_else(|| args.next().cloned()) {
+                    Some(v) => Ok(v),
+                    None => anyhow::bail!("`{name}` after `--` needs a value"),
+                }
+            };
+            match flag {
+                "--exact" => out.exact = true,
+                "--skip" => out.skip.push(value("--skip")?),
+                "--include-ignored" => out.include_ignored = true,
+                "--ignored" => out.ignored = true,
+                "--nocapture" | "--show-output" | "--quiet" | "-q" => {}
+                "--color" | "--test-threads" => {
+                    value(flag)?;
+                }
+                _ if flag.starts_with('-') => anyhow::bail!(
+                    "`{arg}` after `--` is not a test binary argument cargo autodebug takes\n\
+                     hint: it takes test name filters, --exact, --skip PATTERN, \
+                     --include-ignored and --ignored"
+                ),
+                _ => out.filters.push(arg.clone()),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether the test named `name` is selected (ignored or not aside).
+    pub fn selects(&self, name: &str) -> bool {
+        let matches = |pattern: &str| {
+            if self.exact {
+                name == pattern
+            } else {
+                name.contains(pattern)
+            }
+        };
+        (self.filters.is_empty() || self.filters.iter().any(|f| matches(f)))
+            && !self.skip.iter().any(|s| matches(s))
+    }
+}
+
+#[cfg(test)]
+mod libtest_tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> anyhow::Result<LibtestArgs> {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        LibtestArgs::parse(&args)
+    }
+
+    #[test]
+    fn filters_exact_and_skip_select_as_libtest_does() {
+        let all = parse(&[]).unwrap();
+        assert!(all.selects("tests::a"));
+        let some = parse(&["sum", "--skip", "slow", "--skip=huge"]).unwrap();
+        assert!(some.selects("tests::sum_small"));
+        assert!(!some.selects("tests::sum_slow"));
+        assert!(!some.selects("tests::sum_huge"));
+        assert!(!some.selects("tests::max"));
+        let exact = parse(&["--exact", "tests::sum"]).unwrap();
+        assert!(exact.selects("tests::sum"));
+        assert!(!exact.selects("tests::sum_small"));
+        let two = parse(&["max", "min", "--include-ignored", "--nocapture"]).unwrap();
+        assert!(two.selects("tests::max") && two.selects("tests::min"));
+        assert!(two.include_ignored && !two.ignored);
+        assert!(
+            parse(&["--test-threads", "4", "--ignored"])
+                .unwrap()
+                .ignored
+        );
+    }
+
+    #[test]
+    fn an_unknown_option_or_a_missing_value_is_an_error_with_a_hint() {
+        let error = parse(&["--format", "json"]).unwrap_err().to_string();
+        assert!(
+            error.contains("`--format`") && error.contains("hint:"),
+            "{error}"
+        );
+        assert!(
+            parse(&["--skip"])
+                .unwrap_err()
+                .to_string()
+                .contains("needs a value")
+        );
+    }
 }

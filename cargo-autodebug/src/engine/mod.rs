@@ -382,16 +382,16 @@ fn wait_with_timeout(
 
 /// Kills the child's process group (see [`test_command`]), then the child.
 pub fn kill_group(child: &mut Child) {
-    unsafe extern "C" {
-        fn kill(pid: i32, sig: i32) -> i32;
-    }
-    const SIGKILL: i32 = 9;
-    let pid = child.id() as i32;
-    // SAFETY: kill(2) with a negative pid signals the process group we created for the child.
-    unsafe {
-        kill(-pid, SIGKILL);
-    }
+    kill_process_group(child.id() as i32);
     let _ = child.kill();
+}
+
+/// Sends SIGKILL to the process group `pgid` (one the run created for a test); a group
+/// already gone is no error.
+pub fn kill_process_group(pgid: i32) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
 }
 
 /// Runs `job` on every item with `jobs` threads, calling `done` (under a lock) as each

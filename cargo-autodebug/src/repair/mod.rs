@@ -497,12 +497,10 @@ impl Files {
 /// A fingerprint of a file's text (FNV-1a, 64 bits): enough to notice that a file changed
 /// between the analysis and `--apply`, which also compares the text itself.
 pub fn fingerprint(text: &str) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.as_bytes() {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("fnv1a64:{hash:016x}")
+    use std::hash::Hasher;
+    let mut hasher = fnv::FnvHasher::default();
+    hasher.write(text.as_bytes());
+    format!("fnv1a64:{:016x}", hasher.finish())
 }
 
 /// The patch of a candidate: its edits located in the files as read, applied per file.

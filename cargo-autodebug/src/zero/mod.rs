@@ -712,13 +712,10 @@ fn copy_options(workspace: &Workspace, options: &Options, copy: &ScratchCopy) ->
 /// The name of a workspace's scratch place: the root's last component and a hash of the
 /// whole path (FNV-1a: stable from run to run and release to release).
 fn place_name(root: &Path) -> String {
-    let hash = root
-        .as_os_str()
-        .as_encoded_bytes()
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
+    use std::hash::Hasher;
+    let mut hasher = fnv::FnvHasher::default();
+    hasher.write(root.as_os_str().as_encoded_bytes());
+    let hash = hasher.finish();
     let name: String = root
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
