@@ -27,6 +27,11 @@ pub struct Options {
     /// is a command's name goes after `--`).
     pub test_name: Option<String>,
 
+    /// Arguments for the test binaries, as `cargo test -- ARGS` takes them: test name
+    /// filters, `--exact`, `--skip PATTERN`, `--include-ignored`, `--ignored`.
+    #[arg(last = true, value_name = "ARGS")]
+    pub test_args: Vec<String>,
+
     /// Path to Cargo.toml.
     #[arg(help_heading = "Manifest Options", long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
@@ -39,6 +44,11 @@ pub struct Options {
         value_name = "SPEC"
     )]
     pub packages: Vec<String>,
+
+    /// Debug every member of the workspace (`--exclude NAME` then leaves a member out, as
+    /// cargo's does; other `--exclude` values keep their meaning: code not instrumented).
+    #[arg(long, help_heading = "Package Selection")]
+    pub workspace: bool,
 
     /// Only the library's unit tests.
     #[arg(long, help_heading = "Target Selection")]
@@ -162,6 +172,7 @@ pub struct Options {
 
     /// Paths (globs relative to the workspace root: `src/gen/*.rs`, `vendor/**`) and
     /// functions (`fn:name` or `fn:module::name`) not to instrument or rank; repeatable.
+    /// With `--workspace`, a member's name leaves that package out, as cargo's.
     #[arg(
         help_heading = "Localization",
         long = "exclude",
@@ -236,6 +247,10 @@ pub struct Options {
     /// --open` does, else the system's opener).
     #[arg(long, help_heading = "Output")]
     pub open: bool,
+
+    /// Also write the failing tests, with the diagnosis, as JUnit XML to this file.
+    #[arg(long, help_heading = "Output", value_name = "PATH")]
+    pub junit: Option<PathBuf>,
 
     /// Output on stdout: a human summary, or JSON lines (messages as the run goes, then
     /// where the report was written).
@@ -448,6 +463,12 @@ impl Options {
     }
 
     /// Tests run at once.
+    /// The test binaries' arguments after `--` (and the test name before it), read as
+    /// libtest reads them.
+    pub fn libtest(&self) -> anyhow::Result<LibtestArgs> {
+        LibtestArgs::parse(self.test_name.iter().chain(&self.test_args))
+    }
+
     pub fn jobs(&self) -> usize {
         self.jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

@@ -89,7 +89,9 @@ impl Session {
             .or_exit(ExitCode::Software)?;
         // Removed on Ctrl-C or kill as well (kill -9 aside: the OS's temp cleaning).
         let _scratch_cleanup = interrupts.cleanup(scratch.path().to_path_buf());
-        let engine = Engine::new(scratch.path().join("results"), false, interrupts.clone());
+        let libtest = options.libtest().or_exit(ExitCode::Usage)?;
+        let engine = Engine::new(scratch.path().join("results"), false, interrupts.clone())
+            .with_ignored_tests(libtest.include_ignored || libtest.ignored);
         let mut base_env: Vec<(String, String)> = Vec::new();
         let plan = match &options.plan {
             Some(plan_path) => {

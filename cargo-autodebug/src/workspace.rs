@@ -289,7 +289,20 @@ fn current_package<'a>(members: &[&'a Package], options: &Options) -> Option<&'a
 
 fn select_packages(metadata: &Metadata, options: &Options) -> Result<Vec<SelectedPackage>> {
     let members: Vec<&Package> = metadata.workspace_packages();
-    let chosen: Vec<&Package> = if !options.packages.is_empty() {
+    let chosen: Vec<&Package> = if options.workspace {
+        // As cargo's `--workspace --exclude NAME`: a member named by `--exclude` is left
+        // out (other values of `--exclude` name code not to instrument).
+        members
+            .iter()
+            .copied()
+            .filter(|p| {
+                !options
+                    .exclude_patterns
+                    .iter()
+                    .any(|e| e == p.name.as_str() || *e == format!("{}@{}", p.name, p.version))
+            })
+            .collect()
+    } else if !options.packages.is_empty() {
         let mut chosen = Vec::new();
         for spec in &options.packages {
             // A name, or `name@version` as cargo asks for when another package of the

@@ -117,11 +117,12 @@ pub fn autodebug_in(
             None => command.env_remove(key),
         };
     }
+    // The target dir first: what follows a `--` in `args` is the test binaries'.
     command
         .arg("autodebug")
-        .args(args)
         .arg("--target-dir")
         .arg(target)
+        .args(args)
         .current_dir(dir)
         .env_remove("AUTODEBUG_INSTRUMENT")
         // Workflow annotations only under GitHub Actions: not in these tests' output.

@@ -129,12 +129,26 @@ fn git_apply(path: &str, source: &str, diff: &str) -> String {
 #[test]
 fn suggestions_rustfix_and_sarif_fixes_give_the_validated_fixes() {
     let (dir, source) = common::crlf_fixture();
-    let output = run(dir.path(), &[], None);
+    let junit = dir.path().join("autodebug.out.junit.xml");
+    let output = run(dir.path(), &["--junit", junit.to_str().unwrap()], None);
     assert_eq!(
         output.status.code(),
         Some(5),
         "{}",
         common::describe(&output)
+    );
+    // JUnit XML: the failing test as a failure whose text is the diagnosis.
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.starts_with("<?xml")
+            && xml.contains(
+                "<testsuite name=\"fixture-repair-format::fixture_repair_format\" tests=\"1\""
+            )
+            && xml.contains("<testcase name=\"tests::larger_second\"")
+            && xml.contains("<failure message=\"assertion `left == right` failed")
+            && xml.contains("Where: src/lib.rs:")
+            && xml.contains("Fix: src/lib.rs:10: `x` → `y`, validated"),
+        "{xml}"
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);

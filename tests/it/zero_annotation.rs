@@ -1155,3 +1155,77 @@ fn a_fix_in_a_shared_library_is_validated_against_every_member_using_it() {
     let summary = String::from_utf8_lossy(&output.stdout);
     assert!(summary.contains("5/5 tests pass"), "{summary}");
 }
+
+/// The test binaries' arguments after `--` select tests as `cargo test -- ARGS` does: an
+/// ignored failing test is left out by default and debugged with `--include-ignored` (or
+/// `--ignored`); `--skip` leaves a test out, `--exact` matches whole names; `--workspace`
+/// takes every member, `--exclude NAME` leaves one out.
+#[test]
+fn test_binary_arguments_and_workspace_select_as_cargo_test_does() {
+    let _serial = serial();
+    let dir = write_tree(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"clamp\", \"other\"]\nresolver = \"2\"\n",
+        ),
+        (
+            "clamp/Cargo.toml",
+            "[package]\nname = \"clamp\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "clamp/src/lib.rs",
+            "/// `x` kept within `lo..=hi`.\npub fn clamp(x: i32, lo: i32, hi: i32) -> i32 {\n    \
+             if x < lo {\n        lo\n    } else if x > hi {\n        lo\n    } else {\n        x\n    }\n}\n\n\
+             #[cfg(test)]\nmod tests {\n    #[test]\n    fn inside() {\n        \
+             assert_eq!(super::clamp(5, 0, 10), 5);\n    }\n\n    \
+             #[test]\n    fn below() {\n        assert_eq!(super::clamp(-3, 0, 10), 0);\n    }\n\n    \
+             #[test]\n    #[ignore = \"slow\"]\n    fn above() {\n        \
+             assert_eq!(super::clamp(12, 0, 10), 10);\n    }\n}\n",
+        ),
+        (
+            "other/Cargo.toml",
+            "[package]\nname = \"other\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "other/src/lib.rs",
+            "pub fn twice(x: i32) -> i32 {\n    x + x\n}\n\n\
+             #[cfg(test)]\nmod tests {\n    #[test]\n    fn two() {\n        \
+             assert_eq!(super::twice(2), 5);\n    }\n}\n",
+        ),
+    ]);
+    let clamp = dir.path().join("clamp");
+    // The failing test is ignored: nothing fails.
+    common::autodebug_expecting(&clamp, &[], 0);
+    assert_eq!(common::report(dir.path())["tests"]["total"], 2);
+    for args in [&["--", "--include-ignored"][..], &["--", "--ignored"]] {
+        common::autodebug_expecting(&clamp, args, 5);
+        let report = common::report(dir.path());
+        assert_eq!(
+            report["failing_tests"][0]["name"], "tests::above",
+            "{args:?}"
+        );
+        assert_eq!(
+            common::validated_fix(&report)["replacement"],
+            "hi",
+            "{report:#}"
+        );
+    }
+    // No test left: exit 4.
+    common::autodebug_expecting(&clamp, &["--", "--ignored", "--skip", "above"], 4);
+    common::autodebug_expecting(
+        &clamp,
+        &["--", "--include-ignored", "--exact", "tests::below"],
+        0,
+    );
+    assert_eq!(common::report(dir.path())["tests"]["total"], 1);
+    let output = common::autodebug_expecting(&clamp, &["--", "--format", "json"], 2);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("hint:"));
+
+    // The whole workspace: other's failing test is found; without it, nothing fails.
+    common::autodebug_expecting(dir.path(), &["--workspace"], 5);
+    assert_eq!(
+        common::report(dir.path())["failing_tests"][0]["name"],
+        "tests::two"
+    );
+    common::autodebug_expecting(dir.path(), &["--workspace", "--exclude", "other"], 0);
+}

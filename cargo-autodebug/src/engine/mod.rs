@@ -25,7 +25,11 @@ use crate::interrupt::Interrupts;
 use crate::model::{Outcome, TestId};
 
 /// Lists the (non-ignored) tests of a test binary.
-pub fn list_tests(binary: &TestBinary, engine: &Engine) -> Result<Vec<TestId>> {
+pub fn list_tests(
+    binary: &TestBinary,
+    engine: &Engine,
+    libtest: &crate::options::LibtestArgs,
+) -> Result<Vec<TestId>> {
     let list = |ignored: bool| -> Result<Vec<String>> {
         let mut command = Command::new(&binary.executable);
         engine.0.libraries(&mut command);
@@ -52,10 +56,20 @@ pub fn list_tests(binary: &TestBinary, engine: &Engine) -> Result<Vec<TestId>> {
             .map(str::to_string)
             .collect())
     };
+    // Ignored tests are listed apart: left out by default, run with the others with
+    // `--include-ignored`, alone with `--ignored` (each test then runs with
+    // `--include-ignored`, see [`test_command`]).
     let ignored = list(true)?;
     Ok(list(false)?
         .into_iter()
-        .filter(|name| !ignored.contains(name))
+        .filter(|name| {
+            let is_ignored = ignored.contains(name);
+            if libtest.ignored {
+                is_ignored
+            } else {
+                libtest.include_ignored || !is_ignored
+            }
+        })
         .map(|name| TestId {
             package: binary.package.clone(),
             target: binary.target.clone(),
@@ -133,6 +147,9 @@ pub fn test_command(test: &TestId, engine: &Engine) -> Command {
         .env("CARGO_MANIFEST_DIR", &test.package_root)
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null());
+    if engine.0.include_ignored {
+        command.arg("--include-ignored");
+    }
     // A recursion that does not end would kill the process, and its trace with it: the
     // runtime ends it with a panic past a bound instead, under a stack the bound cannot
     // reach. The bound is four times the 2 MiB a test thread gets from `cargo test` (the
@@ -173,6 +190,9 @@ pub(crate) struct EngineState {
     /// The instrumented build wraps libtest tests in the test attribute (see
     /// `zero::annotation::TEST_ATTRIBUTE`): their binaries are sent batches without a probe.
     pub(crate) wrapped_tests: bool,
+    /// The selection may hold ignored tests (`-- --include-ignored` or `--ignored`): every
+    /// test runs with `--include-ignored`, so that an ignored one runs when named.
+    include_ignored: bool,
     /// Test binaries whose harness refused `--logfile`: judged by their stdout.
     no_logfile: Mutex<BTreeSet<PathBuf>>,
     /// Tests (binary, name) found not to run batches: unwrapped in the end (the build left
@@ -200,6 +220,7 @@ impl Engine {
             interrupts,
             library_path: library_path(),
             wrapped_tests,
+            include_ignored: false,
             no_logfile: Mutex::default(),
             no_batch: Mutex::default(),
             probed: Mutex::default(),
@@ -209,12 +230,22 @@ impl Engine {
     /// A fresh engine like this one (its results directory, interrupts and library path,
     /// which `new` asks the toolchain for) whose tests do or do not carry the test attribute.
     pub fn with_wrapped_tests(&self, wrapped_tests: bool) -> Engine {
+        self.fresh(wrapped_tests, self.0.include_ignored)
+    }
+
+    /// A fresh engine like this one whose tests run with `--include-ignored` (or not).
+    pub fn with_ignored_tests(&self, include_ignored: bool) -> Engine {
+        self.fresh(self.0.wrapped_tests, include_ignored)
+    }
+
+    fn fresh(&self, wrapped_tests: bool, include_ignored: bool) -> Engine {
         let state = &self.0;
         Engine(Arc::new(EngineState {
             results_dir: state.results_dir.clone(),
             interrupts: state.interrupts.clone(),
             library_path: state.library_path.clone(),
             wrapped_tests,
+            include_ignored,
             no_logfile: Mutex::default(),
             no_batch: Mutex::default(),
             probed: Mutex::default(),

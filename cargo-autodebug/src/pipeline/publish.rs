@@ -102,6 +102,14 @@ pub fn finish(
     report.write(output_dir).or_exit(ExitCode::Software)?;
     publish::write(&report, output_dir, &session.output.shown(), changed)
         .or_exit(ExitCode::Software)?;
+    if let Some(path) = &options.junit {
+        publish::junit::render(&report)
+            .and_then(|xml| {
+                std::fs::write(path, xml)
+                    .with_context(|| format!("could not write {}", path.display()))
+            })
+            .or_exit(ExitCode::Software)?;
+    }
     if options.open {
         open_in_browser(&output_dir.join(publish::html::REPORT_HTML), console);
     }

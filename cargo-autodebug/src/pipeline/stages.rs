@@ -85,18 +85,34 @@ pub fn select_tests(
     console: &Console,
 ) -> Result<Option<Vec<TestId>>, Failure> {
     let options = session.options();
+    let libtest = options.libtest().or_exit(ExitCode::Usage)?;
     let mut tests = Vec::new();
     for binary in binaries {
-        tests.extend(engine::list_tests(binary, &session.engine).or_exit(ExitCode::Software)?);
+        tests.extend(
+            engine::list_tests(binary, &session.engine, &libtest).or_exit(ExitCode::Software)?,
+        );
     }
-    if let Some(filter) = &options.test_name {
-        tests.retain(|t| t.name.contains(filter.as_str()));
-    }
+    tests.retain(|t| libtest.selects(&t.name));
     report.tests.total = tests.len();
     if tests.is_empty() {
-        let what = match &options.test_name {
-            Some(filter) => format!("no test name contains `{filter}`"),
-            None => "the selected targets have no tests".to_string(),
+        let what = if libtest.filters.is_empty() && libtest.skip.is_empty() {
+            "the selected targets have no tests".to_string()
+        } else {
+            format!(
+                "no test name {} {}{}",
+                if libtest.exact { "is" } else { "contains" },
+                libtest
+                    .filters
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                if libtest.skip.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (skipping {})", libtest.skip.join(", "))
+                }
+            )
         };
         console.error(&format!("{what} ({} test binaries built)", binaries.len()));
         return Ok(None);

@@ -16,6 +16,7 @@
 pub mod diff;
 pub mod github;
 pub mod html;
+pub mod junit;
 pub mod markdown;
 pub mod rustfix;
 pub mod sarif;

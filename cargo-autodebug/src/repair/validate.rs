@@ -375,7 +375,7 @@ impl Rebuild {
             if !new.iter().any(|d| d.dir == package_dir) {
                 continue;
             }
-            for test in engine::list_tests(binary, &self.engine)? {
+            for test in engine::list_tests(binary, &self.engine, &Default::default())? {
                 tests.push((package_dir.clone(), test));
             }
         }
@@ -440,7 +440,12 @@ impl Rebuild {
             )) {
                 continue;
             }
-            for test in engine::list_tests(binary, &self.engine)? {
+            // Every test, ignored ones too: the suite says which run.
+            let every = crate::options::LibtestArgs {
+                include_ignored: true,
+                ..Default::default()
+            };
+            for test in engine::list_tests(binary, &self.engine, &every)? {
                 let key = TestKey {
                     package_dir: package_dir.clone(),
                     target: test.target.clone(),
