@@ -1093,67 +1093,67 @@ fn two_checkouts_sharing_a_target_dir_each_get_their_own_build() {
     }
 }
 
-/// A fault in a library member used by two others, debugged from one of them (`-p app-a`):
-/// the fix is validated against the tests of every member that runs the library (the
-/// library's own, app-a's and app-b's), not only the selected package's.
+/// One workspace, three faults, each found from its own selection (fixture
+/// `workspace-members`): a fault in a library member used by two others, debugged from one
+/// of them, whose fix is validated against the tests of every member that runs the library
+/// (its own, grades' and sensors'), not only the selected package's; a fault behind a
+/// feature (`-F calibration`); a fault in a dev-dependency member that only the selected
+/// package's integration tests reach.
 #[test]
-fn a_fix_in_a_shared_library_is_validated_against_every_member_using_it() {
+fn a_workspace_s_faults_are_each_found_and_fixes_validated_across_members() {
     let _serial = serial();
-    let dir = write_tree(&[
-        (
-            "Cargo.toml",
-            "[workspace]\nmembers = [\"stats\", \"app-a\", \"app-b\"]\nresolver = \"2\"\n",
-        ),
-        (
-            "stats/Cargo.toml",
-            "[package]\nname = \"stats\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-        ),
-        (
-            "stats/src/lib.rs",
-            "/// The mean of `values`, rounded down; 0 for none.\n\
-             pub fn mean(values: &[u32]) -> u32 {\n    \
-             if values.is_empty() {\n        return 0;\n    }\n    \
-             let total: u32 = values.iter().sum();\n    \
-             total / (values.len() as u32 + 1)\n}\n\n\
-             #[cfg(test)]\nmod tests {\n    #[test]\n    fn none() {\n        \
-             assert_eq!(super::mean(&[]), 0);\n    }\n}\n",
-        ),
-        (
-            "app-a/Cargo.toml",
-            "[package]\nname = \"app-a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-             [dependencies]\nstats = { path = \"../stats\" }\n",
-        ),
-        (
-            "app-a/src/lib.rs",
-            "/// The average grade of a class.\npub fn average(grades: &[u32]) -> u32 {\n    \
-             stats::mean(grades)\n}\n\n\
-             #[cfg(test)]\nmod tests {\n    #[test]\n    fn three() {\n        \
-             assert_eq!(super::average(&[4, 5, 6]), 5);\n    }\n\n    \
-             #[test]\n    fn one() {\n        assert_eq!(super::average(&[7]), 7);\n    }\n}\n",
-        ),
-        (
-            "app-b/Cargo.toml",
-            "[package]\nname = \"app-b\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-             [dependencies]\nstats = { path = \"../stats\" }\n",
-        ),
-        (
-            "app-b/src/lib.rs",
-            "/// Whether a day was quiet: no readings, or a mean of zero.\n\
-             pub fn quiet(readings: &[u32]) -> bool {\n    stats::mean(readings) == 0\n}\n\n\
-             #[cfg(test)]\nmod tests {\n    #[test]\n    fn no_readings() {\n        \
-             assert!(super::quiet(&[]));\n    }\n\n    \
-             #[test]\n    fn zeros() {\n        assert!(super::quiet(&[0, 0]));\n    }\n}\n",
-        ),
-    ]);
-    let output = common::autodebug_expecting(dir.path(), &["-p", "app-a"], 5);
+    let dir = common::fixture("workspace-members");
+
+    // The shared library, from one of its users.
+    let output = common::autodebug_expecting(dir.path(), &["-p", "grades"], 5);
     let report = common::report(dir.path());
     let fix = common::validated_fix(&report);
     assert_eq!(fix["file"], "stats/src/lib.rs", "{report:#}");
-    // app-a's 2 tests, stats' 1, app-b's 2.
-    assert_eq!(fix["tests_total"], 5, "{report:#}");
-    assert_eq!(fix["tests_passed"], 5, "{report:#}");
+    assert_eq!(fix["replacement"], "total / (values.len() as u32)", "{report:#}");
+    // grades' 2 tests, stats' 1, sensors' 2 unit tests and its integration test that
+    // passes (the one failing through testkit is left out: it fails unpatched).
+    assert_eq!(fix["tests_total"], 7, "{report:#}");
+    assert_eq!(fix["tests_passed"], 6, "{report:#}");
     let summary = String::from_utf8_lossy(&output.stdout);
-    assert!(summary.contains("5/5 tests pass"), "{summary}");
+    assert!(summary.contains("6/7 tests pass"), "{summary}");
+
+    // Behind a feature: without it, sensors' unit tests pass.
+    common::autodebug_expecting(dir.path(), &["-p", "sensors", "--lib"], 0);
+    common::autodebug_expecting(
+        dir.path(),
+        &["-p", "sensors", "--lib", "-F", "calibration"],
+        5,
+    );
+    let report = common::report(dir.path());
+    assert_eq!(
+        report["failing_tests"][0]["name"], "tests::offset_is_added_once",
+        "{report:#}"
+    );
+    let fix = common::validated_fix(&report);
+    assert_eq!(fix["file"], "sensors/src/lib.rs", "{report:#}");
+    assert_eq!(
+        fix["line"],
+        line_of(
+            dir.path(),
+            "sensors/src/lib.rs",
+            "reading + offset + offset"
+        )
+    );
+
+    // Through a dev-dependency: sensors' integration test fails in testkit's code.
+    common::autodebug_expecting(dir.path(), &["-p", "sensors", "--test", "peak"], 5);
+    let report = common::report(dir.path());
+    assert_eq!(
+        report["failing_tests"][0]["name"], "peak_of_a_day",
+        "{report:#}"
+    );
+    assert_eq!(
+        report["suspects"][0]["file"], "testkit/src/lib.rs",
+        "{report:#}"
+    );
+    let fix = common::validated_fix(&report);
+    assert_eq!(fix["file"], "testkit/src/lib.rs", "{report:#}");
+    assert_eq!(fix["original"], "r < best", "{report:#}");
 }
 
 /// The test binaries' arguments after `--` select tests as `cargo test -- ARGS` does: an
