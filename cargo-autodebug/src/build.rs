@@ -91,10 +91,10 @@ pub fn build(
     if let (Some(cache), Some(profile_dir)) = (&cache, &cargo.profile_dir)
         && cargo.success
     {
-        match cache.keep(profile_dir, &cargo.hashes) {
+        match cache.keep(profile_dir, &cargo.hashes, &cargo.shared) {
             Ok(0) => {}
             Ok(kept) => console.detail(&format!(
-                "kept {kept} compiled unit{} of the runtime for other workspaces",
+                "kept {kept} compiled unit{} of the runtime and registry dependencies for other workspaces",
                 if kept == 1 { "" } else { "s" }
             )),
             Err(error) => console.detail(&format!(
@@ -157,6 +157,9 @@ pub struct CargoBuild {
     pub stderr: String,
     /// The hashes of the units the build made or found fresh (see [`unit_hash`]).
     pub hashes: BTreeSet<String>,
+    /// Those of packages from a registry or git, whose sources never change: units any
+    /// workspace can share (see [`UnitCache`]).
+    pub shared: BTreeSet<String>,
     /// The profile directory the artifacts went to (`target/debug`).
     pub profile_dir: Option<PathBuf>,
 }
@@ -192,14 +195,19 @@ pub fn run_cargo_build(
         errors: Vec::new(),
         stderr: String::new(),
         hashes: BTreeSet::new(),
+        shared: BTreeSet::new(),
         profile_dir: None,
     };
     for message in Message::parse_stream(BufReader::new(stdout)) {
         match message.context("unreadable output from cargo")? {
             Message::CompilerArtifact(artifact) => {
                 on_artifact(&artifact.target.name);
+                let immutable = from_registry_or_git(&artifact.package_id);
                 for file in &artifact.filenames {
                     build.hashes.extend(unit_hash(file.as_std_path()));
+                    if immutable {
+                        build.shared.extend(unit_hash(file.as_std_path()));
+                    }
                     if build.profile_dir.is_none()
                         && let Some(deps) = file.parent().filter(|d| d.ends_with("deps"))
                     {
@@ -235,6 +243,9 @@ pub fn run_cargo_build(
             }
             Message::BuildScriptExecuted(script) => {
                 build.hashes.extend(unit_hash(script.out_dir.as_std_path()));
+                if from_registry_or_git(&script.package_id) {
+                    build.shared.extend(unit_hash(script.out_dir.as_std_path()));
+                }
             }
             Message::CompilerMessage(message)
                 if matches!(
@@ -284,4 +295,12 @@ pub fn runtime_profile_args() -> Vec<String> {
 /// The cargo that invoked us (`$CARGO`), or `cargo` from the PATH.
 pub fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string())
+}
+
+/// Whether a package comes from a registry or git (`registry+…`, `sparse+…`, `git+…`): its
+/// sources never change, so its units can be shared between workspaces.
+fn from_registry_or_git(id: &cargo_metadata::PackageId) -> bool {
+    ["registry+", "sparse+", "git+"]
+        .iter()
+        .any(|p| id.repr.starts_with(p))
 }

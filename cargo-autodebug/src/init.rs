@@ -439,6 +439,18 @@ mod tests {
     const SOURCE: &str = "//! Calc.\n\nfn helper() {}\n\n/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
     const DEPENDENCY: &str = "autodebug-runtime = \"0.1.0\"";
 
+    /// The plan for [`MANIFEST`] and [`SOURCE`] in a workspace without a configuration.
+    fn sample_plan() -> Plan {
+        plan(
+            MANIFEST,
+            DEPENDENCY,
+            ("", &runtime()),
+            Path::new("src/lib.rs"),
+            SOURCE,
+        )
+        .unwrap()
+    }
+
     fn runtime() -> RuntimeSource {
         RuntimeSource(PathBuf::from("/cache/runtime/0.1.0-ab/autodebug-runtime"))
     }
@@ -482,14 +494,7 @@ mod tests {
 
     #[test]
     fn adds_the_dependency_and_a_commented_contract() {
-        let plan = plan(
-            MANIFEST,
-            DEPENDENCY,
-            ("", &runtime()),
-            Path::new("src/lib.rs"),
-            SOURCE,
-        )
-        .unwrap();
+        let plan = sample_plan();
         assert_eq!(
             plan.manifest.as_deref(),
             Some(
@@ -515,14 +520,7 @@ mod tests {
 
     #[test]
     fn a_second_run_has_nothing_to_do() {
-        let first = plan(
-            MANIFEST,
-            DEPENDENCY,
-            ("", &runtime()),
-            Path::new("src/lib.rs"),
-            SOURCE,
-        )
-        .unwrap();
+        let first = sample_plan();
         let manifest = first.manifest.unwrap();
         let config = first.config.unwrap();
         let (_, source, _, _) = first.contract.unwrap();

@@ -1,9 +1,10 @@
-//! One build of the runtime for every workspace of the user. The instrumented build of a
-//! crate the tool has not seen would compile the runtime and everything it pulls in (the
-//! macros, `syn`, `serde`: about 20 s on two cores, more than the diagnosis after it) into
-//! that crate's own target directory. Instead, the compiled units of that closure are kept in
-//! a per-user cache after a build, and copied (the large files hard-linked) into a target
-//! directory before its build.
+//! One build of the runtime, and of each registry dependency, for every workspace of the
+//! user. The instrumented build of a crate the tool has not seen would compile the runtime
+//! and everything it pulls in (the macros, `syn`, `serde`: about 20 s on two cores, more
+//! than the diagnosis after it), and the crate's own dependencies, into that crate's own
+//! target directory. Instead, the compiled units of that closure, and those of packages
+//! from a registry or git (whose sources never change), are kept in a per-user cache after
+//! a build, and linked (large files) or copied into a target directory before its build.
 //!
 //! Cargo decides itself whether a copied unit is the one it needs: a unit lives under a name
 //! holding the hash of everything it was built from (package and version, features,
@@ -96,7 +97,12 @@ impl UnitCache {
     /// Keeps the units of the runtime's closure that the build just made in `profile_dir`
     /// (`hashes`: the unit hashes of the build's artifacts, see [`unit_hash`]); how many
     /// were new to the cache.
-    pub fn keep(&self, profile_dir: &Path, hashes: &BTreeSet<String>) -> Result<usize> {
+    pub fn keep(
+        &self,
+        profile_dir: &Path,
+        hashes: &BTreeSet<String>,
+        shared: &BTreeSet<String>,
+    ) -> Result<usize> {
         std::fs::create_dir_all(&self.dir)
             .with_context(|| format!("could not create {}", self.dir.display()))?;
         let _lock = self.lock(true)?;
@@ -108,9 +114,9 @@ impl UnitCache {
                 let cached = to.join(&*name);
                 // A unit cargo rebuilt (its sources changed since the cache kept it) is
                 // kept anew; one the cache has as it is stays.
-                if !of_closure(&name, hashes)
-                    || (cached.exists() && newest(&cached) >= newest(&entry))
-                {
+                let wanted = of_closure(&name, hashes)
+                    || unit_of(&name).is_some_and(|hash| shared.contains(hash));
+                if !wanted || (cached.exists() && newest(&cached) >= newest(&entry)) {
                     continue;
                 }
                 std::fs::create_dir_all(&to)
@@ -118,7 +124,7 @@ impl UnitCache {
                 // Copied under a temporary name and renamed: a build seeding from the cache
                 // never sees half a unit.
                 let partial = to.join(format!(".partial-{}-{name}", std::process::id()));
-                copy_keeping_times(&entry, &partial)?;
+                link_or_copy(&entry, &partial)?;
                 if cached.is_dir() {
                     let _ = std::fs::remove_dir_all(&cached);
                 }
@@ -163,6 +169,14 @@ pub fn unit_hash(path: &Path) -> Option<String> {
         let (_, hash) = stem.rsplit_once('-')?;
         (hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())).then(|| hash.into())
     })
+}
+
+/// The unit hash in the name of an entry of a profile directory (`syn-e8c3…`,
+/// `libsyn-e8c3….rlib`, `syn-e8c3….d`).
+fn unit_of(name: &str) -> Option<&str> {
+    let stem = name.split('.').next().unwrap_or(name);
+    let (_, hash) = stem.rsplit_once('-')?;
+    (hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hash)
 }
 
 /// Whether an entry of a profile directory (`syn-e8c3…`, `libsyn-e8c3….rlib`,
@@ -359,8 +373,12 @@ mod tests {
         let hashes = ["e8c3baddc839884f", "201e25386ab45280"]
             .map(String::from)
             .into();
-        assert_eq!(cache.keep(&built, &hashes).unwrap(), 2);
-        assert_eq!(cache.keep(&built, &hashes).unwrap(), 0, "kept once");
+        assert_eq!(cache.keep(&built, &hashes, &BTreeSet::new()).unwrap(), 2);
+        assert_eq!(
+            cache.keep(&built, &hashes, &BTreeSet::new()).unwrap(),
+            0,
+            "kept once"
+        );
         let fresh = dir.path().join("b/debug");
         assert_eq!(cache.seed(&fresh).unwrap(), 2);
         let rlib = fresh.join("deps/libsyn-e8c3baddc839884f.rlib");
@@ -375,11 +393,37 @@ mod tests {
         assert_eq!(cache.seed(&fresh).unwrap(), 0, "nothing twice");
         // Rebuilt (its sources changed): kept anew, and a fresh directory gets the new one.
         std::fs::write(built.join("deps/libsyn-e8c3baddc839884f.rlib"), "syn 2").unwrap();
-        assert_eq!(cache.keep(&built, &hashes).unwrap(), 1);
+        assert_eq!(cache.keep(&built, &hashes, &BTreeSet::new()).unwrap(), 1);
         let later = dir.path().join("c/debug");
         cache.seed(&later).unwrap();
         let rlib = later.join("deps/libsyn-e8c3baddc839884f.rlib");
         assert_eq!(std::fs::read_to_string(rlib).unwrap(), "syn 2");
+    }
+
+    #[test]
+    fn a_registry_dependency_s_units_are_kept_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let built = dir.path().join("a/debug");
+        for path in [
+            "deps/libring-201e25386ab45280.rlib",
+            "deps/libmine-0123456789abcdef.rlib",
+        ] {
+            let file = built.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, path).unwrap();
+        }
+        let cache = UnitCache::at(dir.path().join("cache"));
+        let shared = ["201e25386ab45280"].map(String::from).into();
+        assert_eq!(cache.keep(&built, &BTreeSet::new(), &shared).unwrap(), 1);
+        let fresh = dir.path().join("b/debug");
+        cache.seed(&fresh).unwrap();
+        assert!(fresh.join("deps/libring-201e25386ab45280.rlib").is_file());
+        assert!(!fresh.join("deps/libmine-0123456789abcdef.rlib").exists());
+        assert_eq!(
+            unit_of("libring-201e25386ab45280.rlib"),
+            Some("201e25386ab45280")
+        );
+        assert_eq!(unit_of("build-script-build"), None);
     }
 
     #[test]

@@ -1109,7 +1109,10 @@ fn a_workspace_s_faults_are_each_found_and_fixes_validated_across_members() {
     let report = common::report(dir.path());
     let fix = common::validated_fix(&report);
     assert_eq!(fix["file"], "stats/src/lib.rs", "{report:#}");
-    assert_eq!(fix["replacement"], "total / (values.len() as u32)", "{report:#}");
+    assert_eq!(
+        fix["replacement"], "total / (values.len() as u32)",
+        "{report:#}"
+    );
     // grades' 2 tests, stats' 1, sensors' 2 unit tests and its integration test that
     // passes (the one failing through testkit is left out: it fails unpatched).
     assert_eq!(fix["tests_total"], 7, "{report:#}");
