@@ -753,7 +753,7 @@ fn a_target_dir_of_its_own_takes_the_runtime_from_the_per_user_cache() {
     let first = common::copy_crate(&fixture("plain-ring"));
     let (stderr, _) = run(first.path(), &common::shared_target_dir());
     assert!(
-        stderr.contains("compiled units of the runtime for other"),
+        stderr.contains("compiled units of the runtime and registry dependencies for other"),
         "{stderr}"
     );
     // Another crate, in a target dir of its own, compiles only its own code.
