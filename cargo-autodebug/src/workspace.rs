@@ -163,46 +163,15 @@ impl Workspace {
     /// tests run) that are not selected themselves: code the failing tests reach.
     pub fn member_dependencies(&self) -> Vec<SelectedPackage> {
         let members = self.metadata.workspace_packages();
-        let mut chosen: std::collections::BTreeSet<String> =
-            self.packages.iter().map(|p| p.name.clone()).collect();
-        let mut queue: Vec<&Package> = members
+        let selected: Vec<&Package> = members
             .iter()
             .copied()
-            .filter(|p| chosen.contains(p.name.as_str()))
+            .filter(|p| self.packages.iter().any(|s| s.name == p.name.as_str()))
             .collect();
-        let mut found = Vec::new();
-        while let Some(package) = queue.pop() {
-            // The selected packages' tests also run their dev-dependencies' code; a
-            // dependency's dev-dependencies are not even built.
-            let selected = self
-                .packages
-                .iter()
-                .any(|p| p.name == package.name.as_str());
-            for dependency in &package.dependencies {
-                let Some(path) = &dependency.path else {
-                    continue;
-                };
-                let reached = match dependency.kind {
-                    cargo_metadata::DependencyKind::Normal => true,
-                    cargo_metadata::DependencyKind::Development => selected,
-                    _ => false,
-                };
-                if !reached {
-                    continue;
-                }
-                let member = members
-                    .iter()
-                    .copied()
-                    .find(|m| m.manifest_path.parent() == Some(path.as_path()));
-                if let Some(member) = member
-                    && chosen.insert(member.name.to_string())
-                {
-                    found.push(SelectedPackage::of(member));
-                    queue.push(member);
-                }
-            }
-        }
-        found
+        reached_members(&members, &selected)
+            .into_iter()
+            .map(SelectedPackage::of)
+            .collect()
     }
 
     /// The workspace members outside the selection, each with the members its tests run:
@@ -224,31 +193,10 @@ impl Workspace {
             }
             // Its own code, its normal dependencies by path (transitively) and its own
             // dev-dependencies (with their normal dependencies).
-            let mut reached: std::collections::BTreeSet<String> = [member.name.to_string()].into();
-            let mut reaches = vec![dir_of(member)];
-            let mut queue = vec![(member, true)];
-            while let Some((package, own)) = queue.pop() {
-                for dependency in &package.dependencies {
-                    let Some(path) = &dependency.path else {
-                        continue;
-                    };
-                    let followed = match dependency.kind {
-                        cargo_metadata::DependencyKind::Normal => true,
-                        cargo_metadata::DependencyKind::Development => own,
-                        _ => false,
-                    };
-                    let found = members
-                        .iter()
-                        .copied()
-                        .find(|m| m.manifest_path.parent() == Some(path.as_path()));
-                    if let Some(found) = found.filter(|_| followed)
-                        && reached.insert(found.name.to_string())
-                    {
-                        reaches.push(dir_of(found));
-                        queue.push((found, false));
-                    }
-                }
-            }
+            let reaches = std::iter::once(member)
+                .chain(reached_members(&members, &[member]))
+                .map(dir_of)
+                .collect();
             out.push(Dependent {
                 spec: format!("{}@{}", member.name, member.version),
                 dir: dir_of(member),
@@ -262,6 +210,42 @@ impl Workspace {
     pub fn package_by_id(&self, id: &cargo_metadata::PackageId) -> Option<&Package> {
         self.metadata.packages.iter().find(|p| &p.id == id)
     }
+}
+
+/// The workspace members (of `members`) whose code the tests of `from` run, `from` left
+/// out: normal dependencies by path, transitively, and `from`'s own dev-dependencies (a
+/// dependency's dev-dependencies are not even built), in the order they are found.
+fn reached_members<'a>(members: &[&'a Package], from: &[&'a Package]) -> Vec<&'a Package> {
+    let mut seen: std::collections::BTreeSet<&str> = from.iter().map(|p| p.name.as_str()).collect();
+    let mut queue: Vec<&Package> = from.to_vec();
+    let mut found = Vec::new();
+    while let Some(package) = queue.pop() {
+        let start = from.iter().any(|p| p.name == package.name);
+        for dependency in &package.dependencies {
+            let Some(path) = &dependency.path else {
+                continue;
+            };
+            let followed = match dependency.kind {
+                cargo_metadata::DependencyKind::Normal => true,
+                cargo_metadata::DependencyKind::Development => start,
+                _ => false,
+            };
+            if !followed {
+                continue;
+            }
+            let member = members
+                .iter()
+                .copied()
+                .find(|m| m.manifest_path.parent() == Some(path.as_path()));
+            if let Some(member) = member
+                && seen.insert(member.name.as_str())
+            {
+                found.push(member);
+                queue.push(member);
+            }
+        }
+    }
+    found
 }
 
 /// The package whose manifest was named, or whose directory holds the current directory.
