@@ -444,18 +444,28 @@ const MAX_DEPTH: usize = 256;
 struct Parser<'t> {
     text: &'t str,
     pos: usize,
+    /// The line `pos` is on (1-based) and where that line starts: a line ends only in
+    /// whitespace between tokens (a string holds no raw newline), so skipping whitespace
+    /// keeps them, and every value's place costs nothing to know.
+    line: usize,
+    line_start: usize,
 }
 
 impl<'t> Parser<'t> {
     fn new(text: &'t str) -> Self {
-        Parser { text, pos: 0 }
+        Parser {
+            text,
+            pos: 0,
+            line: 1,
+            line_start: 0,
+        }
     }
 
     fn place(&self) -> Place {
-        let before = &self.text[..self.pos.min(self.text.len())];
+        let pos = self.pos.min(self.text.len());
         Place {
-            line: before.matches('\n').count() + 1,
-            column: before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1,
+            line: self.line,
+            column: pos.saturating_sub(self.line_start) + 1,
         }
     }
 
@@ -468,8 +478,12 @@ impl<'t> Parser<'t> {
     }
 
     fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+        while let Some(b @ (b' ' | b'\t' | b'\n' | b'\r')) = self.peek() {
             self.pos += 1;
+            if b == b'\n' {
+                self.line += 1;
+                self.line_start = self.pos;
+            }
         }
     }
 
