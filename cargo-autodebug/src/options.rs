@@ -444,6 +444,23 @@ impl Options {
         if !options.exclude_patterns.is_empty() {
             options.exclude = Exclusions::parse(&options.exclude_patterns);
         }
+        // Relative paths are the caller's, as cargo reads them: the tool's commands run in
+        // other directories (the workspace root, a scratch copy).
+        for path in [
+            &mut options.manifest_path,
+            &mut options.plan,
+            &mut options.output,
+            &mut options.target_dir,
+            &mut options.in_diff,
+            &mut options.junit,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if let Ok(absolute) = std::path::absolute(&*path) {
+                *path = absolute;
+            }
+        }
         Ok(options)
     }
 
