@@ -85,7 +85,7 @@ pub fn build(
     }
     let units = target.join("autodebug-build-units");
     let progress = console.counter("Building", "build", "crates", units);
-    let cargo = run_cargo_build(&mut command, |name| progress.tick(name))?;
+    let cargo = run_seeded_build(&mut command, &target, |name| progress.tick(name))?;
     progress.finish();
     std::fs::write(log_dir.join("build.log"), &cargo.stderr).ok();
     if let (Some(cache), Some(profile_dir)) = (&cache, &cargo.profile_dir)
@@ -170,6 +170,34 @@ pub struct CompilerError {
     pub rendered: Option<String>,
     /// Its one-line message.
     pub message: String,
+}
+
+/// [`run_cargo_build`] into `target_dir`, a directory seeded from the unit cache: when the
+/// build fails because a unit taken from the cache does not fit the others (see
+/// [`crate::unit_cache::mismatched_unit`]), the cache and the directory's units are removed
+/// and the build is run once more, from sources.
+pub fn run_seeded_build(
+    command: &mut Command,
+    target_dir: &Path,
+    mut on_artifact: impl FnMut(&str),
+) -> Result<CargoBuild> {
+    let cargo = run_cargo_build(command, &mut on_artifact)?;
+    let mismatched = !cargo.success
+        && (cargo.errors.iter()).any(|e| {
+            e.rendered
+                .as_deref()
+                .is_some_and(crate::unit_cache::mismatched_unit)
+        });
+    let Some(cache) = UnitCache::locate().filter(|_| mismatched) else {
+        return Ok(cargo);
+    };
+    cache.clear()?;
+    let profile_dir = target_dir.join("debug");
+    if profile_dir.exists() {
+        std::fs::remove_dir_all(&profile_dir)
+            .with_context(|| format!("could not remove {}", profile_dir.display()))?;
+    }
+    run_cargo_build(command, on_artifact)
 }
 
 /// Runs `command` (a cargo build asking for JSON messages on stdout) and reads what it

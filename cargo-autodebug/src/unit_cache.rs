@@ -40,6 +40,16 @@ pub const RUNTIME_CLOSURE: [&str; 10] = [
 /// used is kept again by the next build).
 const MAX_BYTES: u64 = 1 << 30;
 
+/// Whether a compiler error says a dependency's compiled unit does not fit the crates built
+/// against it (`can't find crate`, `found possibly newer version`, `found crate compiled by
+/// an incompatible version`): what a unit taken from the cache looks like when another build
+/// of the same unit name replaced one of its dependencies there.
+pub fn mismatched_unit(error: &str) -> bool {
+    ["error[E0460]", "error[E0463]", "error[E0514]"]
+        .iter()
+        .any(|code| error.contains(code))
+}
+
 /// Sub-directories of a profile directory that hold units.
 const KINDS: [&str; 3] = [".fingerprint", "build", "deps"];
 
@@ -139,6 +149,19 @@ impl UnitCache {
             }
         }
         Ok(kept)
+    }
+
+    /// Empties the cache (every kept unit), under its lock.
+    pub fn clear(&self) -> Result<()> {
+        let _lock = self.lock(true)?;
+        for kind in KINDS {
+            let dir = self.dir.join(kind);
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)
+                    .with_context(|| format!("could not remove {}", dir.display()))?;
+            }
+        }
+        Ok(())
     }
 
     /// The cache's lock, exclusive to write and shared to read.

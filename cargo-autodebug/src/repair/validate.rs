@@ -287,7 +287,7 @@ impl Rebuild {
         for test in &self.selection.test_targets {
             command.arg("--test").arg(test);
         }
-        let cargo = build::run_cargo_build(&mut command, |_| {})?;
+        let cargo = build::run_seeded_build(&mut command, &self.target_dir, |_| {})?;
         if !cargo.success {
             let first = cargo
                 .errors
