@@ -11,11 +11,12 @@ use crate::protocol::{
     DEFAULT_MAX_EVENTS, ENV_BATCH, PanicLocation,
 };
 use crate::recorder::{self, FuelOut, PlanFailed, TraceSetup};
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 /// One test: a name (as `--list` prints it and `--exact` selects it) and a function that
@@ -96,14 +97,16 @@ pub(crate) fn payload_text(payload: &(dyn std::any::Any + Send)) -> Option<&str>
 
 /// The body of a libtest `#[test]` function that `#[autodebug_test]` wraps (the tool puts
 /// the attribute on the tests of its instrumented copy): without [`ENV_BATCH`] it runs the
-/// body once, as the test always did; with it, and when the request names this test, the
-/// process runs the request's batch instead (every plan against the body, one process) and
-/// exits, so libtest's own verdict for this process means nothing and nobody reads it.
+/// body once, as the test always did. With it, the test runs its runs of the request: when
+/// every run of the request is this test's, the process runs them and exits (libtest's own
+/// verdict for this process means nothing and nobody reads it); when the request spans many
+/// tests (the process was started with their names and one thread), this test runs its
+/// own runs, appends their results and returns, and libtest goes on to the next one.
 /// `module` is `module_path!()` at the test, `name` its function's name: libtest names the
 /// test by the module path without the crate's name.
 #[doc(hidden)]
 pub fn test_entry(module: &str, name: &str, should_panic: Option<&'static str>, body: fn()) {
-    let Some(request) = std::env::var_os(ENV_BATCH).filter(|v| !v.is_empty()) else {
+    let Some(path) = std::env::var_os(ENV_BATCH).filter(|v| !v.is_empty()) else {
         body();
         return recorder::raise_soft_failure();
     };
@@ -113,12 +116,62 @@ pub fn test_entry(module: &str, name: &str, should_panic: Option<&'static str>, 
         ignored: false,
         should_panic,
     };
-    let code = run(Path::new(&request), std::slice::from_ref(&test));
-    std::process::exit(if code == ExitCode::SUCCESS {
-        0
-    } else {
-        CONFIG_EXIT_CODE
+    static SHARED: OnceLock<Result<Shared, String>> = OnceLock::new();
+    let shared = SHARED.get_or_init(|| {
+        let request = read_request(Path::new(&path))?;
+        let mut by_test: HashMap<String, Vec<usize>> = HashMap::new();
+        for (index, run) in request.runs.iter().enumerate() {
+            by_test
+                .entry(test_of(&request, run).to_string())
+                .or_default()
+                .push(index);
+        }
+        Ok(Shared {
+            request,
+            by_test,
+            results: Mutex::new(None),
+            stopped: Mutex::new(HashSet::new()),
+        })
     });
+    let outcome = shared.as_ref().map_err(Clone::clone).and_then(|shared| {
+        let Some(indices) = shared.by_test.get(&test.name) else {
+            // Not asked for: libtest was given other names only.
+            return Ok(false);
+        };
+        let mut results = shared.results.lock().unwrap_or_else(|e| e.into_inner());
+        if results.is_none() {
+            *results = Some(create_results(&shared.request)?);
+        }
+        let file = results.as_mut().expect("created above");
+        let mut stopped = shared.stopped.lock().unwrap_or_else(|e| e.into_inner());
+        run_runs(
+            &shared.request,
+            indices,
+            |_| Some(&test),
+            file,
+            &mut stopped,
+        )?;
+        Ok(shared.by_test.len() == 1)
+    });
+    match outcome {
+        // Every run was this test's: done.
+        Ok(true) => std::process::exit(0),
+        Ok(false) => {}
+        Err(message) => {
+            eprintln!("autodebug: {message}");
+            std::process::exit(CONFIG_EXIT_CODE);
+        }
+    }
+}
+
+/// A request shared by the tests of one libtest process: each test's runs, and the results
+/// file the first test to run creates.
+struct Shared {
+    request: BatchRequest,
+    by_test: HashMap<String, Vec<usize>>,
+    results: Mutex<Option<std::fs::File>>,
+    /// The groups a run did not pass in.
+    stopped: Mutex<HashSet<u32>>,
 }
 
 /// The name libtest gives the test function `name` in the module `module` (a
@@ -130,41 +183,34 @@ fn libtest_name(module: &str, name: &str) -> String {
     }
 }
 
+/// The test `run` runs.
+fn test_of<'r>(request: &'r BatchRequest, run: &'r BatchRun) -> &'r str {
+    run.test.as_deref().unwrap_or(&request.test)
+}
+
 /// The first panic of the current run (any thread), as the panic hook saw it.
 static FIRST_PANIC: Mutex<Option<(String, Option<PanicLocation>)>> = Mutex::new(None);
 
-/// Runs the batch request at `path` against `tests`. An unusable request (unreadable,
-/// another version, an unknown test, no results file) ends the process with
-/// [`CONFIG_EXIT_CODE`] and a message on stderr, before any run.
+/// Runs the batch request at `path` against `tests` (a harness binary's), every run in
+/// request order. An unusable request (unreadable, another version, an unknown test, no
+/// results file) ends the process with [`CONFIG_EXIT_CODE`] and a message on stderr, before
+/// any run.
+#[cfg_attr(not(feature = "harness"), allow(dead_code))]
 pub(crate) fn run(path: &Path, tests: &[Test]) -> ExitCode {
-    match prepare(path, tests) {
-        Ok((request, test, mut results)) => {
-            let previous = std::panic::take_hook();
-            std::panic::set_hook(Box::new(on_panic));
-            let traces = Traces {
-                coverage: request.trace_mode == "coverage",
-                inline: request.inline_coverage,
-                max_events: request.max_events.unwrap_or(DEFAULT_MAX_EVENTS),
-            };
-            for (index, run) in request.runs.iter().enumerate() {
-                let result = run_one(index, run, test, &traces);
-                let written = crate::json::to_string(&result)
-                    .map_err(std::io::Error::from)
-                    .and_then(|mut line| {
-                        line.push('\n');
-                        results.write_all(line.as_bytes())
-                    });
-                if let Err(e) = written {
-                    drop(std::panic::take_hook());
-                    std::panic::set_hook(previous);
-                    eprintln!("autodebug: cannot write the batch results: {e}");
-                    return ExitCode::from(CONFIG_EXIT_CODE as u8);
-                }
-            }
-            drop(std::panic::take_hook());
-            std::panic::set_hook(previous);
-            ExitCode::SUCCESS
+    let outcome = read_request(path).and_then(|request| {
+        let find = |name: &str| tests.iter().find(|t| t.name == name);
+        if let Some(unknown) = (request.runs.iter())
+            .map(|run| test_of(&request, run))
+            .find(|name| find(name).is_none())
+        {
+            return Err(format!("no test named `{unknown}` in this binary"));
         }
+        let mut results = create_results(&request)?;
+        let all: Vec<usize> = (0..request.runs.len()).collect();
+        run_runs(&request, &all, find, &mut results, &mut HashSet::new())
+    });
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("autodebug: {message}");
             ExitCode::from(CONFIG_EXIT_CODE as u8)
@@ -172,11 +218,67 @@ pub(crate) fn run(path: &Path, tests: &[Test]) -> ExitCode {
     }
 }
 
-/// Reads and checks the request, finds its test and creates the results file.
-fn prepare<'t>(
-    path: &Path,
-    tests: &'t [Test],
-) -> Result<(BatchRequest, &'t Test, std::fs::File), String> {
+/// Runs the runs `indices` of `request`, each against the test `find` gives for its name,
+/// appending each result to `results` as it ends, under the batch's panic hook. A run of a
+/// group in `stopped` is skipped; a run that does not pass stops its group.
+fn run_runs<'t>(
+    request: &BatchRequest,
+    indices: &[usize],
+    find: impl Fn(&str) -> Option<&'t Test>,
+    results: &mut std::fs::File,
+    stopped: &mut HashSet<u32>,
+) -> Result<(), String> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(on_panic));
+    let traces = Traces {
+        coverage: request.trace_mode == "coverage",
+        inline: request.inline_coverage,
+        max_events: request.max_events.unwrap_or(DEFAULT_MAX_EVENTS),
+    };
+    let mut outcome = Ok(());
+    for &index in indices {
+        let run = &request.runs[index];
+        let name = test_of(request, run);
+        let Some(test) = find(name) else {
+            outcome = Err(format!("no test named `{name}` in this binary"));
+            break;
+        };
+        let result = match run.group {
+            Some(group) if stopped.contains(&group) => BatchResult {
+                index,
+                outcome: BatchOutcome::Skipped,
+                message: None,
+                location: None,
+                trace: None,
+                micros: 0,
+                coverage: None,
+                assertions: Vec::new(),
+            },
+            _ => run_one(index, run, test, &traces),
+        };
+        if let Some(group) = run.group
+            && result.outcome != BatchOutcome::Passed
+        {
+            stopped.insert(group);
+        }
+        let written = crate::json::to_string(&result)
+            .map_err(std::io::Error::from)
+            .and_then(|mut line| {
+                line.push('\n');
+                results.write_all(line.as_bytes())
+            });
+        if let Err(e) = written {
+            outcome = Err(format!("cannot write the batch results: {e}"));
+            break;
+        }
+    }
+    drop(std::panic::take_hook());
+    std::panic::set_hook(previous);
+    outcome
+}
+
+/// Reads and checks the request.
+fn read_request(path: &Path) -> Result<BatchRequest, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the batch request {}: {e}", path.display()))?;
     let request: BatchRequest = crate::json::from_str(&text)
@@ -199,14 +301,14 @@ fn prepare<'t>(
             request.trace_mode
         ));
     }
-    let test = tests
-        .iter()
-        .find(|t| t.name == request.test)
-        .ok_or_else(|| format!("no test named `{}` in this binary", request.test))?;
-    // Unbuffered: every result line reaches the file when its run ends.
-    let results = std::fs::File::create(&request.results)
-        .map_err(|e| format!("cannot create the results file {}: {e}", request.results))?;
-    Ok((request, test, results))
+    Ok(request)
+}
+
+/// Creates the request's results file, unbuffered: every result line reaches the file when
+/// its run ends.
+fn create_results(request: &BatchRequest) -> Result<std::fs::File, String> {
+    std::fs::File::create(&request.results)
+        .map_err(|e| format!("cannot create the results file {}: {e}", request.results))
 }
 
 /// The panic hook during a batch: keeps the first panic of the run and writes it to the

@@ -482,7 +482,7 @@ pub struct Plan {
 }
 
 /// Version of the batch protocol ([`BatchRequest`], [`BatchResult`]).
-pub const BATCH_VERSION: u32 = 2;
+pub const BATCH_VERSION: u32 = 3;
 /// Path of a [`BatchRequest`] (JSON). A test binary built on `autodebug_runtime::harness`,
 /// or a libtest test wrapped by `#[autodebug_test]` (as the tool's instrumented copy
 /// wraps them) run with `--exact NAME`, that sees it runs the request's test once per plan inside its own process, writes one
@@ -491,16 +491,21 @@ pub const BATCH_VERSION: u32 = 2;
 pub const ENV_BATCH: &str = "AUTODEBUG_BATCH";
 /// Set (to `1`) when the tool asks a test binary whether it supports batches: a harness
 /// binary then prints [`HARNESS_MARKER`] followed by [`BATCH_VERSION`] (`autodebug-harness:
-/// batch 2`) as a line of its `--list` output.
+/// batch 3`) as a line of its `--list` output.
 pub const ENV_HARNESS_PROBE: &str = "AUTODEBUG_HARNESS_PROBE";
 /// The start of the line a harness binary prints when probed (see [`ENV_HARNESS_PROBE`]).
 pub const HARNESS_MARKER: &str = "autodebug-harness: batch ";
 
-/// Many runs of one test in one process, each with its own plan and trace.
+/// Many runs in one process, each with its own plan and trace: of one test, or of many
+/// tests of one binary (each run naming its own, [`BatchRun::test`]). A libtest binary whose
+/// tests the tool wrapped runs a request over many tests when started with `--exact` and
+/// their names, one thread: each test, when libtest reaches it, runs its own runs and
+/// returns, so the results file holds the runs in the order libtest runs the tests (by
+/// name); a harness binary runs them in request order.
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 pub struct BatchRequest {
     pub version: u32,
-    /// The test's exact name, as `--list` prints it.
+    /// The exact name, as `--list` prints it, of the test of every run that names none.
     pub test: String,
     /// Trace mode for every run: `events` or `coverage` (see [`ENV_TRACE_MODE`]).
     #[serde(default = "default_trace_mode")]
@@ -526,12 +531,21 @@ fn default_trace_mode() -> String {
 /// One run of a batch.
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
 pub struct BatchRun {
+    /// The test the run runs (none: the request's [`BatchRequest::test`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
     /// The plan the run obeys (none: an unchanged run).
     #[serde(default)]
     pub plan: Option<Plan>,
     /// Where the run's trace goes (none: no trace).
     #[serde(default)]
     pub trace: Option<String>,
+    /// Runs of one group stop at the first that does not pass: the group's later runs (in
+    /// the order the process runs them) are [`BatchOutcome::Skipped`]. The runs of one
+    /// candidate fix over a suite: one failure refutes it, and a candidate that sends a loop
+    /// into a runaway costs its fuel once, not once per test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<u32>,
 }
 
 /// How one batch run ended.
@@ -547,6 +561,8 @@ pub enum BatchOutcome {
     /// The run's configuration was refused (an invalid plan, an uncreatable trace file);
     /// `message` says why. A process would have exited with [`CONFIG_EXIT_CODE`].
     Refused,
+    /// Not run: an earlier run of its [`BatchRun::group`] did not pass.
+    Skipped,
 }
 
 /// Where a panic happened.

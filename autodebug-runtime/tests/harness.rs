@@ -233,8 +233,10 @@ mod checks {
                 .iter()
                 .enumerate()
                 .map(|(i, plan)| BatchRun {
+                    test: None,
                     plan: plan.clone(),
                     trace: Some(dir.join(format!("batch-{i}.jsonl")).display().to_string()),
+                    group: None,
                 })
                 .collect(),
         };
@@ -329,6 +331,7 @@ mod checks {
             BatchOutcome::Failed => 101,
             BatchOutcome::FuelExhausted => FUEL_EXIT_CODE,
             BatchOutcome::Refused => CONFIG_EXIT_CODE,
+            BatchOutcome::Skipped => unreachable!("no run has a group"),
         }
     }
 

@@ -252,9 +252,11 @@ mod checks {
                 .iter()
                 .enumerate()
                 .map(|(i, plan)| BatchRun {
+                    test: None,
                     plan: plan.clone(),
                     trace: traced
                         .then(|| dir.join(format!("batch-{i}.jsonl")).display().to_string()),
+                    group: None,
                 })
                 .collect(),
         };
@@ -636,6 +638,7 @@ mod checks {
                 BatchOutcome::Failed => 101,
                 BatchOutcome::Refused => CONFIG_EXIT_CODE,
                 BatchOutcome::FuelExhausted => unreachable!("no plan has fuel"),
+                BatchOutcome::Skipped => unreachable!("no run has a group"),
             };
             assert_eq!(run.status, status, "run {n}: {result:?}\n{}", run.stderr);
             assert_eq!(

@@ -90,45 +90,82 @@ pub fn run_batch(
     plans: &[Plan],
     mode: &str,
 ) -> Result<Vec<(RunResult, RawTrace)>> {
-    if plans.is_empty() {
-        return Ok(Vec::new());
-    }
-    if !supports_batch(&recorder.engine, test) {
-        return per_process(recorder, test, plans, mode);
-    }
-    let processes = recorder
-        .jobs
-        .min(plans.len().div_ceil(MIN_PLANS_PER_PROCESS))
-        .max(1);
-    let chunks: Vec<&[Plan]> = plans.chunks(plans.len().div_ceil(processes)).collect();
-    let results = engine::run_parallel(
-        &chunks,
-        processes,
-        |chunk| run_chunk(recorder, test, chunk, mode),
-        |_, _| {},
-    );
-    let mut all = Vec::with_capacity(plans.len());
-    for chunk in results {
-        all.extend(chunk?);
-    }
-    Ok(all)
+    let runs: Vec<Job> = plans
+        .iter()
+        .map(|plan| Job {
+            test,
+            plan,
+            group: None,
+        })
+        .collect();
+    run_many(recorder, &runs, mode)
 }
 
-/// One process per plan, `jobs` at a time.
-fn per_process(
+/// One run of [`run_many`]: a test under a plan, in a group or not (see
+/// [`BatchRun::group`]: a run skipped because its group stopped comes back as
+/// [`Outcome::NotRun`]).
+#[derive(Clone, Copy)]
+pub struct Job<'a> {
+    pub test: &'a TestId,
+    pub plan: &'a Plan,
+    pub group: Option<u32>,
+}
+
+/// Runs each `(test, plan)` once, recording each run's trace in `mode`: the runs of the
+/// tests of one binary that take batches go to one process (split across up to `jobs`
+/// processes when there are many), whatever test each run is of, so a suite of thousands
+/// of tests under a candidate costs a process or two per binary, not one per test; other
+/// runs get a process each. Results come back in the order of `runs`.
+pub fn run_many(
     recorder: &Recorder,
-    test: &TestId,
-    plans: &[Plan],
+    runs: &[Job],
     mode: &str,
 ) -> Result<Vec<(RunResult, RawTrace)>> {
-    engine::run_parallel(
-        plans,
+    if runs.is_empty() {
+        return Ok(Vec::new());
+    }
+    // The runs of each binary, by test name: the order a libtest binary runs its tests in,
+    // so its results come in request order.
+    let mut by_binary: BTreeMap<(&Path, &Path), Vec<usize>> = BTreeMap::new();
+    let mut alone = Vec::new();
+    for (i, Job { test, .. }) in runs.iter().enumerate() {
+        if supports_batch(&recorder.engine, test) {
+            (by_binary.entry((&test.binary, &test.package_root)))
+                .or_default()
+                .push(i);
+        } else {
+            alone.push(i);
+        }
+    }
+    let mut chunks: Vec<Vec<usize>> = Vec::new();
+    for (_, mut indices) in by_binary {
+        indices.sort_by(|&a, &b| runs[a].test.name.cmp(&runs[b].test.name));
+        let processes = recorder
+            .jobs
+            .min(indices.len().div_ceil(MIN_PLANS_PER_PROCESS))
+            .max(1);
+        chunks.extend((indices.chunks(indices.len().div_ceil(processes))).map(<[usize]>::to_vec));
+    }
+    chunks.extend(alone.into_iter().map(|i| vec![i]));
+    let results = engine::run_parallel(
+        &chunks,
         recorder.jobs,
-        |plan| recorder.run(test, Some(plan), mode),
+        |chunk| {
+            let jobs: Vec<Job> = chunk.iter().map(|&i| runs[i]).collect();
+            run_chunk(recorder, &jobs, mode)
+        },
         |_, _| {},
-    )
-    .into_iter()
-    .collect()
+    );
+    let mut all: Vec<Option<(RunResult, RawTrace)>> = (0..runs.len()).map(|_| None).collect();
+    for (chunk, results) in chunks.iter().zip(results) {
+        for (&i, result) in chunk.iter().zip(results?) {
+            all[i] = Some(result);
+        }
+    }
+    Ok(all
+        .into_iter()
+        .map(|r| r.expect("every run is in one chunk"))
+        .collect())
 }
 
 /// How a batch process ended.
@@ -138,36 +175,50 @@ enum Stop {
     Completed,
     /// A run made no progress within the timeout; the process was killed.
     TimedOut,
-    /// The process ended before finishing every run (a crash, an abort, a refusal).
-    Died(String),
+    /// The process ended before finishing every run (a crash, an abort, a refusal); `true`
+    /// if it exited successfully all the same (the next run's test did not take the batch:
+    /// it is not wrapped).
+    Died(String, bool),
     /// The process never took the batch (no results file): the test is not wrapped, or
     /// refused the request before any run.
     Unsupported,
 }
 
-/// Runs `plans` in batches, one process at a time, recovering from dead batches: the run
-/// a batch died in is redone in a process of its own (so it gets the outcome a separate
-/// process gives: a crash, an abort), the run that hung is a timeout, and the rest goes to
+/// Runs `jobs` (tests of one binary) in batches, one process at a time, recovering from
+/// dead batches: the run a batch died in is redone in a process of its own (so it gets the
+/// outcome a separate process gives: a crash, an abort), the run that hung is a timeout,
+/// the runs of a test that did not take the batch get a process each, and the rest goes to
 /// a new batch.
-fn run_chunk(
-    recorder: &Recorder,
-    test: &TestId,
-    plans: &[Plan],
-    mode: &str,
-) -> Result<Vec<(RunResult, RawTrace)>> {
-    let mut out = Vec::with_capacity(plans.len());
-    let mut rest = plans;
+fn run_chunk(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<(RunResult, RawTrace)>> {
+    let mut out: Vec<Option<(RunResult, RawTrace)>> = (0..jobs.len()).map(|_| None).collect();
+    let mut rest: Vec<usize> = (0..jobs.len()).collect();
     let mut barren = 0;
+    let alone = |j: usize| recorder.run(jobs[j].test, Some(jobs[j].plan), mode);
     while !rest.is_empty() {
-        if barren >= MAX_BARREN_BATCHES {
-            out.extend(per_process(recorder, test, rest, mode)?);
+        let (batched, single): (Vec<usize>, Vec<usize>) = (rest.iter()).partition(|&&j| {
+            barren < MAX_BARREN_BATCHES && supports_batch(&recorder.engine, jobs[j].test)
+        });
+        for j in single {
+            out[j] = Some(alone(j)?);
+        }
+        rest = batched;
+        if rest.is_empty() {
             break;
         }
-        let (done, stop, hung) = batch_once(recorder, test, rest, mode)?;
+        let batch: Vec<Job> = rest.iter().map(|&j| jobs[j]).collect();
+        let (done, stop, hung) = batch_once(recorder, &batch, mode)?;
         barren = if done.is_empty() { barren + 1 } else { 0 };
         let finished = done.len();
-        out.extend(done);
-        rest = &rest[finished..];
+        for (&j, result) in rest.iter().zip(done) {
+            out[j] = Some(result);
+        }
+        rest.drain(..finished);
+        let no_batch = |test: &TestId| {
+            (recorder.engine.state().no_batch)
+                .lock()
+                .unwrap()
+                .insert((test.binary.clone(), test.name.clone()));
+        };
         match stop {
             Stop::Completed => {}
             Stop::TimedOut => {
@@ -182,35 +233,42 @@ fn run_chunk(
                     stderr: String::new(),
                     duration: recorder.timeout,
                 };
-                out.push((result, hung.unwrap_or_default()));
-                rest = &rest[1..];
+                if !rest.is_empty() {
+                    out[rest.remove(0)] = Some((result, hung.unwrap_or_default()));
+                }
                 barren = 0;
             }
             Stop::Unsupported => {
-                (recorder.engine.state().no_batch)
-                    .lock()
-                    .unwrap()
-                    .insert((test.binary.clone(), test.name.clone()));
-                out.extend(per_process(recorder, test, rest, mode)?);
-                break;
+                for &j in &rest {
+                    no_batch(jobs[j].test);
+                }
             }
-            Stop::Died(_) => {
-                if let Some((plan, remaining)) = rest.split_first() {
-                    out.push(recorder.run(test, Some(plan), mode)?);
-                    rest = remaining;
+            Stop::Died(_, true) => {
+                if let Some(&j) = rest.first() {
+                    no_batch(jobs[j].test);
+                }
+            }
+            Stop::Died(_, false) => {
+                if !rest.is_empty() {
+                    let j = rest.remove(0);
+                    out[j] = Some(alone(j)?);
                 }
             }
         }
     }
-    Ok(out)
+    Ok(out
+        .into_iter()
+        .map(|r| r.expect("every run was run"))
+        .collect())
 }
 
 /// What one batch process gave: the results of the runs that finished (in order), how the
 /// process ended, and the partial trace of the run that hung, if one did.
 type BatchEnd = (Vec<(RunResult, RawTrace)>, Stop, Option<RawTrace>);
 
-/// Runs one batch process over `plans`.
-fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) -> Result<BatchEnd> {
+/// Runs one batch process over `jobs`, runs of tests of one binary, sorted by test name.
+fn batch_once(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<BatchEnd> {
+    let test = jobs[0].test;
     let n = recorder
         .runs
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -224,10 +282,12 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
     let traces: Vec<PathBuf> = if inline {
         Vec::new()
     } else {
-        (0..plans.len())
+        (0..jobs.len())
             .map(|i| file(&format!("batch-{i}.trace.jsonl")))
             .collect()
     };
+    let mut names: Vec<&str> = jobs.iter().map(|job| job.test.name.as_str()).collect();
+    names.dedup();
     let request = BatchRequest {
         version: BATCH_VERSION,
         test: test.name.clone(),
@@ -235,19 +295,21 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
         max_events: Some(recorder.max_events),
         inline_coverage: inline,
         results: results_path.display().to_string(),
-        runs: plans
+        runs: jobs
             .iter()
             .enumerate()
-            .map(|(i, plan)| BatchRun {
-                plan: Some(plan.clone()),
+            .map(|(i, job)| BatchRun {
+                test: (job.test.name != test.name).then(|| job.test.name.clone()),
+                plan: Some(job.plan.clone()),
                 trace: traces.get(i).map(|t| t.display().to_string()),
+                group: job.group,
             })
             .collect(),
     };
     crate::trace::write_json(&request_path, &request)?;
     let log = std::fs::File::create(&log_path)
         .with_context(|| format!("could not create {}", log_path.display()))?;
-    let mut command = crate::engine::test_command(test, &recorder.engine);
+    let mut command = crate::engine::tests_command(test, &names, &recorder.engine);
     // What the runs print is nobody's evidence (results come in the results file), and a
     // test printing megabytes would print them once per plan: only stderr, for the words
     // of a process that dies, is kept.
@@ -271,21 +333,26 @@ fn batch_once(recorder: &Recorder, test: &TestId, plans: &[Plan], mode: &str) ->
         .with_context(|| format!("could not run {}", test.binary.display()))?;
     let status = watch(&mut child, &results_path, recorder.timeout)?;
     let results = read_results(&results_path);
-    let finished = results.len().min(plans.len());
+    let finished = results.len().min(jobs.len());
     let stop = match status {
         _ if !results_path.exists() => Stop::Unsupported,
         // Killed after its last run finished (something kept it from exiting): done.
-        None if finished == plans.len() => Stop::Completed,
+        None if finished == jobs.len() => Stop::Completed,
         None => Stop::TimedOut,
-        Some(status) if status.success() && finished == plans.len() => Stop::Completed,
-        Some(status) => Stop::Died(format!(
-            "{status}: {}",
-            std::fs::read_to_string(&log_path)
-                .unwrap_or_default()
-                .lines()
-                .last()
-                .unwrap_or_default()
-        )),
+        // Every run finished: what libtest makes of the process (a `#[should_panic]` test
+        // whose batch returned counts as failed there) says nothing of the runs.
+        Some(_) if finished == jobs.len() => Stop::Completed,
+        Some(status) => Stop::Died(
+            format!(
+                "{status}: {}",
+                std::fs::read_to_string(&log_path)
+                    .unwrap_or_default()
+                    .lines()
+                    .last()
+                    .unwrap_or_default()
+            ),
+            status.success(),
+        ),
     };
     let mut done = Vec::with_capacity(finished);
     let mut sites = BTreeMap::new();
@@ -410,6 +477,7 @@ fn run_result(result: &BatchResult, index: usize) -> RunResult {
             }),
         },
         BatchOutcome::FuelExhausted => Outcome::FuelExhausted,
+        BatchOutcome::Skipped => Outcome::NotRun,
         BatchOutcome::Refused => Outcome::Crashed {
             description: format!(
                 "the autodebug runtime refused its configuration: autodebug: {}",
@@ -752,6 +820,47 @@ mod tests {
         );
         // The hung run's trace is what it wrote before it was killed.
         assert!(!results[1].1.complete && !results[1].1.events.is_empty());
+    }
+
+    #[test]
+    fn runs_of_many_tests_share_a_process_and_a_group_stops_at_its_first_failure() {
+        let scratch = tempfile::tempdir().unwrap();
+        let rec = recorder(scratch.path(), Duration::from_secs(60), 2);
+        let suite = &fixture().suite;
+        let failing = test_id(suite, "finds_every_prime");
+        let middle = test_id(suite, "finds_the_middle");
+        let settles = test_id(suite, "settles");
+        let mut plan = no_plan();
+        plan.fuel = Some(100_000);
+        let job = |test, group| Job {
+            test,
+            plan: &plan,
+            group,
+        };
+        // The process runs them by test name: the failing test's run of group 0 comes
+        // first and stops that group; group 1 holds passing runs only.
+        let jobs = [
+            job(&middle, Some(0)),
+            job(&failing, Some(0)),
+            job(&settles, Some(0)),
+            job(&middle, Some(1)),
+            job(&settles, Some(1)),
+            job(&failing, None),
+        ];
+        let processes = rec.runs.load(std::sync::atomic::Ordering::Relaxed);
+        let results = rec.run_many(&jobs, "coverage").unwrap();
+        let outcomes: Vec<&str> = results.iter().map(|(r, _)| r.outcome.label()).collect();
+        assert_eq!(
+            outcomes,
+            ["not-run", "failed", "not-run", "passed", "passed", "failed"]
+        );
+        // One process for the six runs of three tests (fewer than a process's share).
+        assert_eq!(
+            rec.runs.load(std::sync::atomic::Ordering::Relaxed) - processes,
+            1
+        );
+        // The runs that ran have their coverage.
+        assert!(results[3].1.coverage && !results[3].1.sites.is_empty());
     }
 
     #[test]

@@ -5,7 +5,10 @@
 
 pub mod batch;
 mod recorder;
+mod together;
 pub mod verdict;
+
+pub use together::run_together;
 
 pub use recorder::Recorder;
 
@@ -133,16 +136,18 @@ fn library_path() -> Option<OsString> {
 /// stdin, in its own process group (so a timeout kills whatever the test spawned too).
 /// Output and extra environment are the caller's.
 pub fn test_command(test: &TestId, engine: &Engine) -> Command {
+    tests_command(test, &[&test.name], engine)
+}
+
+/// The command that runs the tests `names` of `test`'s binary one after the other, in one
+/// process and one thread, as [`test_command`] runs one.
+pub fn tests_command(test: &TestId, names: &[&str], engine: &Engine) -> Command {
     let mut command = Command::new(&test.binary);
     engine.0.libraries(&mut command);
     command
-        .args([
-            "--exact",
-            &test.name,
-            "--test-threads=1",
-            "--nocapture",
-            "--color=never",
-        ])
+        .arg("--exact")
+        .args(names)
+        .args(["--test-threads=1", "--nocapture", "--color=never"])
         .current_dir(&test.package_root)
         .env("CARGO_MANIFEST_DIR", &test.package_root)
         .env("RUST_BACKTRACE", "0")

@@ -110,6 +110,17 @@ impl Recorder<'_> {
         super::batch::run_batch(self, test, plans, mode)
     }
 
+    /// Runs each `(test, plan)` once (in `mode`), as [`Recorder::run`] would, results in the
+    /// order given: the runs of the tests of one binary share a process (or one per `jobs`)
+    /// when its tests take batches. Safe to call from several threads.
+    pub fn run_many(
+        &self,
+        runs: &[super::batch::Job],
+        mode: &str,
+    ) -> Result<Vec<(RunResult, RawTrace)>> {
+        super::batch::run_many(self, runs, mode)
+    }
+
     fn record_one(
         &self,
         test: &TestId,

@@ -19,44 +19,38 @@ pub enum Verdict {
 impl Verdict {
     /// The verdict on `test` in a harness's result file.
     pub fn read(log: &str, test: &str) -> Verdict {
-        for line in log.lines() {
-            let line = line.trim_end();
-            // libtest: `RESULT[: MESSAGE] NAME` (`failed: test did not panic as expected at
-            // src/lib.rs:6:28 tests::t`); a test's name has no space.
-            let named = line
-                .rsplit_once(' ')
-                .filter(|(_, name)| *name == test)
-                .map(|(result, _)| result);
-            let verdict = if let Some(result) = named
-                && !line.starts_with("test ")
-            {
-                if result == "ok" {
-                    Some(Verdict::Passed)
-                } else if result == "failed" || result.starts_with("failed:") {
-                    Some(Verdict::Failed)
-                } else if result.starts_with("ignored") {
-                    Some(Verdict::Ignored)
-                } else {
-                    None
-                }
-            } else if let Some(rest) = line.strip_prefix("test ") {
-                let (name, result) = rest.rsplit_once(" ... ").unwrap_or(("", ""));
-                (name.trim_end() == test)
-                    .then(|| match result {
-                        "ok" => Some(Verdict::Passed),
-                        "FAILED" => Some(Verdict::Failed),
-                        r if r.starts_with("ignored") => Some(Verdict::Ignored),
-                        _ => None,
-                    })
-                    .flatten()
-            } else {
-                None
+        log.lines()
+            .filter_map(Verdict::of_line)
+            .find(|(name, _)| *name == test)
+            .map_or(Verdict::Nothing, |(_, verdict)| verdict)
+    }
+
+    /// The test a line of a harness's result file judges, and its verdict.
+    pub fn of_line(line: &str) -> Option<(&str, Verdict)> {
+        let line = line.trim_end();
+        if let Some(rest) = line.strip_prefix("test ") {
+            let (name, result) = rest.rsplit_once(" ... ")?;
+            let verdict = match result {
+                "ok" => Verdict::Passed,
+                "FAILED" => Verdict::Failed,
+                r if r.starts_with("ignored") => Verdict::Ignored,
+                _ => return None,
             };
-            if let Some(verdict) = verdict {
-                return verdict;
-            }
+            return Some((name.trim_end(), verdict));
         }
-        Verdict::Nothing
+        // libtest: `RESULT[: MESSAGE] NAME` (`failed: test did not panic as expected at
+        // src/lib.rs:6:28 tests::t`); a test's name has no space.
+        let (result, name) = line.rsplit_once(' ')?;
+        let verdict = if result == "ok" {
+            Verdict::Passed
+        } else if result == "failed" || result.starts_with("failed:") {
+            Verdict::Failed
+        } else if result.starts_with("ignored") {
+            Verdict::Ignored
+        } else {
+            return None;
+        };
+        Some((name, verdict))
     }
 }
 

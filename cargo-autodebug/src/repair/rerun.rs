@@ -15,6 +15,7 @@ use super::Candidate;
 use super::validate::SuiteTest;
 use crate::baseline::BaselineResult;
 use crate::engine::Recorder;
+use crate::engine::batch::Job;
 use crate::model::Outcome;
 
 /// What a rerun of the suite under a candidate showed.
@@ -215,51 +216,49 @@ impl Rerun<'_> {
                 }
             }
         }
-        let jobs: Vec<(usize, Vec<usize>)> = per_test.into_iter().collect();
-        let results = crate::engine::run_parallel(
-            &jobs,
-            self.recorder.jobs,
-            |(t, cs)| {
-                if self
-                    .deadline
-                    .is_some_and(|d| std::time::Instant::now() >= d)
-                {
-                    return None;
+        // Every run of the phase at once: the runs of one test binary share a process or
+        // two, whatever test and candidate each is.
+        let mut runs: Vec<(usize, usize, Plan)> = Vec::new();
+        for (t, cs) in per_test {
+            let fuel = self
+                .fuel_by_test
+                .get(&self.baseline[t].test.display())
+                .copied();
+            for c in cs {
+                let mut plan = candidates[c].1.clone();
+                if fuel.is_some() {
+                    plan.fuel = fuel;
                 }
-                let fuel = self
-                    .fuel_by_test
-                    .get(&self.baseline[*t].test.display())
-                    .copied();
-                let plans: Vec<Plan> = cs
-                    .iter()
-                    .map(|&c| {
-                        let mut plan = candidates[c].1.clone();
-                        if fuel.is_some() {
-                            plan.fuel = fuel;
-                        }
-                        plan
-                    })
-                    .collect();
-                self.runs.fetch_add(plans.len(), Ordering::Relaxed);
-                Some(
-                    self.recorder
-                        .run_batch(&self.baseline[*t].test, &plans, "coverage"),
-                )
-            },
-            |_, _| {},
-        );
-        for ((t, cs), runs) in jobs.iter().zip(results) {
-            let Some(runs) = runs else {
-                for &c in cs {
-                    outcomes[c].insert(
-                        *t,
-                        TestResult::Unjudged("the repair stage's time ran out".into()),
-                    );
-                }
-                continue;
-            };
-            for (&c, (run, _)) in cs.iter().zip(runs?) {
-                outcomes[c].insert(*t, judge(&run.outcome, &candidates[c].2));
+                runs.push((t, c, plan));
+            }
+        }
+        if self
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            for (t, c, _) in runs {
+                outcomes[c].insert(
+                    t,
+                    TestResult::Unjudged("the repair stage's time ran out".into()),
+                );
+            }
+            return Ok(());
+        }
+        self.runs.fetch_add(runs.len(), Ordering::Relaxed);
+        // A candidate stops at its first test that does not pass (it is refuted, or cannot
+        // be judged): a runaway costs its fuel once.
+        let jobs: Vec<Job> = runs
+            .iter()
+            .map(|(t, c, plan)| Job {
+                test: &self.baseline[*t].test,
+                plan,
+                group: u32::try_from(*c).ok(),
+            })
+            .collect();
+        let results = self.recorder.run_many(&jobs, "coverage")?;
+        for ((t, c, _), (run, _)) in runs.iter().zip(results) {
+            if run.outcome != Outcome::NotRun {
+                outcomes[*c].insert(*t, judge(&run.outcome, &candidates[*c].2));
             }
         }
         Ok(())

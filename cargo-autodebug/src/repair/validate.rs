@@ -14,7 +14,7 @@ use anyhow::{Context, Result, bail};
 use crate::baseline::BaselineResult;
 use crate::build::{self, TestBinary};
 use crate::copy_tree::ScratchCopy;
-use crate::engine::{self, Engine, RunConfig};
+use crate::engine::{self, Engine};
 use crate::model::TestId;
 
 /// A test of the suite, as the scratch build finds it again.
@@ -379,23 +379,9 @@ impl Rebuild {
                 tests.push((package_dir.clone(), test));
             }
         }
-        let outcomes = engine::run_parallel(
-            &tests,
-            self.jobs,
-            |(_, test)| {
-                engine::run_test(
-                    &self.engine,
-                    test,
-                    &RunConfig {
-                        timeout,
-                        env: Vec::new(),
-                    },
-                )
-            },
-            |_, _| {},
-        );
-        for ((package_dir, test), outcome) in tests.iter().zip(outcomes) {
-            let passed = outcome?.outcome.passed();
+        let runs: Vec<(&TestId, Duration)> = tests.iter().map(|(_, t)| (t, timeout)).collect();
+        let outcomes = engine::run_together(&self.engine, &runs, self.jobs)?;
+        for ((package_dir, test), passed) in tests.iter().zip(outcomes) {
             self.suite.push(SuiteTest {
                 key: TestKey {
                     package_dir: package_dir.clone(),
@@ -412,8 +398,8 @@ impl Rebuild {
         Ok(())
     }
 
-    /// Runs every test of the suite found in `binaries`, each in its own process with its
-    /// timeout: whether each passed, in suite order (a test not found did not pass).
+    /// Runs every test of the suite found in `binaries` (each binary's together, see
+    /// [`engine::run_together`]), each with its timeout: whether each passed, in suite order (a test not found did not pass).
     fn run_suite(&self, binaries: &[TestBinary]) -> Result<Vec<bool>> {
         let mut found: BTreeMap<TestKey, TestId> = BTreeMap::new();
         let wanted: BTreeSet<(&Path, &str, &str)> = self
@@ -462,24 +448,14 @@ impl Rebuild {
             .filter(|(_, t)| !t.out_of_reach)
             .filter_map(|(i, t)| found.get(&t.key).map(|id| (i, id)))
             .collect();
-        let outcomes = engine::run_parallel(
-            &runs,
-            self.jobs,
-            |(i, test)| {
-                engine::run_test(
-                    &self.engine,
-                    test,
-                    &RunConfig {
-                        timeout: self.suite[*i].timeout,
-                        env: Vec::new(),
-                    },
-                )
-            },
-            |_, _| {},
-        );
+        let tests: Vec<(&TestId, Duration)> = runs
+            .iter()
+            .map(|&(i, test)| (test, self.suite[i].timeout))
+            .collect();
+        let outcomes = engine::run_together(&self.engine, &tests, self.jobs)?;
         let mut passed = vec![false; self.suite.len()];
         for ((i, _), outcome) in runs.iter().zip(outcomes) {
-            passed[*i] = outcome?.outcome.passed();
+            passed[*i] = outcome;
         }
         Ok(passed)
     }
