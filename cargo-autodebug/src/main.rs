@@ -23,6 +23,7 @@ mod robustness;
 mod session;
 mod trace;
 mod unit_cache;
+mod worker;
 mod workspace;
 mod zero;
 

@@ -222,6 +222,17 @@ pub struct Options {
     )]
     pub repair_timeout: f64,
 
+    /// Memory, in MiB, the solver may take for a site's synthesis: its queries run in a
+    /// process of their own, and past this (or its time) that site gets no synthesized
+    /// candidates, with a note.
+    #[arg(
+        help_heading = "Repair",
+        long,
+        value_name = "MIB",
+        default_value_t = 1024
+    )]
+    pub solver_memory: u64,
+
     /// Also rebuild the candidates the reruns refuted (a benchmark of rebuilding against
     /// rerunning on the same candidates; slow).
     #[arg(long, hide = true)]

@@ -120,6 +120,10 @@ pub struct Details {
     /// The bound that ended the stage early, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<String>,
+    /// The largest resident size a solver's worker process reached, in MiB (the tool's
+    /// memory as it forked included), when one ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver_peak_mb: Option<u64>,
 }
 
 fn is_zero(n: &usize) -> bool {

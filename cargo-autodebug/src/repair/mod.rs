@@ -114,6 +114,12 @@ pub trait CandidateSource {
     fn notes(&mut self) -> Vec<String> {
         Vec::new()
     }
+
+    /// The largest resident size of the source's solver processes (MiB), taken once at
+    /// the end, after its notes; none if it ran none.
+    fn solver_peak_mb(&mut self) -> Option<u64> {
+        None
+    }
 }
 
 /// Bounds on the repair stage.
@@ -137,6 +143,8 @@ pub struct Limits {
     /// Rebuild the candidates the reruns refuted too (to measure one way of validating
     /// against the other on the same candidates).
     pub rebuild_all: bool,
+    /// Memory the solver's worker may take beyond the tool's, in MiB.
+    pub solver_memory_mb: u64,
 }
 
 impl Limits {
@@ -151,6 +159,7 @@ impl Limits {
             fixes: options.max_fixes.max(1),
             time: Duration::from_secs_f64(options.repair_timeout.max(0.0)),
             rebuild_all: options.rebuild_all,
+            solver_memory_mb: options.solver_memory,
         }
     }
 }
@@ -221,6 +230,8 @@ pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
     );
     for source in &mut sources {
         repair.notes.extend(source.notes());
+        let peak = source.solver_peak_mb();
+        repair.details.solver_peak_mb = repair.details.solver_peak_mb.max(peak);
     }
     repair
 }

@@ -34,6 +34,7 @@ pub const SOURCES: &[Make] = &[
             i.context.traces,
             i.context.oracles,
             SYNTHESIS_TIME.min(i.limits.time),
+            i.limits.solver_memory_mb,
         ))
     },
     // One-token edits of the site's code.

@@ -3,13 +3,15 @@
 //! failing calls the oracle stage named (with what they should have done), the calls their
 //! tests accepted and calls of passing tests are the specification; candidates come
 //! simplest first, and a test a candidate still fails brings its calls back as
-//! counterexamples (CEGIS).
+//! counterexamples (CEGIS). Each site's synthesizer lives in a worker process of its own
+//! (see [`crate::worker`]): a query that needs more memory or time than it is given ends
+//! that worker, and the site gets no synthesized candidates, with a note.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Duration;
 
-use autodebug_runtime::protocol::SiteKey;
+use autodebug_runtime::protocol::{self, SiteKey};
 use autodebug_symbolic::conflicts::Role;
 use autodebug_symbolic::encode::{Call, Spec};
 use autodebug_symbolic::ir::Program;
@@ -19,6 +21,8 @@ use super::{Candidate, CandidateEdit, CandidateSource, Target};
 use crate::model::Role as TraceRole;
 use crate::oracle::{self, Oracle};
 use crate::trace::RecordedTrace;
+use crate::worker::{Bounds, Worker};
+use serde::{Deserialize, Serialize};
 
 /// The name of this source in the report.
 pub const NAME: &str = "synthesis";
@@ -52,42 +56,87 @@ impl Programs {
 /// The source.
 pub struct Synthesis<'a> {
     programs: &'a Programs,
-    traces: &'a [RecordedTrace],
-    oracles: &'a [Oracle],
+    spec: Specs<'a>,
     /// Solver time per site.
     budget: Duration,
+    /// Memory a site's worker may take beyond the tool's, in MiB.
+    memory_mb: u64,
     /// Time of the whole source, every site together, and what it has taken so far.
     total: Duration,
     spent: Duration,
-    synthesizers: BTreeMap<SiteKey, Option<symbolic::Synthesizer<'a>>>,
-    /// The symbolic candidate behind each candidate handed out (by site and texts).
-    handed: HashMap<(SiteKey, Vec<String>), symbolic::Candidate>,
+    /// Each site's synthesizer, in its worker (`None`: the site has none, or lost it).
+    synthesizers: BTreeMap<SiteKey, Option<Worker<Ask, Answer>>>,
+    /// The worker's number of each candidate handed out (by site and texts).
+    handed: HashMap<(SiteKey, Vec<String>), usize>,
     /// What could not be done, for the report's notes.
     pub notes: Vec<String>,
+    /// The largest resident size of a worker that ended (MiB).
+    peak_mb: Option<u64>,
+}
+
+/// A question to a site's synthesizer.
+#[derive(Serialize, Deserialize)]
+enum Ask {
+    /// Up to this many candidates more.
+    Next(usize),
+    /// The candidate of this number fails these tests (`target::name`).
+    Refute(usize, Vec<String>),
+}
+
+/// An answer of a site's synthesizer.
+#[derive(Serialize, Deserialize)]
+enum Answer {
+    /// It cannot model the site (why).
+    Unsupported(String),
+    /// The next candidates, each with its number, and the templates cut short since the
+    /// last answer (why: time, memory, an undecided query).
+    Found(Vec<(usize, Found)>, Vec<String>),
+    /// The counterexamples are taken.
+    Refuted,
+}
+
+/// A synthesized candidate, as it crosses from the worker.
+#[derive(Serialize, Deserialize)]
+struct Found {
+    edits: Vec<(SiteKey, String, Option<protocol::Expr>)>,
+    template: String,
+    cost: u32,
+}
+
+/// What specifies a fix: the recorded traces and the failing tests' oracles.
+#[derive(Clone, Copy)]
+struct Specs<'a> {
+    traces: &'a [RecordedTrace],
+    oracles: &'a [Oracle],
 }
 
 impl<'a> Synthesis<'a> {
     /// A source over the lowered `programs`, specified by the recorded `traces` and the
-    /// `oracles` of the failing tests; `budget` is the solver time per site.
+    /// `oracles` of the failing tests; `budget` is the solver time per site, `memory_mb`
+    /// the memory a site's solver may take.
     pub fn new(
         programs: &'a Programs,
         traces: &'a [RecordedTrace],
         oracles: &'a [Oracle],
         budget: Duration,
+        memory_mb: u64,
     ) -> Synthesis<'a> {
         Synthesis {
             programs,
-            traces,
-            oracles,
+            spec: Specs { traces, oracles },
             budget,
+            memory_mb,
             total: TOTAL_TIME,
             spent: Duration::ZERO,
             synthesizers: BTreeMap::new(),
             handed: HashMap::new(),
             notes: Vec::new(),
+            peak_mb: None,
         }
     }
+}
 
+impl<'a> Specs<'a> {
     /// The calls that specify a fix of a site in `file`: each failing test's failing call
     /// (with what it should have done) and the calls it accepted, then calls of passing
     /// tests to functions of the file.
@@ -172,6 +221,16 @@ impl CandidateSource for Synthesis<'_> {
     fn notes(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notes)
     }
+
+    fn solver_peak_mb(&mut self) -> Option<u64> {
+        for worker in std::mem::take(&mut self.synthesizers)
+            .into_values()
+            .flatten()
+        {
+            self.peak_mb = self.peak_mb.max(worker.finish());
+        }
+        self.peak_mb
+    }
 }
 
 /// The solver time of the source over all its sites: past it, the sites left get none (a
@@ -179,7 +238,11 @@ impl CandidateSource for Synthesis<'_> {
 /// statement sources still run).
 const TOTAL_TIME: Duration = Duration::from_secs(40);
 
-impl Synthesis<'_> {
+/// Time a site's worker is given beyond the synthesizer's own budget before it counts as
+/// hung (the budget is checked between queries; one query can run past it).
+const WORKER_SLACK: Duration = Duration::from_secs(10);
+
+impl<'a> Synthesis<'a> {
     fn next_within(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
         let key = target.site.key();
         let left = self.total.saturating_sub(self.spent);
@@ -196,66 +259,59 @@ impl Synthesis<'_> {
             return Vec::new();
         }
         if !self.synthesizers.contains_key(&key) {
-            let synthesizer = match self.programs.programs.get(&target.site.file) {
-                Some(Ok(program)) => {
-                    let calls = self.calls(&target.site.file);
-                    let options = symbolic::Options {
-                        budget: Some(self.budget.min(left)),
-                        ..symbolic::Options::default()
-                    };
-                    let synth = symbolic::Synthesizer::new(
-                        program,
-                        &calls,
-                        std::slice::from_ref(&key),
-                        options,
-                    );
-                    if let Some(why) = synth.report().unsupported.first() {
-                        self.notes.push(format!(
-                            "{NAME}: {}:{}: {why}",
-                            target.path, target.site.line
-                        ));
-                        None
-                    } else {
-                        Some(synth)
-                    }
-                }
+            let worker = match self.programs.programs.get(&target.site.file) {
+                Some(Ok(program)) => self.start(program, target, left),
                 Some(Err(why)) => {
                     self.notes.push(format!("{NAME}: {why}"));
                     None
                 }
                 None => None,
             };
-            self.synthesizers.insert(key.clone(), synthesizer);
+            self.synthesizers.insert(key.clone(), worker);
         }
-        let Some(Some(synthesizer)) = self.synthesizers.get_mut(&key) else {
+        let Some(Some(worker)) = self.synthesizers.get_mut(&key) else {
             return Vec::new();
         };
+        let found = match worker.ask(&Ask::Next(max)) {
+            Ok(Answer::Found(found, cuts)) => {
+                for cut in cuts {
+                    (self.notes).push(format!(
+                        "{NAME}: {}:{}: {cut}",
+                        target.path, target.site.line
+                    ));
+                }
+                found
+            }
+            Ok(Answer::Unsupported(why)) => {
+                self.notes.push(format!(
+                    "{NAME}: {}:{}: {why}",
+                    target.path, target.site.line
+                ));
+                if let Some(Some(worker)) = self.synthesizers.insert(key, None) {
+                    self.peak_mb = self.peak_mb.max(worker.finish());
+                }
+                return Vec::new();
+            }
+            Ok(Answer::Refuted) => Vec::new(),
+            Err(ended) => {
+                self.lost(target, &ended);
+                return Vec::new();
+            }
+        };
         let mut out = Vec::new();
-        while out.len() < max {
-            let Some(found) = synthesizer.next() else {
-                break;
-            };
-            let edits: Vec<CandidateEdit> = found
-                .edits
-                .iter()
-                .map(|e| CandidateEdit {
-                    site: e.site.clone(),
-                    rust: e.rust.clone(),
-                    expr: e.expr.clone(),
+        for (number, found) in found {
+            let edits: Vec<CandidateEdit> = (found.edits.into_iter())
+                .map(|(site, rust, expr)| CandidateEdit {
+                    site,
+                    rust,
+                    expr,
                     statement: None,
                 })
                 .collect();
-            let template = found
-                .edits
-                .iter()
-                .map(|e| e.template)
-                .collect::<Vec<_>>()
-                .join("+");
-            self.handed
-                .insert((key.clone(), texts(&edits)), found.clone());
+            self.handed.insert((key.clone(), texts(&edits)), number);
             out.push(Candidate {
                 edits,
-                template,
+                template: found.template,
                 cost: found.cost,
                 source: NAME,
             });
@@ -263,24 +319,116 @@ impl Synthesis<'_> {
         out
     }
 
+    /// Starts the worker of `target`'s site: a synthesizer over the site's file, specified
+    /// by the calls the traces hold, created in the worker on its first question.
+    fn start(
+        &mut self,
+        program: &'a Program,
+        target: &Target,
+        left: Duration,
+    ) -> Option<Worker<Ask, Answer>> {
+        let budget = self.budget.min(left);
+        let spec = self.spec;
+        let file = target.site.file.clone();
+        let key = target.site.key();
+        let mut state: Option<(symbolic::Synthesizer<'a>, Vec<symbolic::Candidate>)> = None;
+        let mut cuts_told = 0;
+        let serve = move |ask: Ask| {
+            let (synthesizer, handed) = state.get_or_insert_with(|| {
+                let calls = spec.calls(&file);
+                let options = symbolic::Options {
+                    budget: Some(budget),
+                    ..symbolic::Options::default()
+                };
+                let synthesizer = symbolic::Synthesizer::new(
+                    program,
+                    &calls,
+                    std::slice::from_ref(&key),
+                    options,
+                );
+                (synthesizer, Vec::new())
+            });
+            match ask {
+                Ask::Next(max) => {
+                    if let Some(why) = synthesizer.report().unsupported.first() {
+                        return Answer::Unsupported(why.clone());
+                    }
+                    let mut found = Vec::new();
+                    while found.len() < max {
+                        let Some(candidate) = synthesizer.next() else {
+                            break;
+                        };
+                        found.push((
+                            handed.len(),
+                            Found {
+                                edits: (candidate.edits.iter())
+                                    .map(|e| (e.site.clone(), e.rust.clone(), e.expr.clone()))
+                                    .collect(),
+                                template: (candidate.edits.iter())
+                                    .map(|e| e.template)
+                                    .collect::<Vec<_>>()
+                                    .join("+"),
+                                cost: candidate.cost,
+                            },
+                        ));
+                        handed.push(candidate);
+                    }
+                    let cuts = synthesizer.report().cuts[cuts_told..].to_vec();
+                    cuts_told += cuts.len();
+                    Answer::Found(found, cuts)
+                }
+                Ask::Refute(number, failing) => {
+                    if let Some(candidate) = handed.get(number) {
+                        for call in failing.iter().flat_map(|t| spec.calls_of_test(t, &file)) {
+                            synthesizer.refute(candidate, &call);
+                        }
+                    }
+                    Answer::Refuted
+                }
+            }
+        };
+        let bounds = Bounds {
+            memory_mb: self.memory_mb,
+            time: budget + WORKER_SLACK,
+        };
+        match Worker::start(bounds, serve) {
+            Ok(worker) => Some(worker),
+            Err(e) => {
+                self.notes.push(format!(
+                    "{NAME}: {}:{}: could not start the solver's process: {e}",
+                    target.path, target.site.line
+                ));
+                None
+            }
+        }
+    }
+
+    /// The worker of `target`'s site ended (`ended` says how): the site gets no more
+    /// synthesized candidates.
+    fn lost(&mut self, target: &Target, ended: &crate::worker::Ended) {
+        let key = target.site.key();
+        let peak = (self.synthesizers.get_mut(&key))
+            .and_then(|w| w.take())
+            .and_then(|w| w.peak_mb);
+        self.peak_mb = self.peak_mb.max(peak);
+        let peak = peak.map_or(String::new(), |mb| format!(" (its peak: {mb} MiB)"));
+        self.notes.push(format!(
+            "{NAME}: {}:{}: {ended}{peak}; the site gets no synthesized candidates",
+            target.path, target.site.line
+        ));
+        self.synthesizers.insert(key, None);
+    }
+
     fn refute_with(&mut self, target: &Target, candidate: &Candidate, failing: &[String]) {
         let key = target.site.key();
-        let Some(found) = self
-            .handed
-            .get(&(key.clone(), texts(&candidate.edits)))
-            .cloned()
-        else {
+        let Some(&number) = self.handed.get(&(key.clone(), texts(&candidate.edits))) else {
             return;
         };
-        let counterexamples: Vec<Call> = failing
-            .iter()
-            .flat_map(|test| self.calls_of_test(test, &target.site.file))
-            .collect();
-        let Some(Some(synthesizer)) = self.synthesizers.get_mut(&key) else {
+        let Some(Some(worker)) = self.synthesizers.get_mut(&key) else {
             return;
         };
-        for call in &counterexamples {
-            synthesizer.refute(&found, call);
+        if let Err(ended) = worker.ask(&Ask::Refute(number, failing.to_vec())) {
+            self.lost(target, &ended);
         }
     }
 }
