@@ -763,6 +763,33 @@ fn unknown_part(c: &Concrete, ty: &crate::ir::Type) -> Option<String> {
     }
 }
 
+/// Whether a call of `from` runs one of `targets`, itself or through calls `depth` deep at
+/// most (as deep as the encoder inlines: deeper calls are not modelled anyway).
+pub(crate) fn reaches(
+    program: &Program,
+    from: &Function,
+    targets: &[&Function],
+    depth: usize,
+) -> bool {
+    let mut todo = vec![(from, 0usize)];
+    let mut seen: Vec<&str> = Vec::new();
+    while let Some((func, d)) = todo.pop() {
+        if targets.iter().any(|t| std::ptr::eq(*t, func)) {
+            return true;
+        }
+        if seen.contains(&func.name.as_str()) || d >= depth {
+            continue;
+        }
+        seen.push(&func.name);
+        for callee in callees(func) {
+            if let Some(f) = program.function(&callee) {
+                todo.push((f, d + 1));
+            }
+        }
+    }
+    false
+}
+
 /// The functions `func` calls, by name.
 fn callees(func: &Function) -> Vec<String> {
     let mut out = Vec::new();

@@ -66,7 +66,7 @@ use z3::{Optimize, Params, SatResult, Solver};
 
 use crate::conflicts::{ComponentId, Role, Z3Oracle};
 use crate::encode::{self, Call, Encoder, Formula, equal_leaves};
-use crate::ir::Program;
+use crate::ir::{Function, Program};
 use eval::{Evaluator, same_shape, scope_env};
 use print::Texts;
 use site::Located;
@@ -311,7 +311,24 @@ impl<'p> Synthesizer<'p> {
             report: Report::default(),
             started: Instant::now(),
         };
-        for call in calls {
+        // The failing calls, and the other calls that run a diagnosed site: the constraints
+        // of a passing call that does not are the same whatever fills the template's holes
+        // (true, or a modelling gap that would block every candidate), yet the solver pays
+        // for them all the same (the products of a loop's values in the passing calls of
+        // another function once took one query to gigabytes).
+        let sites: Vec<&Function> = (diagnosis.iter())
+            .filter_map(|key| site::locate(program, key).ok().map(|l| l.function))
+            .collect();
+        let depth = synth.options.encode.inline_depth;
+        let runs_a_site = |call: &&Call| {
+            sites.is_empty()
+                || call.role == Role::Failing
+                || program
+                    .function(&call.function)
+                    .is_none_or(|f| crate::encode::reaches(program, f, &sites, depth))
+        };
+        let relevant: Vec<&Call> = calls.iter().filter(runs_a_site).collect();
+        for call in &relevant {
             synth.add_call(call);
         }
         if !synth
