@@ -3,7 +3,8 @@
 # tests/many.rs), one of them red, debugged by the release build of cargo-autodebug with
 # --jobs 1 and with --jobs 2 (the machine's cores) side by side. Prints a Markdown table of
 # wall time, the time of each phase, the tool's own peak memory (VmHWM, from report.json;
-# the tests' and cargo's processes are not counted) and trace sizes; writes it to
+# the tests' and cargo's processes are not counted), the solver's worker's peak (its
+# resident size, the tool's as it forked included) and trace sizes; writes it to
 # results/scale.md.
 #
 #   bench/scale.sh                 # 2000 tests
@@ -104,6 +105,7 @@ top = report["suspects"][0] if report["suspects"] else {}
 fix = next((f for f in report["fixes"] if f["validated"]), None)
 print(f"| {jobs} | {report['tests']['total']} | {report['tests']['failed']} | {end - start:.1f} | {t['build_s']:.1f} | {t['baseline_s']:.1f} | "
       f"{t['record_s'] + t['oracle_s']:.1f} | {t['localize_s']:.1f} | {t['repair_s']:.1f} | {t.get('peak_rss_mb', 0):.0f} | "
+      f"{report['repair'].get('solver_peak_mb', '-')} | {end - start - t['build_s']:.1f} | "
       f"{len(report['traces'])} ({size / 1e6:.1f} MB) | line {top.get('line', '-')} | {'`' + fix['replacement'] + '`' if fix else '-'} |")
 EOF
 }
@@ -113,8 +115,8 @@ EOF
 {
     echo "Scale: $n tests (one red), $(nproc) cores, tool $(git -C "$root" rev-parse --short HEAD), $(date -u +%Y-%m-%d)."
     echo
-    echo "| jobs | tests | failed | wall s | build s | baseline s | record+oracle s | localize s | repair s | tool peak MB | traces | top suspect | fix |"
-    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
+    echo "| jobs | tests | failed | wall s | build s | baseline s | record+oracle s | localize s | repair s | tool peak MB | solver peak MB | after the build s | traces | top suspect | fix |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
     run 1
     run "$(nproc)"
 } | tee "$out"
