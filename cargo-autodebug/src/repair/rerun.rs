@@ -257,9 +257,17 @@ impl Rerun<'_> {
             .collect();
         let results = self.recorder.run_many(&jobs, "coverage")?;
         for ((t, c, _), (run, _)) in runs.iter().zip(results) {
-            if run.outcome != Outcome::NotRun {
-                outcomes[*c].insert(*t, judge(&run.outcome, &candidates[*c].2));
-            }
+            // A run skipped after its candidate's first run that did not pass is no
+            // evidence: not the baseline's outcome (a failing test's would refute a
+            // candidate that stopped at a test it cannot be judged on).
+            let result = if run.outcome == Outcome::NotRun {
+                TestResult::Unjudged(
+                    "not run: an earlier test of the candidate did not pass".into(),
+                )
+            } else {
+                judge(&run.outcome, &candidates[*c].2)
+            };
+            outcomes[*c].insert(*t, result);
         }
         Ok(())
     }
