@@ -386,7 +386,7 @@ fn batch_once(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<BatchEnd>
 
 /// Waits for the batch process, killing it when no run has finished for `timeout` (a run
 /// that hangs without consuming fuel). `None` if it was killed.
-fn watch(
+pub(super) fn watch(
     child: &mut Child,
     results: &Path,
     timeout: Duration,

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 
@@ -123,26 +123,9 @@ fn one_process(
     let (mut child, _group) = (engine.0.interrupts)
         .spawn(&mut command)
         .with_context(|| format!("could not run {}", first.binary.display()))?;
-    // Killed when no verdict came for `stall`: the tests without one run alone.
-    let mut last_len = 0;
-    let mut last_progress = Instant::now();
-    let mut pause = Duration::from_millis(1);
-    loop {
-        if child.try_wait()?.is_some() {
-            break;
-        }
-        let len = std::fs::metadata(log.path()).map_or(0, |m| m.len());
-        if len != last_len {
-            last_len = len;
-            last_progress = Instant::now();
-        } else if last_progress.elapsed() >= stall {
-            super::kill_group(&mut child);
-            let _ = child.wait();
-            break;
-        }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(20));
-    }
+    // Killed when no verdict came for `stall` (as a batch is when no run finished): the
+    // tests without one run alone.
+    super::batch::watch(&mut child, log.path(), stall)?;
     let text = std::fs::read(log.path()).unwrap_or_default();
     let text = String::from_utf8_lossy(&text);
     let read: HashMap<&str, Verdict> = text.lines().filter_map(Verdict::of_line).collect();
