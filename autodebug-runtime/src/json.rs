@@ -91,8 +91,15 @@ pub fn from_str<T: de::DeserializeOwned>(text: &str) -> Result<T, Error> {
 // Writing
 // ---------------------------------------------------------------------------------------------
 
-fn write_str(out: &mut String, s: &str) {
+/// Appends `s` as a JSON string.
+pub(crate) fn write_str(out: &mut String, s: &str) {
     out.push('"');
+    // Most strings (names, types, the text of values) need no escape: copied at once.
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),

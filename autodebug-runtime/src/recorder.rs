@@ -30,9 +30,10 @@ use crate::expr::{Candidate, Failure};
 use crate::plan::{PlanIndex, SitePlan};
 use crate::protocol::{
     DEFAULT_MAX_EVENTS, ENV_MAX_EVENTS, ENV_PLAN, ENV_TRACE, ENV_TRACE_MODE, FUEL_EXIT_CODE,
-    Record, SiteHits, SiteInfo, SiteKey, TRACE_VERSION, Value,
+    Record, SiteHits, SiteInfo, SiteKey, TRACE_VERSION,
 };
-use crate::value::{from_scalar, from_value, scalar, scalar_type, val};
+use crate::value::{Val, from_scalar, from_value, scalar, scalar_type, val};
+use crate::wire::{self, Captured};
 use std::cell::Cell;
 use std::ffi::OsString;
 use std::fs::File;
@@ -408,8 +409,8 @@ fn plan_failure(site: &'static Site, id: u32, instance: u32, message: String) ->
 fn replaced<T>(
     candidate: &Candidate,
     value: &T,
-    operands: &[Value],
-    scope: &[(&'static str, Value)],
+    operands: &[Val],
+    scope: &[Captured],
     (site, id, instance): (&'static Site, u32, u32),
 ) -> T {
     let result = scalar_type::<T>()
@@ -569,6 +570,19 @@ impl Trace {
         }
     }
 
+    /// Writes the line `record` appends (an event record of [`wire`]).
+    fn write_with(&mut self, record: impl FnOnce(&mut String)) {
+        if self.failed {
+            return;
+        }
+        self.line.clear();
+        record(&mut self.line);
+        self.line.push('\n');
+        if let Err(e) = self.out.write_all(self.line.as_bytes()) {
+            self.fail(e);
+        }
+    }
+
     fn flush(&mut self) {
         if !self.failed
             && let Err(e) = self.out.flush()
@@ -692,20 +706,26 @@ impl Recorder {
 
     /// Writes an event record, or the `Truncated` marker when the cap is reached.
     fn event(&mut self, record: Record) {
-        let Some(trace) = self.trace.as_ref() else {
-            return;
-        };
+        if let Some(trace) = self.event_trace() {
+            trace.write(&record);
+        }
+    }
+
+    /// The trace the next event record goes to, counted as written; `None` when events are
+    /// not recorded (no trace, `coverage` mode, truncated), after writing the `Truncated`
+    /// marker when this one reaches the cap.
+    fn event_trace(&mut self) -> Option<&mut Trace> {
+        let trace = self.trace.as_ref()?;
         if trace.coverage || trace.truncated {
-            return;
+            return None;
         }
         if trace.events >= trace.max_events {
             self.truncate();
-            return;
+            return None;
         }
-        if let Some(trace) = self.trace.as_mut() {
-            trace.events += 1;
-            trace.write(&record);
-        }
+        let trace = self.trace.as_mut()?;
+        trace.events += 1;
+        Some(trace)
     }
 
     /// Closes the trace's events with the `Truncated` marker: the cap is reached.
@@ -916,21 +936,11 @@ pub(crate) fn take_coverage() -> crate::protocol::InlineCoverage {
     crate::protocol::InlineCoverage { declared, hits }
 }
 
-fn bindings(values: Vec<(&'static str, Value)>) -> Vec<(String, Value)> {
-    values
-        .into_iter()
-        .map(|(name, v)| (name.to_string(), v))
-        .collect()
-}
-
 /// Active [`crate::__rt::enter`]: whether the `Enter` record was written (and so an `Exit`
 /// is due).
 #[cold]
 #[inline(never)]
-pub(crate) fn enter<F: FnOnce() -> Vec<(&'static str, Value)>>(
-    site: &'static Site,
-    args: F,
-) -> bool {
+pub(crate) fn enter<F: FnOnce() -> Vec<Captured>>(site: &'static Site, args: F) -> bool {
     if !active() {
         if STATE.load(Ordering::Relaxed) == GUARDED {
             check_stack(site);
@@ -941,18 +951,23 @@ pub(crate) fn enter<F: FnOnce() -> Vec<(&'static str, Value)>>(
     if seen_and_done(site) {
         return false;
     }
-    let args = if recording() {
-        bindings(args())
-    } else {
-        Vec::new()
-    };
+    let args = if recording() { args() } else { Vec::new() };
     let Some(mut rec) = lock() else { return false };
     let id = rec.site(site);
     if !rec.recording() {
         return false;
     }
-    rec.event(Record::Enter { site: id, args });
+    record_enter(&mut rec, id, args);
     true
+}
+
+/// Writes the `Enter` record of a call of site `id` (not generic: compiled with the runtime,
+/// optimized, whatever the profile of the instrumented crate).
+#[inline(never)]
+fn record_enter(rec: &mut Recorder, id: u32, args: Vec<Captured>) {
+    if let Some(trace) = rec.event_trace() {
+        trace.write_with(|out| wire::enter(out, id, &args));
+    }
 }
 
 /// Active [`crate::__rt::arguments`]: the function's site id and which call of it this is,
@@ -1025,10 +1040,9 @@ pub(crate) fn exit(site: &'static Site) {
     let panicking = std::thread::panicking();
     let Some(mut rec) = lock() else { return };
     let id = rec.site(site);
-    rec.event(Record::Exit {
-        site: id,
-        panicking,
-    });
+    if let Some(trace) = rec.event_trace() {
+        trace.write_with(|out| wire::exit(out, id, panicking));
+    }
 }
 
 /// Active [`crate::__rt::branch`]. A replacement computes the outcome in place of the
@@ -1039,8 +1053,8 @@ pub(crate) fn exit(site: &'static Site) {
 #[inline(never)]
 pub(crate) fn branch<F, S>(site: &'static Site, outcome: bool, operands: F, scope: S) -> bool
 where
-    F: FnOnce() -> Vec<Value>,
-    S: FnOnce() -> Vec<(&'static str, Value)>,
+    F: FnOnce() -> Vec<Val>,
+    S: FnOnce() -> Vec<Captured>,
 {
     if !active() || seen_and_done(site) {
         return outcome;
@@ -1087,20 +1101,32 @@ where
         };
     }
     let taken = computed != flip;
-    rec.event(Record::Branch {
-        site: id,
-        instance,
-        outcome: taken,
-        flipped: taken != outcome,
-        operands: values.unwrap_or_default(),
-    });
+    record_branch(
+        &mut rec,
+        (id, instance),
+        (taken, taken != outcome),
+        values.unwrap_or_default(),
+    );
     taken
+}
+
+/// Writes a `Branch` record (not generic, see [`record_enter`]).
+#[inline(never)]
+fn record_branch(
+    rec: &mut Recorder,
+    (id, instance): (u32, u32),
+    (outcome, flipped): (bool, bool),
+    operands: Vec<Val>,
+) {
+    if let Some(trace) = rec.event_trace() {
+        trace.write_with(|out| wire::branch(out, id, instance, outcome, flipped, &operands));
+    }
 }
 
 /// Active [`crate::__rt::component`].
 #[cold]
 #[inline(never)]
-pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
+pub(crate) fn component<T, F: FnOnce() -> Vec<Captured>>(
     site: &'static Site,
     value: T,
     scope: F,
@@ -1156,15 +1182,27 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
     }
     if rec.recording() {
         let recorded = val(&value);
-        rec.event(Record::Component {
-            site: id,
-            instance,
-            value: recorded,
-            overridden,
-            scope: bindings(vars.unwrap_or_default()),
-        });
+        record_component(
+            &mut rec,
+            (id, instance),
+            (recorded, overridden),
+            vars.unwrap_or_default(),
+        );
     }
     value
+}
+
+/// Writes a `Component` record (not generic, see [`record_enter`]).
+#[inline(never)]
+fn record_component(
+    rec: &mut Recorder,
+    (id, instance): (u32, u32),
+    (value, overridden): (Val, bool),
+    scope: Vec<Captured>,
+) {
+    if let Some(trace) = rec.event_trace() {
+        trace.write_with(|out| wire::component(out, (id, instance), &value, overridden, &scope));
+    }
 }
 
 /// Active [`crate::__rt::iter`].
@@ -1182,7 +1220,9 @@ pub(crate) fn iter(site: &'static Site) {
         fuel_exit(fuel);
     }
     let instance = rec.state(id).next_instance();
-    rec.event(Record::Iteration { site: id, instance });
+    if let Some(trace) = rec.event_trace() {
+        trace.write_with(|out| wire::iteration(out, id, instance));
+    }
 }
 
 /// Active [`crate::__rt::contract`].
@@ -1195,10 +1235,8 @@ pub(crate) fn contract(site: &'static Site, ok: bool) -> bool {
     let Some(mut rec) = lock() else { return ok };
     let id = rec.site(site);
     let instance = rec.state(id).next_instance();
-    rec.event(Record::Contract {
-        site: id,
-        instance,
-        ok,
-    });
+    if let Some(trace) = rec.event_trace() {
+        trace.write_with(|out| wire::contract(out, id, instance, ok));
+    }
     ok
 }

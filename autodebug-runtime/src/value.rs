@@ -13,6 +13,12 @@
 //! then known exactly from the name. Everything unknown is `Value::Opaque`, never read.
 //! [`scalar`], [`scalar_type`] and [`from_scalar`] make the same decision for the values a
 //! replacement computes with (`crate::expr`).
+//!
+//! [`val`] captures into a [`Val`], not a [`Value`]: the hooks call it for every variable in
+//! scope at every recorded event, and a `Value` costs an allocation per integer (its type
+//! name as a `String`). A `Val` holds the type names as `&'static str`, a sequence of
+//! integers as one buffer, and floats as their bits; the recorder compares it with what it
+//! wrote last for the same site and writes its JSON (that of the equal `Value`) directly.
 
 use crate::expr::scalar::{Machine, Scalar, Ty};
 use crate::protocol::{MAX_SEQ_LEN, MAX_STR_LEN, Value};
@@ -52,9 +58,85 @@ macro_rules! with_elements {
     };
 }
 
-/// The recorded value of `x`: decoded when its type is a primitive, a string, a sequence of
-/// primitives or strings, or a reference to one of these; `Value::Opaque` otherwise.
-pub fn val<T: ?Sized>(x: &T) -> Value {
+/// A value as the hooks capture it: a [`Value`] without its allocations (see the module
+/// doc). Two `Val`s are equal exactly when the `Value`s they stand for are written alike
+/// (floats compare by their bits: `-0.0` is not `0.0`, a NaN equals itself).
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    /// [`Value::Int`].
+    Int { ty: &'static str, v: i128 },
+    /// [`Value::Float`] of an `f32`, by its bits.
+    F32(u32),
+    /// [`Value::Float`] of an `f64`, by its bits.
+    F64(u64),
+    /// [`Value::Bool`].
+    Bool(bool),
+    /// [`Value::Char`].
+    Char(char),
+    /// [`Value::Str`].
+    Str { v: String, truncated: bool },
+    /// A [`Value::Seq`] of [`Value::Int`]s of type `ty` (not `u128`, whose values may not fit
+    /// an `i128`).
+    Ints {
+        ty: &'static str,
+        items: Vec<i128>,
+        len: usize,
+    },
+    /// [`Value::Seq`] of any other elements.
+    Seq { items: Vec<Val>, len: usize },
+    /// [`Value::Unit`].
+    Unit,
+    /// [`Value::Opaque`].
+    Opaque { ty: &'static str },
+}
+
+impl Val {
+    /// The [`Value`] this stands for.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Val::Int { ty, v } => Value::Int {
+                ty: ty.to_string(),
+                v: *v,
+            },
+            Val::F32(bits) => Value::Float {
+                ty: "f32".to_string(),
+                v: f32::from_bits(*bits).to_string(),
+            },
+            Val::F64(bits) => Value::Float {
+                ty: "f64".to_string(),
+                v: f64::from_bits(*bits).to_string(),
+            },
+            Val::Bool(b) => Value::Bool(*b),
+            Val::Char(c) => Value::Char(*c),
+            Val::Str { v, truncated } => Value::Str {
+                v: v.clone(),
+                truncated: *truncated,
+            },
+            Val::Ints { ty, items, len } => Value::Seq {
+                items: items
+                    .iter()
+                    .map(|&v| Value::Int {
+                        ty: ty.to_string(),
+                        v,
+                    })
+                    .collect(),
+                len: *len,
+            },
+            Val::Seq { items, len } => Value::Seq {
+                items: items.iter().map(Val::to_value).collect(),
+                len: *len,
+            },
+            Val::Unit => Value::Unit,
+            Val::Opaque { ty } => Value::Opaque { ty: ty.to_string() },
+        }
+    }
+}
+
+/// The captured value of `x`: decoded when its type is a primitive, a string, a sequence of
+/// primitives or strings, or a reference to one of these; `Val::Opaque` otherwise.
+#[inline]
+pub fn val<T: ?Sized>(x: &T) -> Val {
     let name = type_name::<T>();
     let decoded = if size_of::<&T>() == size_of::<&u8>() {
         // `T` is sized: `x` points at a value of the type `name`.
@@ -74,9 +156,7 @@ pub fn val<T: ?Sized>(x: &T) -> Value {
             None
         }
     };
-    decoded.unwrap_or_else(|| Value::Opaque {
-        ty: name.to_string(),
-    })
+    decoded.unwrap_or(Val::Opaque { ty: name })
 }
 
 /// A value of type `T` made from `v`, for a plan's override: integers (when `v` fits),
@@ -208,7 +288,7 @@ unsafe fn cast<S, T>(s: S) -> T {
 trait Prim: Copy {
     /// The type as a [`Scalar`] type (`None` for `()`).
     const SCALAR: Option<Ty>;
-    fn value(self) -> Value;
+    fn val(self) -> Val;
     fn from_value(v: &Value) -> Result<Self, String>;
     fn scalar(self) -> Option<Scalar>;
     fn from_scalar(s: Scalar) -> Option<Self>;
@@ -233,12 +313,12 @@ macro_rules! int_prims {
                     _ => None,
                 }
             }
-            fn value(self) -> Value {
+            fn val(self) -> Val {
                 let ty = type_name::<$t>();
                 match i128::try_from(self) {
-                    Ok(v) => Value::Int { ty: ty.to_string(), v },
+                    Ok(v) => Val::Int { ty, v },
                     // Only a `u128` above `i128::MAX`: `Value::Int` cannot hold it.
-                    Err(_) => Value::Opaque { ty: ty.to_string() },
+                    Err(_) => Val::Opaque { ty },
                 }
             }
             fn from_value(v: &Value) -> Result<Self, String> {
@@ -255,7 +335,7 @@ int_prims!(
 );
 
 macro_rules! float_prims {
-    ($($t:ty: $exact:expr, $scalar:ident),*) => {$(
+    ($($t:ty: $exact:expr, $scalar:ident, $val:ident),*) => {$(
         impl Prim for $t {
             const SCALAR: Option<Ty> = Some(Ty::$scalar);
             fn scalar(self) -> Option<Scalar> {
@@ -267,9 +347,9 @@ macro_rules! float_prims {
                     _ => None,
                 }
             }
-            fn value(self) -> Value {
-                // `Display` of a float is the shortest text that parses back to it.
-                Value::Float { ty: type_name::<$t>().to_string(), v: self.to_string() }
+            fn val(self) -> Val {
+                // Written as its `Display`, the shortest text that parses back to it.
+                Val::$val(self.to_bits())
             }
             fn from_value(v: &Value) -> Result<Self, String> {
                 match v {
@@ -282,7 +362,7 @@ macro_rules! float_prims {
         }
     )*};
 }
-float_prims!(f32: 1 << 24, F32, f64: 1 << 53, F64);
+float_prims!(f32: 1 << 24, F32, F32, f64: 1 << 53, F64, F64);
 
 impl Prim for bool {
     const SCALAR: Option<Ty> = Some(Ty::Bool);
@@ -295,8 +375,8 @@ impl Prim for bool {
             _ => None,
         }
     }
-    fn value(self) -> Value {
-        Value::Bool(self)
+    fn val(self) -> Val {
+        Val::Bool(self)
     }
     fn from_value(v: &Value) -> Result<Self, String> {
         match v {
@@ -317,8 +397,8 @@ impl Prim for char {
             _ => None,
         }
     }
-    fn value(self) -> Value {
-        Value::Char(self)
+    fn val(self) -> Val {
+        Val::Char(self)
     }
     fn from_value(v: &Value) -> Result<Self, String> {
         match v {
@@ -336,8 +416,8 @@ impl Prim for () {
     fn from_scalar(_: Scalar) -> Option<Self> {
         None
     }
-    fn value(self) -> Value {
-        Value::Unit
+    fn val(self) -> Val {
+        Val::Unit
     }
     fn from_value(v: &Value) -> Result<Self, String> {
         match v {
@@ -347,10 +427,17 @@ impl Prim for () {
     }
 }
 
-fn str_value(s: &str) -> Value {
+fn str_value(s: &str) -> Val {
+    // Most strings are short: at most `MAX_STR_LEN` bytes are at most as many characters.
+    if s.len() <= MAX_STR_LEN {
+        return Val::Str {
+            v: s.to_string(),
+            truncated: false,
+        };
+    }
     let mut chars = s.chars();
     let v: String = chars.by_ref().take(MAX_STR_LEN).collect();
-    Value::Str {
+    Val::Str {
         v,
         truncated: chars.next().is_some(),
     }
@@ -429,12 +516,12 @@ fn unsized_ref_size(pointee: &str) -> Option<usize> {
 /// # Safety
 /// `p` points at a live value whose type's `type_name` is `name`, and `size_of_named(name)`
 /// is `Some` (checked by the caller against the real size).
-unsafe fn decode(name: &str, p: *const u8) -> Option<Value> {
+unsafe fn decode(name: &str, p: *const u8) -> Option<Val> {
     macro_rules! prim_arms {
         ($($t:ty),*) => {$(
             if name == type_name::<$t>() {
                 // SAFETY: the value at `p` is a `$t`.
-                return Some(unsafe { *p.cast::<$t>() }.value());
+                return Some(unsafe { *p.cast::<$t>() }.val());
             }
         )*};
     }
@@ -477,7 +564,7 @@ unsafe fn decode(name: &str, p: *const u8) -> Option<Value> {
 /// # Safety
 /// `place` points at a live `&{pointee}` (or `&mut`, same layout), with `unsized_ref_size`
 /// of `pointee` being `Some`.
-unsafe fn decode_unsized_pointee(pointee: &str, place: *const u8) -> Option<Value> {
+unsafe fn decode_unsized_pointee(pointee: &str, place: *const u8) -> Option<Val> {
     if pointee == "str" {
         // SAFETY: the value at `place` is a `&str`.
         return Some(str_value(unsafe { *place.cast::<&str>() }));
@@ -501,18 +588,39 @@ unsafe fn decode_unsized_pointee(pointee: &str, place: *const u8) -> Option<Valu
 ///
 /// # Safety
 /// `p` points at `len` live values whose type is named `elem`, an element type.
-unsafe fn sequence(elem: &str, p: *const u8, len: usize) -> Option<Value> {
+unsafe fn sequence(elem: &str, p: *const u8, len: usize) -> Option<Val> {
+    let n = len.min(MAX_SEQ_LEN);
+    // Integers (all but `u128`) in one buffer, the element type decided once.
+    macro_rules! int_arms {
+        ($($t:ty),*) => {$(
+            if elem == type_name::<$t>() {
+                // SAFETY: `p` points at `len >= n` live, aligned values of type `$t`.
+                let s = unsafe { std::slice::from_raw_parts(p.cast::<$t>(), n) };
+                return Some(Val::Ints {
+                    ty: type_name::<$t>(),
+                    items: s.iter().map(|&x| x as i128).collect(),
+                    len,
+                });
+            }
+        )*};
+    }
+    int_arms!(i32, usize, i64, u8, u32, u64, i8, i16, u16, isize, i128);
     let size = size_of_named(elem)?;
-    let items = (0..len.min(MAX_SEQ_LEN))
+    let items = (0..n)
         // SAFETY: element `i < len` lies `i * size` bytes into the sequence.
         .map(|i| unsafe { decode(elem, p.add(i * size)) })
         .collect::<Option<Vec<_>>>()?;
-    Some(Value::Seq { items, len })
+    Some(Val::Seq { items, len })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What [`val`] captures, as the trace holds it.
+    fn value_of<T: ?Sized>(x: &T) -> Value {
+        val(x).to_value()
+    }
 
     fn int(ty: &str, v: i128) -> Value {
         Value::Int {
@@ -539,71 +647,71 @@ mod tests {
 
     #[test]
     fn integers() {
-        assert_eq!(val(&-5i8), int("i8", -5));
-        assert_eq!(val(&-300i16), int("i16", -300));
-        assert_eq!(val(&i32::MIN), int("i32", i32::MIN as i128));
-        assert_eq!(val(&i64::MAX), int("i64", i64::MAX as i128));
-        assert_eq!(val(&i128::MIN), int("i128", i128::MIN));
-        assert_eq!(val(&-7isize), int("isize", -7));
-        assert_eq!(val(&255u8), int("u8", 255));
-        assert_eq!(val(&65535u16), int("u16", 65535));
-        assert_eq!(val(&u32::MAX), int("u32", u32::MAX as i128));
-        assert_eq!(val(&u64::MAX), int("u64", u64::MAX as i128));
-        assert_eq!(val(&(i128::MAX as u128)), int("u128", i128::MAX));
-        assert_eq!(val(&u128::MAX), opaque("u128"));
-        assert_eq!(val(&usize::MAX), int("usize", usize::MAX as i128));
+        assert_eq!(value_of(&-5i8), int("i8", -5));
+        assert_eq!(value_of(&-300i16), int("i16", -300));
+        assert_eq!(value_of(&i32::MIN), int("i32", i32::MIN as i128));
+        assert_eq!(value_of(&i64::MAX), int("i64", i64::MAX as i128));
+        assert_eq!(value_of(&i128::MIN), int("i128", i128::MIN));
+        assert_eq!(value_of(&-7isize), int("isize", -7));
+        assert_eq!(value_of(&255u8), int("u8", 255));
+        assert_eq!(value_of(&65535u16), int("u16", 65535));
+        assert_eq!(value_of(&u32::MAX), int("u32", u32::MAX as i128));
+        assert_eq!(value_of(&u64::MAX), int("u64", u64::MAX as i128));
+        assert_eq!(value_of(&(i128::MAX as u128)), int("u128", i128::MAX));
+        assert_eq!(value_of(&u128::MAX), opaque("u128"));
+        assert_eq!(value_of(&usize::MAX), int("usize", usize::MAX as i128));
         // An unsuffixed literal is whatever inference made it, here the default `i32`.
         let mut acc = 0;
         acc += 2;
-        assert_eq!(val(&acc), int("i32", 2));
+        assert_eq!(value_of(&acc), int("i32", 2));
     }
 
     #[test]
     fn floats_bools_chars_unit() {
         assert_eq!(
-            val(&0.1f64),
+            value_of(&0.1f64),
             Value::Float {
                 ty: "f64".into(),
                 v: "0.1".into()
             }
         );
         assert_eq!(
-            val(&1.5f32),
+            value_of(&1.5f32),
             Value::Float {
                 ty: "f32".into(),
                 v: "1.5".into()
             }
         );
         assert_eq!(
-            val(&f64::NAN),
+            value_of(&f64::NAN),
             Value::Float {
                 ty: "f64".into(),
                 v: "NaN".into()
             }
         );
         assert_eq!(
-            val(&f32::NEG_INFINITY),
+            value_of(&f32::NEG_INFINITY),
             Value::Float {
                 ty: "f32".into(),
                 v: "-inf".into()
             }
         );
-        assert_eq!(val(&true), Value::Bool(true));
-        assert_eq!(val(&'é'), Value::Char('é'));
-        assert_eq!(val(&()), Value::Unit);
+        assert_eq!(value_of(&true), Value::Bool(true));
+        assert_eq!(value_of(&'é'), Value::Char('é'));
+        assert_eq!(value_of(&()), Value::Unit);
     }
 
     #[test]
     fn strings() {
-        assert_eq!(val("abc"), s("abc"));
-        assert_eq!(val(&"abc"), s("abc"));
-        assert_eq!(val(&String::from("xyz")), s("xyz"));
+        assert_eq!(value_of("abc"), s("abc"));
+        assert_eq!(value_of(&"abc"), s("abc"));
+        assert_eq!(value_of(&String::from("xyz")), s("xyz"));
         let mut owned = String::from("mut");
-        assert_eq!(val(&owned.as_mut_str()), s("mut"));
-        assert_eq!(val(&&&"deep"), s("deep"));
+        assert_eq!(value_of(&owned.as_mut_str()), s("mut"));
+        assert_eq!(value_of(&&&"deep"), s("deep"));
         let long = "é".repeat(MAX_STR_LEN + 3);
         assert_eq!(
-            val(&long),
+            value_of(&long),
             Value::Str {
                 v: "é".repeat(MAX_STR_LEN),
                 truncated: true
@@ -611,7 +719,7 @@ mod tests {
         );
         let exact = "a".repeat(MAX_STR_LEN);
         assert_eq!(
-            val(&exact),
+            value_of(&exact),
             Value::Str {
                 v: exact.clone(),
                 truncated: false
@@ -623,32 +731,32 @@ mod tests {
     fn sequences() {
         let v = vec![1i32, -2, 3];
         let expected = seq(vec![int("i32", 1), int("i32", -2), int("i32", 3)]);
-        assert_eq!(val(&v), expected);
-        assert_eq!(val(&&v), expected);
-        assert_eq!(val(&v[..]), expected);
-        assert_eq!(val(&&v[..]), expected);
-        assert_eq!(val(&[1i32, -2, 3]), expected);
-        assert_eq!(val(&&[1i32, -2, 3]), expected);
+        assert_eq!(value_of(&v), expected);
+        assert_eq!(value_of(&&v), expected);
+        assert_eq!(value_of(&v[..]), expected);
+        assert_eq!(value_of(&&v[..]), expected);
+        assert_eq!(value_of(&[1i32, -2, 3]), expected);
+        assert_eq!(value_of(&&[1i32, -2, 3]), expected);
         let mut m = [1i32, -2, 3];
-        assert_eq!(val(&&mut m[..]), expected);
-        assert_eq!(val(&&mut m), expected);
-        assert_eq!(val(&Vec::<u64>::new()), seq(vec![]));
-        assert_eq!(val(&[(); 2]), seq(vec![Value::Unit, Value::Unit]));
+        assert_eq!(value_of(&&mut m[..]), expected);
+        assert_eq!(value_of(&&mut m), expected);
+        assert_eq!(value_of(&Vec::<u64>::new()), seq(vec![]));
+        assert_eq!(value_of(&[(); 2]), seq(vec![Value::Unit, Value::Unit]));
         assert_eq!(
-            val(&vec![true, false]),
+            value_of(&vec![true, false]),
             seq(vec![Value::Bool(true), Value::Bool(false)])
         );
-        assert_eq!(val(&vec!["a", "b"]), seq(vec![s("a"), s("b")]));
-        assert_eq!(val(&[String::from("c")]), seq(vec![s("c")]));
+        assert_eq!(value_of(&vec!["a", "b"]), seq(vec![s("a"), s("b")]));
+        assert_eq!(value_of(&[String::from("c")]), seq(vec![s("c")]));
         assert_eq!(
-            val(&vec![0.5f64]),
+            value_of(&vec![0.5f64]),
             seq(vec![Value::Float {
                 ty: "f64".into(),
                 v: "0.5".into()
             }])
         );
         let big: Vec<u8> = (0..200).collect();
-        match val(&big) {
+        match value_of(&big) {
             Value::Seq { items, len } => {
                 assert_eq!(len, 200);
                 assert_eq!(items.len(), MAX_SEQ_LEN);
@@ -661,26 +769,26 @@ mod tests {
     #[test]
     fn references_to_primitives() {
         let mut x = 41u16;
-        assert_eq!(val(&&x), int("u16", 41));
-        assert_eq!(val(&&&x), int("u16", 41));
-        assert_eq!(val(&&mut x), int("u16", 41));
+        assert_eq!(value_of(&&x), int("u16", 41));
+        assert_eq!(value_of(&&&x), int("u16", 41));
+        assert_eq!(value_of(&&mut x), int("u16", 41));
         x += 1;
-        assert_eq!(val(&&mut &x), int("u16", 42));
+        assert_eq!(value_of(&&mut &x), int("u16", 42));
     }
 
     #[test]
     fn everything_else_is_opaque() {
-        assert_eq!(val(&Some(1)), opaque("core::option::Option<i32>"));
-        assert_eq!(val(&(1, 2)), opaque("(i32, i32)"));
-        assert_eq!(val(&Box::new(1)), opaque("alloc::boxed::Box<i32>"));
+        assert_eq!(value_of(&Some(1)), opaque("core::option::Option<i32>"));
+        assert_eq!(value_of(&(1, 2)), opaque("(i32, i32)"));
+        assert_eq!(value_of(&Box::new(1)), opaque("alloc::boxed::Box<i32>"));
         assert_eq!(
-            val(&vec![vec![1u8]]),
+            value_of(&vec![vec![1u8]]),
             opaque("alloc::vec::Vec<alloc::vec::Vec<u8>>")
         );
-        assert_eq!(val(&[[1u8; 2]; 2]), opaque("[[u8; 2]; 2]"));
+        assert_eq!(value_of(&[[1u8; 2]; 2]), opaque("[[u8; 2]; 2]"));
         let d: &dyn std::fmt::Debug = &1;
-        assert_eq!(val(&d), opaque("&dyn core::fmt::Debug"));
-        assert_eq!(val(d), opaque("dyn core::fmt::Debug"));
+        assert_eq!(value_of(&d), opaque("&dyn core::fmt::Debug"));
+        assert_eq!(value_of(d), opaque("dyn core::fmt::Debug"));
     }
 
     /// User types named like primitives are printed with their path and never reinterpreted.
@@ -699,23 +807,23 @@ mod tests {
             Value::Opaque { ty } => ty,
             other => panic!("decoded a user type: {other:?}"),
         };
-        assert!(name(val(&lookalikes::u8)).ends_with("::lookalikes::u8"));
+        assert!(name(value_of(&lookalikes::u8)).ends_with("::lookalikes::u8"));
         let fake = lookalikes::i32([
             lookalikes::u8,
             lookalikes::u8,
             lookalikes::u8,
             lookalikes::u8,
         ]);
-        assert!(name(val(&fake)).ends_with("::lookalikes::i32"));
-        assert!(name(val(&lookalikes::str)).ends_with("::lookalikes::str"));
-        assert!(name(val(&&lookalikes::str)).ends_with("::lookalikes::str"));
+        assert!(name(value_of(&fake)).ends_with("::lookalikes::i32"));
+        assert!(name(value_of(&lookalikes::str)).ends_with("::lookalikes::str"));
+        assert!(name(value_of(&&lookalikes::str)).ends_with("::lookalikes::str"));
         let fake = lookalikes::String("x".into());
-        assert!(name(val(&fake)).ends_with("::lookalikes::String"));
+        assert!(name(value_of(&fake)).ends_with("::lookalikes::String"));
         let fake = lookalikes::Vec(vec![1i32]);
-        assert!(name(val(&fake)).ends_with("::lookalikes::Vec<i32>"));
+        assert!(name(value_of(&fake)).ends_with("::lookalikes::Vec<i32>"));
         let fakes = vec![lookalikes::u8];
-        assert!(name(val(&fakes)).ends_with("::lookalikes::u8>"));
-        assert!(name(val(&[lookalikes::u8][..])).ends_with("::lookalikes::u8]"));
+        assert!(name(value_of(&fakes)).ends_with("::lookalikes::u8>"));
+        assert!(name(value_of(&[lookalikes::u8][..])).ends_with("::lookalikes::u8]"));
         assert!(from_value::<lookalikes::u8>(&int("u8", 1)).is_err());
         assert!(from_value::<lookalikes::str>(&s("x")).is_err());
     }
@@ -849,10 +957,10 @@ mod tests {
     #[test]
     fn values_round_trip_through_overrides() {
         let x = -123_456_789i64;
-        assert_eq!(from_value::<i64>(&val(&x)), Ok(x));
+        assert_eq!(from_value::<i64>(&value_of(&x)), Ok(x));
         let f = std::f64::consts::PI;
-        assert_eq!(from_value::<f64>(&val(&f)), Ok(f));
+        assert_eq!(from_value::<f64>(&value_of(&f)), Ok(f));
         let g = 1.0e-40f32;
-        assert_eq!(from_value::<f32>(&val(&g)), Ok(g));
+        assert_eq!(from_value::<f32>(&value_of(&g)), Ok(g));
     }
 }

@@ -1,0 +1,358 @@
+//! The JSON text of the event records the hooks write at every event (`enter`, `exit`,
+//! `branch`, `component`, `iteration`, `contract`), written straight
+//! from the captured values ([`Val`]) instead of through a [`crate::protocol::Record`] and
+//! serde: a recording run writes up to a million of them. The text is the one
+//! `crate::json::to_string` writes for the equal `Record` (the tests below check it), so the
+//! tool reads it as any other record.
+
+use crate::json::write_str;
+use crate::value::Val;
+use std::fmt::Write as _;
+
+/// A variable and its captured value.
+pub(crate) type Captured = (&'static str, Val);
+
+/// Appends the decimal text of `v`.
+pub(crate) fn uint(out: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    // The buffer holds ASCII digits only.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+}
+
+/// Appends the decimal text of `v`.
+fn int(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    uint(out, v.unsigned_abs());
+}
+
+/// Appends `v` as `Value::Int`'s `v` is written: a JSON number when it fits `i64` or `u64`,
+/// a decimal string otherwise.
+fn wide(out: &mut String, v: i128) {
+    if let Ok(x) = i64::try_from(v) {
+        int(out, x);
+    } else if let Ok(x) = u64::try_from(v) {
+        uint(out, x);
+    } else {
+        let _ = write!(out, "\"{v}\"");
+    }
+}
+
+fn bool(out: &mut String, b: bool) {
+    out.push_str(if b { "true" } else { "false" });
+}
+
+fn int_value(out: &mut String, ty: &str, v: i128) {
+    out.push_str("{\"int\":{\"ty\":");
+    write_str(out, ty);
+    out.push_str(",\"v\":");
+    wide(out, v);
+    out.push_str("}}");
+}
+
+/// Appends the JSON of the [`crate::protocol::Value`] that `v` stands for.
+pub(crate) fn value(out: &mut String, v: &Val) {
+    match v {
+        Val::Int { ty, v } => int_value(out, ty, *v),
+        Val::F32(bits) => {
+            let _ = write!(
+                out,
+                "{{\"float\":{{\"ty\":\"f32\",\"v\":\"{}\"}}}}",
+                f32::from_bits(*bits)
+            );
+        }
+        Val::F64(bits) => {
+            let _ = write!(
+                out,
+                "{{\"float\":{{\"ty\":\"f64\",\"v\":\"{}\"}}}}",
+                f64::from_bits(*bits)
+            );
+        }
+        Val::Bool(b) => {
+            out.push_str("{\"bool\":");
+            bool(out, *b);
+            out.push('}');
+        }
+        Val::Char(c) => {
+            out.push_str("{\"char\":");
+            write_str(out, c.encode_utf8(&mut [0; 4]));
+            out.push('}');
+        }
+        Val::Str { v, truncated } => {
+            out.push_str("{\"str\":{\"v\":");
+            write_str(out, v);
+            out.push_str(",\"truncated\":");
+            bool(out, *truncated);
+            out.push_str("}}");
+        }
+        Val::Ints { ty, items, len } => {
+            out.push_str("{\"seq\":{\"items\":[");
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                int_value(out, ty, *v);
+            }
+            out.push_str("],\"len\":");
+            uint(out, *len as u64);
+            out.push_str("}}");
+        }
+        Val::Seq { items, len } => {
+            out.push_str("{\"seq\":{\"items\":[");
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                value(out, v);
+            }
+            out.push_str("],\"len\":");
+            uint(out, *len as u64);
+            out.push_str("}}");
+        }
+        Val::Unit => out.push_str("\"unit\""),
+        Val::Opaque { ty } => {
+            out.push_str("{\"opaque\":{\"ty\":");
+            write_str(out, ty);
+            out.push_str("}}");
+        }
+    }
+}
+
+/// `[["name",value],…]`.
+fn bindings(out: &mut String, bindings: &[Captured]) {
+    out.push('[');
+    for (i, (name, v)) in bindings.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        write_str(out, name);
+        out.push(',');
+        value(out, v);
+        out.push(']');
+    }
+    out.push(']');
+}
+
+/// The start of a record: `{"r":"<tag>","site":<site>`.
+fn head(out: &mut String, tag: &str, site: u32) {
+    out.push_str("{\"r\":\"");
+    out.push_str(tag);
+    out.push_str("\",\"site\":");
+    uint(out, site.into());
+}
+
+/// `Record::Enter`.
+pub(crate) fn enter(out: &mut String, site: u32, args: &[Captured]) {
+    head(out, "enter", site);
+    out.push_str(",\"args\":");
+    bindings(out, args);
+    out.push('}');
+}
+
+/// `Record::Exit`.
+pub(crate) fn exit(out: &mut String, site: u32, panicking: bool) {
+    head(out, "exit", site);
+    out.push_str(",\"panicking\":");
+    bool(out, panicking);
+    out.push('}');
+}
+
+/// `Record::Branch`.
+pub(crate) fn branch(
+    out: &mut String,
+    site: u32,
+    instance: u32,
+    outcome: bool,
+    flipped: bool,
+    operands: &[Val],
+) {
+    head(out, "branch", site);
+    out.push_str(",\"instance\":");
+    uint(out, instance.into());
+    out.push_str(",\"outcome\":");
+    bool(out, outcome);
+    out.push_str(",\"flipped\":");
+    bool(out, flipped);
+    out.push_str(",\"operands\":[");
+    for (i, v) in operands.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        value(out, v);
+    }
+    out.push_str("]}");
+}
+
+/// `Record::Component`.
+pub(crate) fn component(
+    out: &mut String,
+    (site, instance): (u32, u32),
+    v: &Val,
+    overridden: bool,
+    scope: &[Captured],
+) {
+    head(out, "component", site);
+    out.push_str(",\"instance\":");
+    uint(out, instance.into());
+    out.push_str(",\"value\":");
+    value(out, v);
+    out.push_str(",\"overridden\":");
+    bool(out, overridden);
+    out.push_str(",\"scope\":");
+    bindings(out, scope);
+    out.push('}');
+}
+
+/// `Record::Iteration`.
+pub(crate) fn iteration(out: &mut String, site: u32, instance: u32) {
+    head(out, "iteration", site);
+    out.push_str(",\"instance\":");
+    uint(out, instance.into());
+    out.push('}');
+}
+
+/// `Record::Contract`.
+pub(crate) fn contract(out: &mut String, site: u32, instance: u32, ok: bool) {
+    head(out, "contract", site);
+    out.push_str(",\"instance\":");
+    uint(out, instance.into());
+    out.push_str(",\"ok\":");
+    bool(out, ok);
+    out.push('}');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{from_str, to_string};
+    use crate::protocol::{Record, Value};
+    use crate::value::val;
+
+    fn text(f: impl FnOnce(&mut String)) -> String {
+        let mut out = String::new();
+        f(&mut out);
+        out
+    }
+
+    fn values() -> Vec<Val> {
+        let mut all = vec![
+            val(&0i32),
+            val(&-7i8),
+            val(&i64::MIN),
+            val(&u64::MAX),
+            val(&i128::MIN),
+            val(&i128::MAX),
+            val(&u128::MAX),
+            val(&0.1f64),
+            val(&-0.0f64),
+            val(&f64::NAN),
+            val(&f32::INFINITY),
+            val(&1.5f32),
+            val(&true),
+            val(&'\u{0}'),
+            val(&'"'),
+            val(&"a\"b\\c\n\r\t\u{8}\u{c}\u{1f}\u{7f}\u{2028}é"),
+            val(&()),
+            val(&[1i32, -2, 3][..]),
+            val(&vec![u64::MAX]),
+            val(&vec![u128::MAX, 1]),
+            val(&["x", "y"]),
+            val(&vec![0.5f32]),
+            val(&Vec::<usize>::new()),
+            val(&Some(1)),
+        ];
+        let long: Vec<i16> = (0..100).collect();
+        all.push(val(&long));
+        all
+    }
+
+    #[test]
+    fn values_are_written_as_serde_writes_their_value() {
+        for v in values() {
+            let ours = text(|out| value(out, &v));
+            assert_eq!(ours, to_string(&v.to_value()).unwrap(), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn records_are_written_as_serde_writes_them() {
+        let vals = values();
+        let names = ["a", "b\"c", "é"];
+        let scope: Vec<Captured> = names
+            .iter()
+            .zip(&vals)
+            .map(|(n, v)| (*n, v.clone()))
+            .collect();
+        let full = |s: &[Captured]| -> Vec<(String, Value)> {
+            s.iter()
+                .map(|(n, v)| (n.to_string(), v.to_value()))
+                .collect()
+        };
+        let cases: Vec<(String, Record)> = vec![
+            (
+                text(|o| enter(o, 3, &scope)),
+                Record::Enter {
+                    site: 3,
+                    args: full(&scope),
+                },
+            ),
+            (
+                text(|o| exit(o, 4_000_000_000, true)),
+                Record::Exit {
+                    site: 4_000_000_000,
+                    panicking: true,
+                },
+            ),
+            (
+                text(|o| branch(o, 1, 99, false, true, &vals)),
+                Record::Branch {
+                    site: 1,
+                    instance: 99,
+                    outcome: false,
+                    flipped: true,
+                    operands: vals.iter().map(Val::to_value).collect(),
+                },
+            ),
+            (
+                text(|o| component(o, (2, 0), &vals[3], true, &scope)),
+                Record::Component {
+                    site: 2,
+                    instance: 0,
+                    value: vals[3].to_value(),
+                    overridden: true,
+                    scope: full(&scope),
+                },
+            ),
+            (
+                text(|o| iteration(o, 7, u32::MAX)),
+                Record::Iteration {
+                    site: 7,
+                    instance: u32::MAX,
+                },
+            ),
+            (
+                text(|o| contract(o, 8, 1, false)),
+                Record::Contract {
+                    site: 8,
+                    instance: 1,
+                    ok: false,
+                },
+            ),
+        ];
+        for (ours, record) in cases {
+            assert_eq!(ours, to_string(&record).unwrap());
+            assert_eq!(from_str::<Record>(&ours).unwrap(), record);
+        }
+    }
+}
