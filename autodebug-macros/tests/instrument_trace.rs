@@ -83,8 +83,10 @@ fn trace_reports_sites_operands_and_scopes() {
             .count()
     };
     assert_eq!(events("iteration"), 4, "{text}");
-    // `let n`, the range's start and bound, two increments, the return.
-    assert_eq!(events("component"), 1 + 2 + 2 + 1, "{text}");
+    // `let n`, the range's start and bound, two increments, the return; the second
+    // increment's scope is written as its change from the first's.
+    assert_eq!(events("component"), 1 + 2 + 1 + 1, "{text}");
+    assert_eq!(events("component_delta"), 1, "{text}");
     // The operands of `xs[i] > limit` are reported with their values (9 > 4); the scope of
     // `n += 1` holds the shared slice, the scalar parameter, the counter and the loop
     // variable.

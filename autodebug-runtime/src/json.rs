@@ -1047,6 +1047,17 @@ mod tests {
                 overridden: false,
                 scope: vec![("x".into(), value(i128::MAX))],
             },
+            Record::ComponentDelta {
+                site: 1,
+                instance: 1,
+                value: value(2),
+                overridden: true,
+                changed: vec![(0, value(-1))],
+            },
+            Record::EnterDelta {
+                site: 0,
+                changed: vec![],
+            },
             Record::Panic {
                 message: "assertion `left == right` failed\n  left: 1".into(),
                 file: "src/lib.rs".into(),

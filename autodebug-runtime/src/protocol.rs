@@ -3,9 +3,13 @@
 //! versioned; add fields freely (with `#[serde(default)]`), never rename.
 
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
-/// Version of the trace record stream ([`Record`]).
-pub const TRACE_VERSION: u32 = 1;
+/// Version of the trace record stream ([`Record`]). 2: the runtime writes a scope (and a
+/// call's arguments) as the change from the one it wrote last for the same site
+/// ([`Record::ComponentDelta`], [`Record::EnterDelta`]); a reader restores them with a
+/// [`ScopeCache`]. A stream of version 1 has no delta records and reads the same way.
+pub const TRACE_VERSION: u32 = 2;
 /// Version of the plan format ([`Plan`]). Still 1 with [`Plan::replacements`] and
 /// [`Plan::arguments`]: the fields are optional, and every plan written before them means
 /// what it meant.
@@ -190,7 +194,12 @@ pub enum Value {
 pub type Binding = (String, Value);
 
 /// One line of a raw trace file (JSON lines). The stream starts with a [`Record::Header`];
-/// a [`Record::Site`] precedes the first event of its site.
+/// a [`Record::Site`] precedes the first event of its site. The runtime writes
+/// [`Record::Component`] and [`Record::Enter`] in full only when the site's scope (its
+/// arguments) names other variables than the last record of the site written, and as a
+/// [`Record::ComponentDelta`] or [`Record::EnterDelta`] otherwise: a reader passes every
+/// record, in the order of the file, through a [`ScopeCache`], which gives back the full
+/// ones.
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 #[serde(tag = "r", rename_all = "snake_case")]
 pub enum Record {
@@ -205,6 +214,13 @@ pub enum Record {
     Site { id: u32, site: SiteInfo },
     /// A call of an instrumented function, with its argument values.
     Enter { site: u32, args: Vec<Binding> },
+    /// A [`Record::Enter`] written as the change from the previous call of the same function
+    /// in this trace: `changed` holds the arguments (by their index) whose values differ;
+    /// the others, and the names, are those of that call. A [`ScopeCache`] restores it.
+    EnterDelta {
+        site: u32,
+        changed: Vec<(u32, Value)>,
+    },
     /// Return (or unwind, when `panicking`) from the innermost instrumented call.
     Exit { site: u32, panicking: bool },
     /// Instance `instance` (0-based, per site) of a branch site.
@@ -229,6 +245,17 @@ pub enum Record {
         /// instead of the written code.
         overridden: bool,
         scope: Vec<Binding>,
+    },
+    /// A [`Record::Component`] written as the change from the previous record of the same
+    /// site in this trace: `changed` holds the variables (by their index in the scope) whose
+    /// values differ; the others, and the names, are those of that record. A [`ScopeCache`]
+    /// restores it.
+    ComponentDelta {
+        site: u32,
+        instance: u32,
+        value: Value,
+        overridden: bool,
+        changed: Vec<(u32, Value)>,
     },
     /// Iteration `instance` of a loop site.
     Iteration { site: u32, instance: u32 },
@@ -266,6 +293,93 @@ pub enum Record {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         hits: Vec<SiteHits>,
     },
+}
+
+/// Restores the records a trace writes as deltas ([`Record::ComponentDelta`],
+/// [`Record::EnterDelta`]) to the full ones, keeping the last scope (arguments) of each site
+/// as the runtime does when it writes them. One cache per trace, fed every record in the
+/// order of the file; the cache is keyed by site, whatever thread made the event: the
+/// runtime writes the records of all threads in one order, and keeps its own cache in that
+/// order.
+#[derive(Debug, Default, Clone)]
+pub struct ScopeCache {
+    /// The last scope (or arguments) of each site, by site id.
+    scopes: HashMap<u32, Vec<Binding>>,
+}
+
+impl ScopeCache {
+    /// `record` as the full record it stands for: a delta becomes the [`Record::Component`]
+    /// or [`Record::Enter`] it changes, with every binding; a full one is remembered as its
+    /// site's last; anything else is returned as it is. An error when a delta has no record
+    /// of its site before it, or names a binding that record does not have (a trace cut or
+    /// spliced: the record cannot be restored).
+    pub fn restore(&mut self, record: Record) -> Result<Record, String> {
+        match record {
+            Record::Component {
+                site,
+                instance,
+                value,
+                overridden,
+                scope,
+            } => {
+                self.scopes.insert(site, scope.clone());
+                Ok(Record::Component {
+                    site,
+                    instance,
+                    value,
+                    overridden,
+                    scope,
+                })
+            }
+            Record::Enter { site, args } => {
+                self.scopes.insert(site, args.clone());
+                Ok(Record::Enter { site, args })
+            }
+            Record::ComponentDelta {
+                site,
+                instance,
+                value,
+                overridden,
+                changed,
+            } => Ok(Record::Component {
+                site,
+                instance,
+                value,
+                overridden,
+                scope: self.apply(site, changed)?,
+            }),
+            Record::EnterDelta { site, changed } => Ok(Record::Enter {
+                site,
+                args: self.apply(site, changed)?,
+            }),
+            other => Ok(other),
+        }
+    }
+
+    /// Site `site`'s last bindings with `changed` applied (and kept as its last).
+    fn apply(&mut self, site: u32, changed: Vec<(u32, Value)>) -> Result<Vec<Binding>, String> {
+        let scope = self
+            .scopes
+            .get_mut(&site)
+            .ok_or_else(|| format!("a delta of site {site}, whose earlier record is missing"))?;
+        if let Some((index, _)) = changed.iter().find(|(i, _)| *i as usize >= scope.len()) {
+            return Err(format!(
+                "a delta of site {site} changes binding {index} of {}",
+                scope.len()
+            ));
+        }
+        for (index, value) in changed {
+            scope[index as usize].1 = value;
+        }
+        Ok(scope.clone())
+    }
+}
+
+/// The records of a whole trace, in the order of the file, with their deltas restored (see
+/// [`ScopeCache`]).
+pub fn restore_scopes(records: Vec<Record>) -> Result<Vec<Record>, String> {
+    let mut cache = ScopeCache::default();
+    records.into_iter().map(|r| cache.restore(r)).collect()
 }
 
 /// How many instances a site counted in one run (0 for a function entry, which counts

@@ -11,6 +11,12 @@
 //! evaluated; likewise) or nothing (the process was killed: the `Site` records, flushed as
 //! they are written, still tell which sites were reached).
 //!
+//! A component's scope and a call's arguments are written as the change from those the trace
+//! wrote last for the same site (`Trace::scopes`, in the order the lock serializes the
+//! threads' events), so a slice in scope that a loop does not change is written once per
+//! call, not once per iteration; the tool's reader keeps the same cache
+//! ([`crate::protocol::ScopeCache`]) and restores every scope whole.
+//!
 //! The in-process harness (`crate::harness`) reuses one process for many runs: [`begin_run`]
 //! swaps in a plan and a trace file and resets the per-site instance counters (site ids stay:
 //! they are process-wide), [`end_run`] closes the trace and makes the hooks idle again. In
@@ -502,6 +508,11 @@ impl SiteState {
     }
 }
 
+/// Bytes of trace buffered before a write: a recording run writes tens of megabytes, and
+/// a process killed loses at most this much after its last flush (`Site` records, panics
+/// and the end are flushed as they are written).
+const TRACE_BUFFER: usize = 64 * 1024;
+
 struct Trace {
     out: BufWriter<File>,
     /// The record being written (kept to reuse its allocation).
@@ -514,6 +525,10 @@ struct Trace {
     truncated: bool,
     /// A write failed: reported once, nothing more is written.
     failed: bool,
+    /// The scope (or arguments) last written for each site, by site id: a site's next
+    /// record is written as the change from it (see `crate::protocol::ScopeCache`, which
+    /// the reader keeps alike). Per trace: a batch run's trace starts without any.
+    scopes: Vec<Option<Vec<Captured>>>,
 }
 
 /// The sites the current run reached, with their instance counts.
@@ -535,7 +550,7 @@ impl Trace {
         let file = File::create(path)
             .map_err(|e| format!("cannot create the trace file {}: {e}", path.display()))?;
         let mut trace = Trace {
-            out: BufWriter::new(file),
+            out: BufWriter::with_capacity(TRACE_BUFFER, file),
             line: String::new(),
             path: path.to_path_buf(),
             coverage,
@@ -543,6 +558,7 @@ impl Trace {
             events: 0,
             truncated: false,
             failed: false,
+            scopes: Vec::new(),
         };
         let mode = if coverage { "coverage" } else { "events" };
         trace.write(&Record::Header {
@@ -581,6 +597,39 @@ impl Trace {
         if let Err(e) = self.out.write_all(self.line.as_bytes()) {
             self.fail(e);
         }
+    }
+
+    /// The last scope written for site `id`, if any.
+    fn last_scope(&mut self, id: u32) -> &mut Option<Vec<Captured>> {
+        let i = id as usize;
+        if self.scopes.len() <= i {
+            self.scopes.resize_with(i + 1, || None);
+        }
+        &mut self.scopes[i]
+    }
+
+    /// Writes a component record of site `id` with `scope`: as the change from the site's
+    /// last scope when it names the same variables, in full otherwise.
+    fn component(
+        &mut self,
+        (id, instance): (u32, u32),
+        value: &Val,
+        overridden: bool,
+        scope: Vec<Captured>,
+    ) {
+        let last = std::mem::take(self.last_scope(id));
+        let old = last.as_deref().filter(|old| wire::same_names(old, &scope));
+        self.write_with(|out| wire::component(out, (id, instance), value, overridden, &scope, old));
+        *self.last_scope(id) = Some(scope);
+    }
+
+    /// Writes the entry record of a call of site `id` with `args`, as [`Trace::component`]
+    /// writes a scope.
+    fn enter(&mut self, id: u32, args: Vec<Captured>) {
+        let last = std::mem::take(self.last_scope(id));
+        let old = last.as_deref().filter(|old| wire::same_names(old, &args));
+        self.write_with(|out| wire::enter(out, id, &args, old));
+        *self.last_scope(id) = Some(args);
     }
 
     fn flush(&mut self) {
@@ -966,7 +1015,7 @@ pub(crate) fn enter<F: FnOnce() -> Vec<Captured>>(site: &'static Site, args: F) 
 #[inline(never)]
 fn record_enter(rec: &mut Recorder, id: u32, args: Vec<Captured>) {
     if let Some(trace) = rec.event_trace() {
-        trace.write_with(|out| wire::enter(out, id, &args));
+        trace.enter(id, args);
     }
 }
 
@@ -1201,7 +1250,7 @@ fn record_component(
     scope: Vec<Captured>,
 ) {
     if let Some(trace) = rec.event_trace() {
-        trace.write_with(|out| wire::component(out, (id, instance), &value, overridden, &scope));
+        trace.component((id, instance), &value, overridden, scope);
     }
 }
 

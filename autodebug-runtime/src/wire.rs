@@ -1,5 +1,5 @@
 //! The JSON text of the event records the hooks write at every event (`enter`, `exit`,
-//! `branch`, `component`, `iteration`, `contract`), written straight
+//! `branch`, `component`, `iteration`, `contract` and their deltas), written straight
 //! from the captured values ([`Val`]) instead of through a [`crate::protocol::Record`] and
 //! serde: a recording run writes up to a million of them. The text is the one
 //! `crate::json::to_string` writes for the equal `Record` (the tests below check it), so the
@@ -24,8 +24,8 @@ pub(crate) fn uint(out: &mut String, mut v: u64) {
             break;
         }
     }
-    // The buffer holds ASCII digits only.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    // SAFETY: ASCII digits are UTF-8: `out` stays a valid string.
+    unsafe { out.as_mut_vec() }.extend_from_slice(&buf[i..]);
 }
 
 /// Appends the decimal text of `v`.
@@ -144,6 +144,33 @@ fn bindings(out: &mut String, bindings: &[Captured]) {
     out.push(']');
 }
 
+/// `[[index,value],…]`: the bindings of `new` that differ from those of `old` (same length).
+fn changes(out: &mut String, old: &[Captured], new: &[Captured]) {
+    out.push('[');
+    let mut first = true;
+    for (i, ((_, was), (_, now))) in old.iter().zip(new).enumerate() {
+        if was == now {
+            continue;
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        out.push('[');
+        uint(out, i as u64);
+        out.push(',');
+        value(out, now);
+        out.push(']');
+    }
+    out.push(']');
+}
+
+/// Whether `new` binds the same names in the same order as `old`: then it can be written as
+/// the changes from `old`.
+pub(crate) fn same_names(old: &[Captured], new: &[Captured]) -> bool {
+    old.len() == new.len() && old.iter().zip(new).all(|((a, _), (b, _))| a == b)
+}
+
 /// The start of a record: `{"r":"<tag>","site":<site>`.
 fn head(out: &mut String, tag: &str, site: u32) {
     out.push_str("{\"r\":\"");
@@ -152,11 +179,20 @@ fn head(out: &mut String, tag: &str, site: u32) {
     uint(out, site.into());
 }
 
-/// `Record::Enter`.
-pub(crate) fn enter(out: &mut String, site: u32, args: &[Captured]) {
-    head(out, "enter", site);
-    out.push_str(",\"args\":");
-    bindings(out, args);
+/// `Record::Enter`, or `Record::EnterDelta` from `old` when given.
+pub(crate) fn enter(out: &mut String, site: u32, args: &[Captured], old: Option<&[Captured]>) {
+    match old {
+        None => {
+            head(out, "enter", site);
+            out.push_str(",\"args\":");
+            bindings(out, args);
+        }
+        Some(old) => {
+            head(out, "enter_delta", site);
+            out.push_str(",\"changed\":");
+            changes(out, old, args);
+        }
+    }
     out.push('}');
 }
 
@@ -194,23 +230,40 @@ pub(crate) fn branch(
     out.push_str("]}");
 }
 
-/// `Record::Component`.
+/// `Record::Component`, or `Record::ComponentDelta` from `old` when given.
 pub(crate) fn component(
     out: &mut String,
     (site, instance): (u32, u32),
     v: &Val,
     overridden: bool,
     scope: &[Captured],
+    old: Option<&[Captured]>,
 ) {
-    head(out, "component", site);
+    head(
+        out,
+        if old.is_some() {
+            "component_delta"
+        } else {
+            "component"
+        },
+        site,
+    );
     out.push_str(",\"instance\":");
     uint(out, instance.into());
     out.push_str(",\"value\":");
     value(out, v);
     out.push_str(",\"overridden\":");
     bool(out, overridden);
-    out.push_str(",\"scope\":");
-    bindings(out, scope);
+    match old {
+        None => {
+            out.push_str(",\"scope\":");
+            bindings(out, scope);
+        }
+        Some(old) => {
+            out.push_str(",\"changed\":");
+            changes(out, old, scope);
+        }
+    }
     out.push('}');
 }
 
@@ -301,7 +354,7 @@ mod tests {
         };
         let cases: Vec<(String, Record)> = vec![
             (
-                text(|o| enter(o, 3, &scope)),
+                text(|o| enter(o, 3, &scope, None)),
                 Record::Enter {
                     site: 3,
                     args: full(&scope),
@@ -325,7 +378,7 @@ mod tests {
                 },
             ),
             (
-                text(|o| component(o, (2, 0), &vals[3], true, &scope)),
+                text(|o| component(o, (2, 0), &vals[3], true, &scope, None)),
                 Record::Component {
                     site: 2,
                     instance: 0,
@@ -354,5 +407,38 @@ mod tests {
             assert_eq!(ours, to_string(&record).unwrap());
             assert_eq!(from_str::<Record>(&ours).unwrap(), record);
         }
+    }
+
+    #[test]
+    fn deltas_hold_the_changed_bindings_by_index() {
+        let old: Vec<Captured> = vec![("a", val(&[1i32, 2][..])), ("i", val(&0usize))];
+        let new: Vec<Captured> = vec![("a", val(&[1i32, 2][..])), ("i", val(&1usize))];
+        assert!(same_names(&old, &new));
+        assert!(!same_names(&old, &new[..1]));
+        assert!(!same_names(&old, &[("b", val(&0)), ("i", val(&0))]));
+        let line = text(|o| component(o, (5, 1), &val(&1usize), false, &new, Some(&old)));
+        assert_eq!(
+            from_str::<Record>(&line).unwrap(),
+            Record::ComponentDelta {
+                site: 5,
+                instance: 1,
+                value: val(&1usize).to_value(),
+                overridden: false,
+                changed: vec![(1, val(&1usize).to_value())],
+            }
+        );
+        assert_eq!(
+            line,
+            to_string(&from_str::<Record>(&line).unwrap()).unwrap()
+        );
+        let line = text(|o| enter(o, 2, &old, Some(&old)));
+        assert_eq!(line, r#"{"r":"enter_delta","site":2,"changed":[]}"#);
+        assert_eq!(
+            from_str::<Record>(&line).unwrap(),
+            Record::EnterDelta {
+                site: 2,
+                changed: vec![]
+            }
+        );
     }
 }

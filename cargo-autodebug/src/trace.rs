@@ -6,11 +6,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-use autodebug_runtime::protocol::{self, Record, SiteInfo, SiteKey};
+use anyhow::{Context, Result, bail};
+use autodebug_runtime::protocol::{self, Record, ScopeCache, SiteInfo, SiteKey};
 use serde::Serialize;
 
 use crate::model::{Outcome, Role, TestId};
+
+/// Version of the files the tool writes from traces (`traces/*.json`, `coverage.json`). Their
+/// events are whole records (no scope deltas: [`RawTrace::read`] restores them), so they
+/// stay at 1 while the raw stream ([`protocol::TRACE_VERSION`]) moves on.
+pub const STORED_VERSION: u32 = 1;
 
 /// The sites a test reached, by identity.
 pub type Coverage = BTreeMap<SiteKey, SiteInfo>;
@@ -81,22 +86,37 @@ impl RawTrace {
         )
     }
 
-    /// Reads a raw trace file.
+    /// Reads a raw trace file, its scope deltas restored: every `Component` and `Enter`
+    /// event has its whole scope (arguments), as the rest of the tool expects. A trace of a
+    /// version this tool does not know is an error (the instrumented crate's runtime is
+    /// newer than the tool).
     pub fn read(path: &Path) -> Result<RawTrace> {
         let file = std::fs::File::open(path)
             .with_context(|| format!("could not open trace {}", path.display()))?;
         let mut trace = RawTrace::default();
+        let mut scopes = ScopeCache::default();
         for line in BufReader::new(file).lines() {
             let line = line.with_context(|| format!("could not read trace {}", path.display()))?;
             if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Record>(&line) {
-                Ok(Record::Header { mode, .. }) => trace.coverage = mode == "coverage",
-                Ok(Record::Site { id, site }) => {
+            match serde_json::from_str::<Record>(&line).map(|r| scopes.restore(r)) {
+                Ok(Ok(Record::Header { version, mode, .. })) => {
+                    if !(1..=protocol::TRACE_VERSION).contains(&version) {
+                        bail!(
+                            "trace {} has version {version}; this cargo-autodebug reads \
+                             versions 1 to {} (is the crate's autodebug-runtime newer than \
+                             the tool?)",
+                            path.display(),
+                            protocol::TRACE_VERSION
+                        );
+                    }
+                    trace.coverage = mode == "coverage";
+                }
+                Ok(Ok(Record::Site { id, site })) => {
                     trace.sites.insert(id, site);
                 }
-                Ok(record) => {
+                Ok(Ok(record)) => {
                     match &record {
                         Record::Truncated { .. } => trace.truncated = true,
                         Record::End { hits, .. } => {
@@ -107,7 +127,8 @@ impl RawTrace {
                     }
                     trace.events.push(record);
                 }
-                Err(_) => trace.unreadable_lines += 1,
+                // A torn last line, or a delta whose earlier record was unreadable.
+                Ok(Err(_)) | Err(_) => trace.unreadable_lines += 1,
             }
         }
         Ok(trace)
@@ -255,7 +276,7 @@ pub fn spectrum<'a>(
         .map(|(i, k)| (*k, i as u32 + 1))
         .collect();
     SpectrumFile {
-        version: protocol::TRACE_VERSION,
+        version: STORED_VERSION,
         sites: table
             .iter()
             .map(|(key, site)| StoredSite {
@@ -302,7 +323,7 @@ pub fn passing_tests_to_record<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use autodebug_runtime::protocol::SiteKind;
+    use autodebug_runtime::protocol::{SiteKind, Value};
 
     fn key(line: u32) -> SiteKey {
         SiteKey {
@@ -382,6 +403,130 @@ mod tests {
             ),
             ("failed", &[2, 3][..])
         );
+    }
+
+    fn int(v: i128) -> Value {
+        Value::Int {
+            ty: "i32".into(),
+            v,
+        }
+    }
+
+    fn lines(records: &[Record]) -> String {
+        let lines: Vec<String> = records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap())
+            .collect();
+        lines.join("\n")
+    }
+
+    fn header(version: u32) -> Record {
+        Record::Header {
+            version,
+            mode: "events".into(),
+            pid: 1,
+        }
+    }
+
+    #[test]
+    fn scope_deltas_read_back_as_whole_scopes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let scope = |a: i128, b: i128, c: i128| -> Vec<(String, Value)> {
+            vec![
+                ("a".into(), int(a)),
+                ("b".into(), int(b)),
+                ("c".into(), int(c)),
+            ]
+        };
+        let component = |site, instance, scope| Record::Component {
+            site,
+            instance,
+            value: int(instance.into()),
+            overridden: false,
+            scope,
+        };
+        let delta = |site, instance, changed| Record::ComponentDelta {
+            site,
+            instance,
+            value: int(instance.into()),
+            overridden: false,
+            changed,
+        };
+        let args = |x: i128| vec![("xs".to_string(), int(x)), ("n".to_string(), int(7))];
+        let written = [
+            header(protocol::TRACE_VERSION),
+            Record::Site {
+                id: 1,
+                site: site(3),
+            },
+            Record::Site {
+                id: 2,
+                site: site(4),
+            },
+            Record::Enter {
+                site: 1,
+                args: args(1),
+            },
+            component(2, 0, scope(1, 2, 3)),
+            // Only `b` changes, then nothing, then `a` and `c`.
+            delta(2, 1, vec![(1, int(20))]),
+            delta(2, 2, vec![]),
+            Record::EnterDelta {
+                site: 1,
+                changed: vec![(0, int(5))],
+            },
+            delta(2, 3, vec![(0, int(10)), (2, int(30))]),
+            // A scope naming other variables is written whole, and later deltas build on it.
+            component(2, 4, vec![("z".into(), int(0))]),
+            delta(2, 5, vec![(0, int(-1))]),
+            // A delta of a site with nothing before it, or of a binding out of range.
+            delta(9, 0, vec![]),
+            delta(2, 6, vec![(1, int(0))]),
+            Record::End {
+                events: 10,
+                hits: vec![],
+            },
+        ];
+        std::fs::write(&path, lines(&written)).unwrap();
+        let trace = RawTrace::read(&path).unwrap();
+        assert_eq!(trace.unreadable_lines, 2);
+        assert!(trace.complete);
+        assert_eq!(
+            trace.events,
+            [
+                Record::Enter {
+                    site: 1,
+                    args: args(1)
+                },
+                component(2, 0, scope(1, 2, 3)),
+                component(2, 1, scope(1, 20, 3)),
+                component(2, 2, scope(1, 20, 3)),
+                Record::Enter {
+                    site: 1,
+                    args: args(5)
+                },
+                component(2, 3, scope(10, 20, 30)),
+                component(2, 4, vec![("z".into(), int(0))]),
+                component(2, 5, vec![("z".into(), int(-1))]),
+                Record::End {
+                    events: 10,
+                    hits: vec![]
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_trace_of_an_unknown_version_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, lines(&[header(protocol::TRACE_VERSION + 1)])).unwrap();
+        let error = RawTrace::read(&path).unwrap_err().to_string();
+        assert!(error.contains("has version 3"), "{error}");
+        // Version 1, without deltas, reads as before.
+        std::fs::write(&path, lines(&[header(1)])).unwrap();
+        assert!(RawTrace::read(&path).is_ok());
     }
 
     #[test]
