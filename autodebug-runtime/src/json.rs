@@ -1050,9 +1050,37 @@ mod tests {
             Record::ComponentDelta {
                 site: 1,
                 instance: 1,
-                value: value(2),
+                value: DeltaValue::Int(2),
                 overridden: true,
-                changed: vec![(0, value(-1))],
+                changed: vec![
+                    (0, DeltaValue::Full(value(-1))),
+                    (1, DeltaValue::Int(i128::MIN)),
+                    (2, DeltaValue::Full(Value::Unit)),
+                ],
+            },
+            Record::ComponentDelta {
+                site: 1,
+                instance: 2,
+                value: DeltaValue::Full(Value::Bool(true)),
+                overridden: false,
+                changed: vec![],
+            },
+            Record::BranchDelta {
+                site: 0,
+                instance: 3,
+                outcome: true,
+                flipped: false,
+                operands: vec![
+                    DeltaValue::Int(-5),
+                    DeltaValue::Full(value(u64::MAX.into())),
+                ],
+            },
+            Record::BranchDelta {
+                site: 0,
+                instance: 4,
+                outcome: false,
+                flipped: true,
+                operands: vec![],
             },
             Record::EnterDelta {
                 site: 0,

@@ -5,10 +5,10 @@
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// Version of the trace record stream ([`Record`]). 2: the runtime writes a scope (and a
-/// call's arguments) as the change from the one it wrote last for the same site
-/// ([`Record::ComponentDelta`], [`Record::EnterDelta`]); a reader restores them with a
-/// [`ScopeCache`]. A stream of version 1 has no delta records and reads the same way.
+/// Version of the trace record stream ([`Record`]). 2: the runtime writes most events
+/// relative to the site's previous record ([`Record::ComponentDelta`],
+/// [`Record::EnterDelta`], [`Record::BranchDelta`]); a reader restores them with a
+/// [`DeltaCache`]. A stream of version 1 has no delta records and reads the same way.
 pub const TRACE_VERSION: u32 = 2;
 /// Version of the plan format ([`Plan`]). Still 1 with [`Plan::replacements`] and
 /// [`Plan::arguments`]: the fields are optional, and every plan written before them means
@@ -193,13 +193,74 @@ pub enum Value {
 /// A named value: a variable in scope or an argument.
 pub type Binding = (String, Value);
 
+/// A value in a delta record ([`Record::ComponentDelta`], [`Record::EnterDelta`],
+/// [`Record::BranchDelta`]): an integer of the same type as the value it replaces (the
+/// binding's, operand's or site's value in the site's previous record) is written as its
+/// number alone, `6000` for `{"int":{"ty":"i32","v":6000}}`; anything else as a [`Value`].
+/// A [`DeltaCache`] gives back the `Value`.
+#[derive(Clone, PartialEq, Debug)]
+pub enum DeltaValue {
+    /// An integer of the type of the value it replaces (written as a string beyond 64 bits,
+    /// as in a [`Value::Int`]).
+    Int(i128),
+    /// Any value, in full.
+    Full(Value),
+}
+
+impl Serialize for DeltaValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DeltaValue::Int(v) => wide_int::serialize(v, s),
+            DeltaValue::Full(v) => v.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for DeltaValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DeltaValue, D::Error> {
+        use serde::de::{self, value::MapAccessDeserializer};
+        struct Either;
+        impl<'de> de::Visitor<'de> for Either {
+            type Value = DeltaValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an integer or a value")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<DeltaValue, E> {
+                Ok(DeltaValue::Int(v.into()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<DeltaValue, E> {
+                Ok(DeltaValue::Int(v.into()))
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<DeltaValue, E> {
+                Ok(DeltaValue::Int(v))
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<DeltaValue, E> {
+                i128::try_from(v).map(DeltaValue::Int).map_err(E::custom)
+            }
+            // An integer beyond 64 bits (written as a decimal string), or `"unit"`, the one
+            // value written as a string.
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DeltaValue, E> {
+                if let Ok(v) = v.parse() {
+                    return Ok(DeltaValue::Int(v));
+                }
+                Value::deserialize(de::IntoDeserializer::<E>::into_deserializer(v))
+                    .map(DeltaValue::Full)
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<DeltaValue, A::Error> {
+                Value::deserialize(MapAccessDeserializer::new(map)).map(DeltaValue::Full)
+            }
+        }
+        d.deserialize_any(Either)
+    }
+}
+
 /// One line of a raw trace file (JSON lines). The stream starts with a [`Record::Header`];
-/// a [`Record::Site`] precedes the first event of its site. The runtime writes
-/// [`Record::Component`] and [`Record::Enter`] in full only when the site's scope (its
-/// arguments) names other variables than the last record of the site written, and as a
-/// [`Record::ComponentDelta`] or [`Record::EnterDelta`] otherwise: a reader passes every
-/// record, in the order of the file, through a [`ScopeCache`], which gives back the full
-/// ones.
+/// a [`Record::Site`] precedes the first event of its site. The runtime writes the first
+/// [`Record::Component`], [`Record::Enter`] and [`Record::Branch`] of a site in full, and
+/// the next ones relative to the site's previous record: a [`Record::ComponentDelta`] or
+/// [`Record::EnterDelta`] when the scope (the arguments) names the same variables (a full
+/// record otherwise), a [`Record::BranchDelta`] always. A reader passes every record, in the
+/// order of the file, through a [`DeltaCache`], which gives back the full ones.
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 #[serde(tag = "r", rename_all = "snake_case")]
 pub enum Record {
@@ -216,10 +277,10 @@ pub enum Record {
     Enter { site: u32, args: Vec<Binding> },
     /// A [`Record::Enter`] written as the change from the previous call of the same function
     /// in this trace: `changed` holds the arguments (by their index) whose values differ;
-    /// the others, and the names, are those of that call. A [`ScopeCache`] restores it.
+    /// the others, and the names, are those of that call. A [`DeltaCache`] restores it.
     EnterDelta {
         site: u32,
-        changed: Vec<(u32, Value)>,
+        changed: Vec<(u32, DeltaValue)>,
     },
     /// Return (or unwind, when `panicking`) from the innermost instrumented call.
     Exit { site: u32, panicking: bool },
@@ -235,6 +296,18 @@ pub enum Record {
         /// Values of the operands of a comparison, when they could be read without side effects.
         operands: Vec<Value>,
     },
+    /// A [`Record::Branch`] of a site that has one before it in this trace: an operand that
+    /// is an integer of the type of the previous record's operand at its place is written as
+    /// its number ([`DeltaValue`]), and `flipped` only when true. A [`DeltaCache`] restores
+    /// it.
+    BranchDelta {
+        site: u32,
+        instance: u32,
+        outcome: bool,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        flipped: bool,
+        operands: Vec<DeltaValue>,
+    },
     /// Instance `instance` of a component site, with the values of the variables in scope.
     Component {
         site: u32,
@@ -248,14 +321,16 @@ pub enum Record {
     },
     /// A [`Record::Component`] written as the change from the previous record of the same
     /// site in this trace: `changed` holds the variables (by their index in the scope) whose
-    /// values differ; the others, and the names, are those of that record. A [`ScopeCache`]
-    /// restores it.
+    /// values differ; the others, and the names, are those of that record; `value` is
+    /// relative to that record's value, and `overridden` written only when true. A
+    /// [`DeltaCache`] restores it.
     ComponentDelta {
         site: u32,
         instance: u32,
-        value: Value,
+        value: DeltaValue,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         overridden: bool,
-        changed: Vec<(u32, Value)>,
+        changed: Vec<(u32, DeltaValue)>,
     },
     /// Iteration `instance` of a loop site.
     Iteration { site: u32, instance: u32 },
@@ -295,24 +370,35 @@ pub enum Record {
     },
 }
 
-/// Restores the records a trace writes as deltas ([`Record::ComponentDelta`],
-/// [`Record::EnterDelta`]) to the full ones, keeping the last scope (arguments) of each site
-/// as the runtime does when it writes them. One cache per trace, fed every record in the
-/// order of the file; the cache is keyed by site, whatever thread made the event: the
-/// runtime writes the records of all threads in one order, and keeps its own cache in that
-/// order.
+/// Restores the records a trace writes relative to a site's previous one
+/// ([`Record::ComponentDelta`], [`Record::EnterDelta`], [`Record::BranchDelta`]) to the full
+/// ones, keeping what the previous record of each site held, as the runtime does when it
+/// writes them. One cache per trace, fed every record in the order of the file; the cache is
+/// keyed by site, whatever thread made the event: the runtime writes the records of all
+/// threads in one order, and keeps its own cache in that order.
 #[derive(Debug, Default, Clone)]
-pub struct ScopeCache {
-    /// The last scope (or arguments) of each site, by site id.
-    scopes: HashMap<u32, Vec<Binding>>,
+pub struct DeltaCache {
+    sites: HashMap<u32, Last>,
 }
 
-impl ScopeCache {
-    /// `record` as the full record it stands for: a delta becomes the [`Record::Component`]
-    /// or [`Record::Enter`] it changes, with every binding; a full one is remembered as its
-    /// site's last; anything else is returned as it is. An error when a delta has no record
-    /// of its site before it, or names a binding that record does not have (a trace cut or
-    /// spliced: the record cannot be restored).
+/// What the previous record of a site held.
+#[derive(Debug, Default, Clone)]
+struct Last {
+    /// The scope of a component, the arguments of a call.
+    bindings: Option<Vec<Binding>>,
+    /// The value of a component.
+    value: Option<Value>,
+    /// The operands of a branch.
+    operands: Option<Vec<Value>>,
+}
+
+impl DeltaCache {
+    /// `record` as the full record it stands for: a delta becomes the [`Record::Component`],
+    /// [`Record::Enter`] or [`Record::Branch`] it is relative to, with every value; a full
+    /// one is remembered as its site's last; anything else is returned as it is. An error
+    /// when a delta has no record of its site before it, or does not fit that record (a
+    /// binding it does not have, an integer where it had none): a trace cut or spliced, whose
+    /// record cannot be restored.
     pub fn restore(&mut self, record: Record) -> Result<Record, String> {
         match record {
             Record::Component {
@@ -322,7 +408,9 @@ impl ScopeCache {
                 overridden,
                 scope,
             } => {
-                self.scopes.insert(site, scope.clone());
+                let last = self.sites.entry(site).or_default();
+                last.bindings = Some(scope.clone());
+                last.value = Some(value.clone());
                 Ok(Record::Component {
                     site,
                     instance,
@@ -332,8 +420,24 @@ impl ScopeCache {
                 })
             }
             Record::Enter { site, args } => {
-                self.scopes.insert(site, args.clone());
+                self.sites.entry(site).or_default().bindings = Some(args.clone());
                 Ok(Record::Enter { site, args })
+            }
+            Record::Branch {
+                site,
+                instance,
+                outcome,
+                flipped,
+                operands,
+            } => {
+                self.sites.entry(site).or_default().operands = Some(operands.clone());
+                Ok(Record::Branch {
+                    site,
+                    instance,
+                    outcome,
+                    flipped,
+                    operands,
+                })
             }
             Record::ComponentDelta {
                 site,
@@ -341,44 +445,100 @@ impl ScopeCache {
                 value,
                 overridden,
                 changed,
-            } => Ok(Record::Component {
+            } => {
+                let last = self.last(site)?;
+                let value = resolve(site, value, last.value.as_ref())?;
+                let scope = apply(site, last.bindings.as_mut(), changed)?;
+                last.value = Some(value.clone());
+                Ok(Record::Component {
+                    site,
+                    instance,
+                    value,
+                    overridden,
+                    scope,
+                })
+            }
+            Record::EnterDelta { site, changed } => {
+                let last = self.last(site)?;
+                Ok(Record::Enter {
+                    site,
+                    args: apply(site, last.bindings.as_mut(), changed)?,
+                })
+            }
+            Record::BranchDelta {
                 site,
                 instance,
-                value,
-                overridden,
-                scope: self.apply(site, changed)?,
-            }),
-            Record::EnterDelta { site, changed } => Ok(Record::Enter {
-                site,
-                args: self.apply(site, changed)?,
-            }),
+                outcome,
+                flipped,
+                operands,
+            } => {
+                let last = self.last(site)?;
+                let previous = last.operands.as_deref().unwrap_or_default();
+                let operands = operands
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| resolve(site, v, previous.get(i)))
+                    .collect::<Result<Vec<_>, _>>()?;
+                last.operands = Some(operands.clone());
+                Ok(Record::Branch {
+                    site,
+                    instance,
+                    outcome,
+                    flipped,
+                    operands,
+                })
+            }
             other => Ok(other),
         }
     }
 
-    /// Site `site`'s last bindings with `changed` applied (and kept as its last).
-    fn apply(&mut self, site: u32, changed: Vec<(u32, Value)>) -> Result<Vec<Binding>, String> {
-        let scope = self
-            .scopes
+    fn last(&mut self, site: u32) -> Result<&mut Last, String> {
+        self.sites
             .get_mut(&site)
-            .ok_or_else(|| format!("a delta of site {site}, whose earlier record is missing"))?;
-        if let Some((index, _)) = changed.iter().find(|(i, _)| *i as usize >= scope.len()) {
-            return Err(format!(
-                "a delta of site {site} changes binding {index} of {}",
-                scope.len()
-            ));
-        }
-        for (index, value) in changed {
-            scope[index as usize].1 = value;
-        }
-        Ok(scope.clone())
+            .ok_or_else(|| format!("a delta of site {site}, whose earlier record is missing"))
     }
 }
 
+/// The value `v` of a delta of site `site` stands for, `previous` being the value it
+/// replaces.
+fn resolve(site: u32, v: DeltaValue, previous: Option<&Value>) -> Result<Value, String> {
+    match (v, previous) {
+        (DeltaValue::Full(v), _) => Ok(v),
+        (DeltaValue::Int(v), Some(Value::Int { ty, .. })) => Ok(Value::Int { ty: ty.clone(), v }),
+        (DeltaValue::Int(v), previous) => Err(format!(
+            "a delta of site {site} has the integer {v} in place of {previous:?}"
+        )),
+    }
+}
+
+/// `bindings` (the site's last) with `changed` applied, kept as the last and returned.
+fn apply(
+    site: u32,
+    bindings: Option<&mut Vec<Binding>>,
+    changed: Vec<(u32, DeltaValue)>,
+) -> Result<Vec<Binding>, String> {
+    let bindings = bindings
+        .ok_or_else(|| format!("a delta of site {site}, whose earlier record has no scope"))?;
+    let mut values = Vec::with_capacity(changed.len());
+    for (index, v) in changed {
+        let Some(binding) = bindings.get(index as usize) else {
+            return Err(format!(
+                "a delta of site {site} changes binding {index} of {}",
+                bindings.len()
+            ));
+        };
+        values.push((index as usize, resolve(site, v, Some(&binding.1))?));
+    }
+    for (index, v) in values {
+        bindings[index].1 = v;
+    }
+    Ok(bindings.clone())
+}
+
 /// The records of a whole trace, in the order of the file, with their deltas restored (see
-/// [`ScopeCache`]).
-pub fn restore_scopes(records: Vec<Record>) -> Result<Vec<Record>, String> {
-    let mut cache = ScopeCache::default();
+/// [`DeltaCache`]).
+pub fn restore_deltas(records: Vec<Record>) -> Result<Vec<Record>, String> {
+    let mut cache = DeltaCache::default();
     records.into_iter().map(|r| cache.restore(r)).collect()
 }
 

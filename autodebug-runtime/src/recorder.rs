@@ -11,11 +11,12 @@
 //! evaluated; likewise) or nothing (the process was killed: the `Site` records, flushed as
 //! they are written, still tell which sites were reached).
 //!
-//! A component's scope and a call's arguments are written as the change from those the trace
-//! wrote last for the same site (`Trace::scopes`, in the order the lock serializes the
-//! threads' events), so a slice in scope that a loop does not change is written once per
-//! call, not once per iteration; the tool's reader keeps the same cache
-//! ([`crate::protocol::ScopeCache`]) and restores every scope whole.
+//! A site's component, entry and branch events are written relative to the site's previous
+//! one in the trace (`Trace::last`, in the order the lock serializes the threads' events): a
+//! scope (arguments) as the bindings that changed, an integer in place of one of its type as
+//! its number. A slice in scope that a loop does not change is written once per call, not
+//! once per iteration. The tool's reader keeps the same cache
+//! ([`crate::protocol::DeltaCache`]) and restores every record whole.
 //!
 //! The in-process harness (`crate::harness`) reuses one process for many runs: [`begin_run`]
 //! swaps in a plan and a trace file and resets the per-site instance counters (site ids stay:
@@ -525,10 +526,21 @@ struct Trace {
     truncated: bool,
     /// A write failed: reported once, nothing more is written.
     failed: bool,
-    /// The scope (or arguments) last written for each site, by site id: a site's next
-    /// record is written as the change from it (see `crate::protocol::ScopeCache`, which
-    /// the reader keeps alike). Per trace: a batch run's trace starts without any.
-    scopes: Vec<Option<Vec<Captured>>>,
+    /// What the last record written for each site held, by site id: a site's next record
+    /// is written relative to it (see `crate::protocol::DeltaCache`, which the reader keeps
+    /// alike). Per trace: a batch run's trace starts without any.
+    last: Vec<Last>,
+}
+
+/// What the last record of a site held (see [`Trace::last`]).
+#[derive(Default)]
+struct Last {
+    /// The scope of a component, the arguments of a call.
+    bindings: Option<Vec<Captured>>,
+    /// The value of a component.
+    value: Option<Val>,
+    /// The operands of a branch.
+    operands: Option<Vec<Val>>,
 }
 
 /// The sites the current run reached, with their instance counts.
@@ -558,7 +570,7 @@ impl Trace {
             events: 0,
             truncated: false,
             failed: false,
-            scopes: Vec::new(),
+            last: Vec::new(),
         };
         let mode = if coverage { "coverage" } else { "events" };
         trace.write(&Record::Header {
@@ -599,37 +611,53 @@ impl Trace {
         }
     }
 
-    /// The last scope written for site `id`, if any.
-    fn last_scope(&mut self, id: u32) -> &mut Option<Vec<Captured>> {
+    /// What the last record of site `id` held.
+    fn last(&mut self, id: u32) -> &mut Last {
         let i = id as usize;
-        if self.scopes.len() <= i {
-            self.scopes.resize_with(i + 1, || None);
+        if self.last.len() <= i {
+            self.last.resize_with(i + 1, Last::default);
         }
-        &mut self.scopes[i]
+        &mut self.last[i]
     }
 
-    /// Writes a component record of site `id` with `scope`: as the change from the site's
-    /// last scope when it names the same variables, in full otherwise.
+    /// Writes a component record of site `id`: relative to the site's last one when its
+    /// scope names the same variables, in full otherwise.
     fn component(
         &mut self,
         (id, instance): (u32, u32),
-        value: &Val,
+        value: Val,
         overridden: bool,
         scope: Vec<Captured>,
     ) {
-        let last = std::mem::take(self.last_scope(id));
-        let old = last.as_deref().filter(|old| wire::same_names(old, &scope));
-        self.write_with(|out| wire::component(out, (id, instance), value, overridden, &scope, old));
-        *self.last_scope(id) = Some(scope);
+        let last = self.last(id);
+        let (bindings, previous) = (last.bindings.take(), last.value.take());
+        let old = bindings
+            .as_deref()
+            .filter(|old| wire::same_names(old, &scope))
+            .map(|old| (old, previous.as_ref()));
+        self.write_with(|out| {
+            wire::component(out, (id, instance), (&value, overridden), &scope, old)
+        });
+        let last = self.last(id);
+        (last.bindings, last.value) = (Some(scope), Some(value));
     }
 
-    /// Writes the entry record of a call of site `id` with `args`, as [`Trace::component`]
-    /// writes a scope.
+    /// Writes the entry record of a call of site `id`, as [`Trace::component`] writes a
+    /// scope.
     fn enter(&mut self, id: u32, args: Vec<Captured>) {
-        let last = std::mem::take(self.last_scope(id));
-        let old = last.as_deref().filter(|old| wire::same_names(old, &args));
+        let bindings = self.last(id).bindings.take();
+        let old = bindings
+            .as_deref()
+            .filter(|old| wire::same_names(old, &args));
         self.write_with(|out| wire::enter(out, id, &args, old));
-        *self.last_scope(id) = Some(args);
+        self.last(id).bindings = Some(args);
+    }
+
+    /// Writes a branch record of site `id`: relative to the site's last one, if any.
+    fn branch(&mut self, (id, instance): (u32, u32), taken: (bool, bool), operands: Vec<Val>) {
+        let old = self.last(id).operands.take();
+        self.write_with(|out| wire::branch(out, (id, instance), taken, &operands, old.as_deref()));
+        self.last(id).operands = Some(operands);
     }
 
     fn flush(&mut self) {
@@ -1168,7 +1196,7 @@ fn record_branch(
     operands: Vec<Val>,
 ) {
     if let Some(trace) = rec.event_trace() {
-        trace.write_with(|out| wire::branch(out, id, instance, outcome, flipped, &operands));
+        trace.branch((id, instance), (outcome, flipped), operands);
     }
 }
 
@@ -1250,7 +1278,7 @@ fn record_component(
     scope: Vec<Captured>,
 ) {
     if let Some(trace) = rec.event_trace() {
-        trace.component((id, instance), &value, overridden, scope);
+        trace.component((id, instance), value, overridden, scope);
     }
 }
 

@@ -144,7 +144,17 @@ fn bindings(out: &mut String, bindings: &[Captured]) {
     out.push(']');
 }
 
-/// `[[index,value],…]`: the bindings of `new` that differ from those of `old` (same length).
+/// Appends `new` as a [`crate::protocol::DeltaValue`] relative to `old`, the value it
+/// replaces: its number alone when both are integers of one type, in full otherwise.
+fn relative(out: &mut String, old: Option<&Val>, new: &Val) {
+    match (old, new) {
+        (Some(Val::Int { ty: was, .. }), Val::Int { ty, v }) if was == ty => wide(out, *v),
+        _ => value(out, new),
+    }
+}
+
+/// `[[index,value],…]`: the bindings of `new` that differ from those of `old` (same length),
+/// each relative to the one it replaces.
 fn changes(out: &mut String, old: &[Captured], new: &[Captured]) {
     out.push('[');
     let mut first = true;
@@ -159,7 +169,7 @@ fn changes(out: &mut String, old: &[Captured], new: &[Captured]) {
         out.push('[');
         uint(out, i as u64);
         out.push(',');
-        value(out, now);
+        relative(out, Some(was), now);
         out.push(']');
     }
     out.push(']');
@@ -179,7 +189,8 @@ fn head(out: &mut String, tag: &str, site: u32) {
     uint(out, site.into());
 }
 
-/// `Record::Enter`, or `Record::EnterDelta` from `old` when given.
+/// `Record::Enter`, or `Record::EnterDelta` from `old` (the site's previous arguments, with
+/// the same names) when given.
 pub(crate) fn enter(out: &mut String, site: u32, args: &[Captured], old: Option<&[Captured]>) {
     match old {
         None => {
@@ -204,64 +215,77 @@ pub(crate) fn exit(out: &mut String, site: u32, panicking: bool) {
     out.push('}');
 }
 
-/// `Record::Branch`.
+/// `Record::Branch`, or `Record::BranchDelta` from `old` (the operands of the site's previous
+/// record) when given.
 pub(crate) fn branch(
     out: &mut String,
-    site: u32,
-    instance: u32,
-    outcome: bool,
-    flipped: bool,
-    operands: &[Val],
-) {
-    head(out, "branch", site);
-    out.push_str(",\"instance\":");
-    uint(out, instance.into());
-    out.push_str(",\"outcome\":");
-    bool(out, outcome);
-    out.push_str(",\"flipped\":");
-    bool(out, flipped);
-    out.push_str(",\"operands\":[");
-    for (i, v) in operands.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        value(out, v);
-    }
-    out.push_str("]}");
-}
-
-/// `Record::Component`, or `Record::ComponentDelta` from `old` when given.
-pub(crate) fn component(
-    out: &mut String,
     (site, instance): (u32, u32),
-    v: &Val,
-    overridden: bool,
-    scope: &[Captured],
-    old: Option<&[Captured]>,
+    (outcome, flipped): (bool, bool),
+    operands: &[Val],
+    old: Option<&[Val]>,
 ) {
     head(
         out,
         if old.is_some() {
-            "component_delta"
+            "branch_delta"
         } else {
-            "component"
+            "branch"
         },
         site,
     );
     out.push_str(",\"instance\":");
     uint(out, instance.into());
-    out.push_str(",\"value\":");
-    value(out, v);
-    out.push_str(",\"overridden\":");
-    bool(out, overridden);
+    out.push_str(",\"outcome\":");
+    bool(out, outcome);
+    if old.is_none() || flipped {
+        out.push_str(",\"flipped\":");
+        bool(out, flipped);
+    }
+    out.push_str(",\"operands\":[");
+    for (i, v) in operands.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match old {
+            None => value(out, v),
+            Some(old) => relative(out, old.get(i), v),
+        }
+    }
+    out.push_str("]}");
+}
+
+/// `Record::Component`, or `Record::ComponentDelta` from `old` (the scope, with the same
+/// names, and the value of the site's previous record) when given.
+pub(crate) fn component(
+    out: &mut String,
+    (site, instance): (u32, u32),
+    (v, overridden): (&Val, bool),
+    scope: &[Captured],
+    old: Option<(&[Captured], Option<&Val>)>,
+) {
     match old {
         None => {
+            head(out, "component", site);
+            out.push_str(",\"instance\":");
+            uint(out, instance.into());
+            out.push_str(",\"value\":");
+            value(out, v);
+            out.push_str(",\"overridden\":");
+            bool(out, overridden);
             out.push_str(",\"scope\":");
             bindings(out, scope);
         }
-        Some(old) => {
+        Some((old_scope, old_value)) => {
+            head(out, "component_delta", site);
+            out.push_str(",\"instance\":");
+            uint(out, instance.into());
+            out.push_str(",\"value\":");
+            relative(out, old_value, v);
+            if overridden {
+                out.push_str(",\"overridden\":true");
+            }
             out.push_str(",\"changed\":");
-            changes(out, old, scope);
+            changes(out, old_scope, scope);
         }
     }
     out.push('}');
@@ -368,7 +392,7 @@ mod tests {
                 },
             ),
             (
-                text(|o| branch(o, 1, 99, false, true, &vals)),
+                text(|o| branch(o, (1, 99), (false, true), &vals, None)),
                 Record::Branch {
                     site: 1,
                     instance: 99,
@@ -378,7 +402,7 @@ mod tests {
                 },
             ),
             (
-                text(|o| component(o, (2, 0), &vals[3], true, &scope, None)),
+                text(|o| component(o, (2, 0), (&vals[3], true), &scope, None)),
                 Record::Component {
                     site: 2,
                     instance: 0,
@@ -410,35 +434,125 @@ mod tests {
     }
 
     #[test]
-    fn deltas_hold_the_changed_bindings_by_index() {
+    fn deltas_hold_what_changed_relative_to_what_it_replaces() {
+        use crate::protocol::{DeltaCache, DeltaValue};
         let old: Vec<Captured> = vec![("a", val(&[1i32, 2][..])), ("i", val(&0usize))];
         let new: Vec<Captured> = vec![("a", val(&[1i32, 2][..])), ("i", val(&1usize))];
         assert!(same_names(&old, &new));
         assert!(!same_names(&old, &new[..1]));
         assert!(!same_names(&old, &[("b", val(&0)), ("i", val(&0))]));
-        let line = text(|o| component(o, (5, 1), &val(&1usize), false, &new, Some(&old)));
-        assert_eq!(
-            from_str::<Record>(&line).unwrap(),
-            Record::ComponentDelta {
-                site: 5,
-                instance: 1,
-                value: val(&1usize).to_value(),
-                overridden: false,
-                changed: vec![(1, val(&1usize).to_value())],
-            }
-        );
+        // Each line reads back as the delta record it is, written as serde writes that.
+        let read = |line: &str| {
+            let record = from_str::<Record>(line).unwrap();
+            assert_eq!(line, to_string(&record).unwrap());
+            record
+        };
+        // An integer in place of one of its type is its number; anything else is whole.
+        let line = text(|o| {
+            component(
+                o,
+                (5, 1),
+                (&val(&7usize), false),
+                &new,
+                Some((&old, Some(&val(&3usize)))),
+            )
+        });
         assert_eq!(
             line,
-            to_string(&from_str::<Record>(&line).unwrap()).unwrap()
+            r#"{"r":"component_delta","site":5,"instance":1,"value":7,"changed":[[1,1]]}"#
+        );
+        let line = text(|o| {
+            component(
+                o,
+                (5, 2),
+                (&val(&i128::MAX), true),
+                &[("a", val(&[1i32][..])), ("i", val(&1u8))],
+                Some((&old, Some(&val(&3i128)))),
+            )
+        });
+        assert_eq!(
+            read(&line),
+            Record::ComponentDelta {
+                site: 5,
+                instance: 2,
+                value: DeltaValue::Int(i128::MAX),
+                overridden: true,
+                changed: vec![
+                    (0, DeltaValue::Full(val(&[1i32][..]).to_value())),
+                    (1, DeltaValue::Full(val(&1u8).to_value())),
+                ],
+            }
         );
         let line = text(|o| enter(o, 2, &old, Some(&old)));
         assert_eq!(line, r#"{"r":"enter_delta","site":2,"changed":[]}"#);
+        read(&line);
+        let operands = [val(&-4i32), val(&()), val(&5u8)];
+        let before = [val(&1i32), val(&()), val(&1i32)];
+        let line = text(|o| branch(o, (3, 9), (true, false), &operands, Some(&before)));
         assert_eq!(
-            from_str::<Record>(&line).unwrap(),
-            Record::EnterDelta {
-                site: 2,
-                changed: vec![]
-            }
+            line,
+            r#"{"r":"branch_delta","site":3,"instance":9,"outcome":true,"operands":[-4,"unit",{"int":{"ty":"u8","v":5}}]}"#
+        );
+        read(&line);
+        let line = text(|o| branch(o, (3, 10), (false, true), &[], Some(&before)));
+        read(&line);
+        // And a cache restores what they stand for.
+        let mut cache = DeltaCache::default();
+        let full = |s: &[Captured]| -> Vec<(String, Value)> {
+            s.iter()
+                .map(|(n, v)| (n.to_string(), v.to_value()))
+                .collect()
+        };
+        let lines = [
+            text(|o| component(o, (5, 0), (&val(&3usize), false), &old, None)),
+            text(|o| {
+                component(
+                    o,
+                    (5, 1),
+                    (&val(&7usize), false),
+                    &new,
+                    Some((&old, Some(&val(&3usize)))),
+                )
+            }),
+            text(|o| branch(o, (3, 0), (false, false), &before, None)),
+            text(|o| branch(o, (3, 1), (true, true), &operands, Some(&before))),
+        ];
+        let restored: Vec<Record> = lines
+            .iter()
+            .map(|l| cache.restore(from_str(l).unwrap()).unwrap())
+            .collect();
+        assert_eq!(
+            restored,
+            [
+                Record::Component {
+                    site: 5,
+                    instance: 0,
+                    value: val(&3usize).to_value(),
+                    overridden: false,
+                    scope: full(&old),
+                },
+                Record::Component {
+                    site: 5,
+                    instance: 1,
+                    value: val(&7usize).to_value(),
+                    overridden: false,
+                    scope: full(&new),
+                },
+                Record::Branch {
+                    site: 3,
+                    instance: 0,
+                    outcome: false,
+                    flipped: false,
+                    operands: before.iter().map(Val::to_value).collect(),
+                },
+                Record::Branch {
+                    site: 3,
+                    instance: 1,
+                    outcome: true,
+                    flipped: true,
+                    operands: operands.iter().map(Val::to_value).collect(),
+                },
+            ]
         );
     }
 }

@@ -215,7 +215,7 @@ mod checks {
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        autodebug_runtime::protocol::restore_scopes(records).unwrap()
+        autodebug_runtime::protocol::restore_deltas(records).unwrap()
     }
 
     /// A batch of `plans` against `name`: (exit status, results, traces).

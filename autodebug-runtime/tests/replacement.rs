@@ -207,7 +207,7 @@ mod checks {
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        autodebug_runtime::protocol::restore_scopes(records).unwrap()
+        autodebug_runtime::protocol::restore_deltas(records).unwrap()
     }
 
     /// A run of test `name` in a process of its own, under `plan`.

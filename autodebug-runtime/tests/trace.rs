@@ -263,7 +263,7 @@ impl Child<'_> {
             code: out.status.code(),
             records: raw
                 .clone()
-                .map(|r| autodebug_runtime::protocol::restore_scopes(r).unwrap()),
+                .map(|r| autodebug_runtime::protocol::restore_deltas(r).unwrap()),
             raw,
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -466,7 +466,8 @@ fn scopes_are_written_as_changes() {
         len: 3,
     };
     // As written: the first record of each site whole, then only what changed, by index
-    // (`xs` never; `n` at the second call; `s` not when `xs[i]` is 0).
+    // (`xs` never; `n` at the second call; `s` not when `xs[i]` is 0), an integer in place
+    // of one of its type as its number.
     let written: Vec<String> = run
         .raw
         .as_deref()
@@ -475,14 +476,19 @@ fn scopes_are_written_as_changes() {
         .filter_map(|r| match r {
             Record::Enter { args, .. } => Some(format!("enter {args:?}")),
             Record::EnterDelta { changed, .. } => Some(format!("enter delta {changed:?}")),
-            Record::Component { scope, .. } => Some(format!("component {scope:?}")),
-            Record::ComponentDelta { changed, .. } => Some(format!("component delta {changed:?}")),
+            Record::Component { value, scope, .. } => {
+                Some(format!("component {value:?} {scope:?}"))
+            }
+            Record::ComponentDelta { value, changed, .. } => {
+                Some(format!("component delta {value:?} {changed:?}"))
+            }
             _ => None,
         })
         .collect();
     let bindings = |b: &[(&str, Value)]| -> Vec<(String, Value)> {
         b.iter().map(|(n, v)| (n.to_string(), v.clone())).collect()
     };
+    use autodebug_runtime::protocol::DeltaValue::Int;
     assert_eq!(
         written,
         [
@@ -491,7 +497,8 @@ fn scopes_are_written_as_changes() {
                 bindings(&[("xs", xs.clone()), ("n", usize(3))])
             ),
             format!(
-                "component {:?}",
+                "component {:?} {:?}",
+                int(5),
                 bindings(&[
                     ("xs", xs.clone()),
                     ("n", usize(3)),
@@ -499,14 +506,23 @@ fn scopes_are_written_as_changes() {
                     ("s", int(0))
                 ])
             ),
-            format!("component delta {:?}", [(2, usize(1)), (3, int(5))]),
-            format!("component delta {:?}", [(2, usize(2))]),
-            format!("enter delta {:?}", [(1, usize(2))]),
             format!(
-                "component delta {:?}",
-                [(1, usize(2)), (2, usize(0)), (3, int(0))]
+                "component delta {:?} {:?}",
+                Int(5),
+                [(2, Int(1)), (3, Int(5))]
             ),
-            format!("component delta {:?}", [(2, usize(1)), (3, int(5))]),
+            format!("component delta {:?} {:?}", Int(12), [(2, Int(2))]),
+            format!("enter delta {:?}", [(1, Int(2))]),
+            format!(
+                "component delta {:?} {:?}",
+                Int(5),
+                [(1, Int(2)), (2, Int(0)), (3, Int(0))]
+            ),
+            format!(
+                "component delta {:?} {:?}",
+                Int(5),
+                [(2, Int(1)), (3, Int(5))]
+            ),
         ]
     );
     // As read: every scope whole.

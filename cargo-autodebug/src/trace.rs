@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use autodebug_runtime::protocol::{self, Record, ScopeCache, SiteInfo, SiteKey};
+use autodebug_runtime::protocol::{self, DeltaCache, Record, SiteInfo, SiteKey};
 use serde::Serialize;
 
 use crate::model::{Outcome, Role, TestId};
@@ -94,7 +94,7 @@ impl RawTrace {
         let file = std::fs::File::open(path)
             .with_context(|| format!("could not open trace {}", path.display()))?;
         let mut trace = RawTrace::default();
-        let mut scopes = ScopeCache::default();
+        let mut scopes = DeltaCache::default();
         for line in BufReader::new(file).lines() {
             let line = line.with_context(|| format!("could not read trace {}", path.display()))?;
             if line.trim().is_empty() {
@@ -429,29 +429,45 @@ mod tests {
     }
 
     #[test]
-    fn scope_deltas_read_back_as_whole_scopes() {
+    fn deltas_read_back_as_whole_records() {
+        use protocol::DeltaValue::{Full, Int};
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
-        let scope = |a: i128, b: i128, c: i128| -> Vec<(String, Value)> {
-            vec![
-                ("a".into(), int(a)),
-                ("b".into(), int(b)),
-                ("c".into(), int(c)),
-            ]
+        let text = |v: &str| Value::Str {
+            v: v.into(),
+            truncated: false,
         };
-        let component = |site, instance, scope| Record::Component {
+        let byte = |v: i128| Value::Int { ty: "u8".into(), v };
+        let scope = |a: Value, b: i128, c: Value| -> Vec<(String, Value)> {
+            vec![("a".into(), a), ("b".into(), int(b)), ("c".into(), c)]
+        };
+        let component = |site, instance, value, scope| Record::Component {
             site,
             instance,
-            value: int(instance.into()),
+            value,
             overridden: false,
             scope,
         };
-        let delta = |site, instance, changed| Record::ComponentDelta {
+        let delta = |site, instance, value, changed| Record::ComponentDelta {
             site,
             instance,
-            value: int(instance.into()),
+            value,
             overridden: false,
             changed,
+        };
+        let branch = |instance, operands| Record::Branch {
+            site: 3,
+            instance,
+            outcome: true,
+            flipped: false,
+            operands,
+        };
+        let branch_delta = |instance, operands| Record::BranchDelta {
+            site: 3,
+            instance,
+            outcome: true,
+            flipped: false,
+            operands,
         };
         let args = |x: i128| vec![("xs".to_string(), int(x)), ("n".to_string(), int(7))];
         let written = [
@@ -464,25 +480,42 @@ mod tests {
                 id: 2,
                 site: site(4),
             },
+            Record::Site {
+                id: 3,
+                site: site(5),
+            },
             Record::Enter {
                 site: 1,
                 args: args(1),
             },
-            component(2, 0, scope(1, 2, 3)),
-            // Only `b` changes, then nothing, then `a` and `c`.
-            delta(2, 1, vec![(1, int(20))]),
-            delta(2, 2, vec![]),
+            component(2, 0, int(0), scope(int(1), 2, text("x"))),
+            // Only `b` changes (a number standing for an `i32`, as the value), then nothing,
+            // then `a` and `c`, `a` to a value of another type.
+            delta(2, 1, Int(10), vec![(1, Int(20))]),
+            delta(2, 2, Int(20), vec![]),
             Record::EnterDelta {
                 site: 1,
-                changed: vec![(0, int(5))],
+                changed: vec![(0, Int(5))],
             },
-            delta(2, 3, vec![(0, int(10)), (2, int(30))]),
+            delta(
+                2,
+                3,
+                Full(byte(1)),
+                vec![(0, Full(byte(9))), (2, Full(text("y")))],
+            ),
+            // A number stands for a value of the type of the one it replaces, now `u8`.
+            delta(2, 4, Int(2), vec![(0, Int(8))]),
+            branch(0, vec![int(1), byte(2)]),
+            branch_delta(1, vec![Int(-1), Full(Value::Unit)]),
             // A scope naming other variables is written whole, and later deltas build on it.
-            component(2, 4, vec![("z".into(), int(0))]),
-            delta(2, 5, vec![(0, int(-1))]),
-            // A delta of a site with nothing before it, or of a binding out of range.
-            delta(9, 0, vec![]),
-            delta(2, 6, vec![(1, int(0))]),
+            component(2, 5, int(0), vec![("z".into(), int(0))]),
+            delta(2, 6, Int(1), vec![(0, Int(-1))]),
+            // Unrestorable: a delta of a site with nothing before it, of a binding out of
+            // range, a number in place of a string or of nothing.
+            delta(9, 0, Int(0), vec![]),
+            delta(2, 7, Int(0), vec![(1, Int(0))]),
+            branch_delta(2, vec![Int(3), Int(4)]),
+            branch_delta(3, vec![Int(3), Full(Value::Unit), Int(4)]),
             Record::End {
                 events: 10,
                 hits: vec![],
@@ -490,7 +523,7 @@ mod tests {
         ];
         std::fs::write(&path, lines(&written)).unwrap();
         let trace = RawTrace::read(&path).unwrap();
-        assert_eq!(trace.unreadable_lines, 2);
+        assert_eq!(trace.unreadable_lines, 4);
         assert!(trace.complete);
         assert_eq!(
             trace.events,
@@ -499,16 +532,19 @@ mod tests {
                     site: 1,
                     args: args(1)
                 },
-                component(2, 0, scope(1, 2, 3)),
-                component(2, 1, scope(1, 20, 3)),
-                component(2, 2, scope(1, 20, 3)),
+                component(2, 0, int(0), scope(int(1), 2, text("x"))),
+                component(2, 1, int(10), scope(int(1), 20, text("x"))),
+                component(2, 2, int(20), scope(int(1), 20, text("x"))),
                 Record::Enter {
                     site: 1,
                     args: args(5)
                 },
-                component(2, 3, scope(10, 20, 30)),
-                component(2, 4, vec![("z".into(), int(0))]),
-                component(2, 5, vec![("z".into(), int(-1))]),
+                component(2, 3, byte(1), scope(byte(9), 20, text("y"))),
+                component(2, 4, byte(2), scope(byte(8), 20, text("y"))),
+                branch(0, vec![int(1), byte(2)]),
+                branch(1, vec![int(-1), Value::Unit]),
+                component(2, 5, int(0), vec![("z".into(), int(0))]),
+                component(2, 6, int(1), vec![("z".into(), int(-1))]),
                 Record::End {
                     events: 10,
                     hits: vec![]
