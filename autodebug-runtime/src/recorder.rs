@@ -1,6 +1,7 @@
 //! The active side of the hooks: reading the environment once, writing the trace, and
 //! obeying the plan. Everything here runs only when `AUTODEBUG_TRACE` or `AUTODEBUG_PLAN` is
-//! set; the hooks in `rt.rs` reach it through [`idle`], one relaxed load.
+//! set; the hooks in `rt.rs` reach it through [`idle`] or [`nothing_to_do`], one call and a
+//! relaxed load.
 //!
 //! One global mutex serializes the active path, so traces of multi-threaded tests are whole
 //! lines in a single order. Closures that build argument and scope values run outside the
@@ -16,7 +17,10 @@
 //! scope (arguments) as the bindings that changed, an integer in place of one of its type as
 //! its number. A slice in scope that a loop does not change is written once per call, not
 //! once per iteration. The tool's reader keeps the same cache
-//! ([`crate::protocol::DeltaCache`]) and restores every record whole.
+//! ([`crate::protocol::DeltaCache`]) and restores every record whole. While the plan is
+//! idle, the generic hooks (compiled at the instrumented crate's optimization level) hand
+//! the captured values to functions that are not generic ([`record_component`],
+//! [`record_branch`]) as soon as they have them.
 //!
 //! The in-process harness (`crate::harness`) reuses one process for many runs: [`begin_run`]
 //! swaps in a plan and a trace file and resets the per-site instance counters (site ids stay:
@@ -55,9 +59,15 @@ const ACTIVE: u8 = 2;
 /// No trace and no plan, but a bound on the stack ([`crate::protocol::ENV_STACK_LIMIT`]):
 /// function entries check it, every other hook returns at once.
 const GUARDED: u8 = 3;
+/// Active, but a hook has nothing to do at a site it has seen before: the trace keeps no
+/// events (`coverage` mode, or past the event cap) and no plan counts instances or fuel.
+/// Such hooks return without taking the lock, so a coverage run (or the rest of a run past
+/// its cap) costs little more than an idle one.
+const SITES: u8 = 4;
 
-/// `UNINIT` until the first hook call reads the environment, then `IDLE`, `ACTIVE` or
-/// `GUARDED` for good.
+/// `UNINIT` until the first hook call reads the environment, then `IDLE`, `ACTIVE`, `SITES`
+/// or `GUARDED` (`ACTIVE` may become `SITES` when the trace reaches its cap; the harness
+/// moves between `IDLE` and `ACTIVE` run by run).
 static STATE: AtomicU8 = AtomicU8::new(UNINIT);
 static INIT: Once = Once::new();
 static RECORDER: OnceLock<Mutex<Recorder>> = OnceLock::new();
@@ -66,10 +76,10 @@ static RECORDER: OnceLock<Mutex<Recorder>> = OnceLock::new();
 static RECORDING: AtomicBool = AtomicBool::new(false);
 /// Set when the trace is closed (`End` or `FuelExhausted` written): nothing follows it.
 static FINISHED: AtomicBool = AtomicBool::new(false);
-/// Set when a hook has nothing to do at a site it has seen before: the trace keeps no events
-/// (`coverage` mode, or past the event cap) and no plan counts instances or fuel. Such hooks
-/// return without taking the lock, so a coverage run costs little more than an idle one.
-static SITES_ONLY: AtomicBool = AtomicBool::new(false);
+/// Set while the plan asks nothing of the hooks (no flip, override, replacement, argument,
+/// fuel): a recording hook then only writes its event, through a path that is not generic
+/// (see [`record_component`]).
+static PLAN_IDLE: AtomicBool = AtomicBool::new(true);
 /// Set by [`begin_run`]: the harness runs plans in this process, so the fuel running out
 /// unwinds the run instead of exiting.
 static BATCH: AtomicBool = AtomicBool::new(false);
@@ -149,21 +159,23 @@ unsafe extern "C" {
 }
 
 /// Whether the runtime is known to be idle: the whole cost of a hook when nothing is asked.
-#[inline(always)]
+/// Not inlined, as [`nothing_to_do`].
+#[inline(never)]
 pub(crate) fn idle() -> bool {
     STATE.load(Ordering::Relaxed) == IDLE
 }
 
 /// Whether a hook at `site` is known to have nothing to do: the runtime is idle, or it only
-/// collects the sites reached and has seen this one (see [`SITES_ONLY`]). Inlined into the
-/// generated code, which is compiled at the user's optimization level (unoptimized under
-/// `cargo test`): such a hook then costs three loads and a branch instead of calls into
-/// the generic hooks, which a hashing loop pays millions of times.
-#[inline(always)]
+/// collects the sites reached and has seen this one (see [`SITES`]). Called by the generated
+/// code before anything else, which a hashing loop pays millions of times: not inlined, so
+/// that it is compiled with the runtime (optimized, a load or two and a branch) and not at
+/// the instrumented crate's level (unoptimized under `cargo test`, where every atomic load
+/// is two calls of their own).
+#[inline(never)]
 pub(crate) fn nothing_to_do(site: &'static Site) -> bool {
     match STATE.load(Ordering::Relaxed) {
         IDLE | GUARDED => true,
-        ACTIVE => SITES_ONLY.load(Ordering::Relaxed) && site.id.load(Ordering::Relaxed) != 0,
+        SITES => site.id.load(Ordering::Relaxed) != 0,
         _ => false,
     }
 }
@@ -172,7 +184,7 @@ pub(crate) fn nothing_to_do(site: &'static Site) -> bool {
 #[inline]
 fn active() -> bool {
     match STATE.load(Ordering::Acquire) {
-        ACTIVE => true,
+        ACTIVE | SITES => true,
         IDLE | GUARDED => false,
         _ => initialize(),
     }
@@ -185,17 +197,17 @@ fn initialize() -> bool {
         let state = activate();
         STATE.store(state, Ordering::Release);
     });
-    STATE.load(Ordering::Acquire) == ACTIVE
+    matches!(STATE.load(Ordering::Acquire), ACTIVE | SITES)
 }
 
 fn recording() -> bool {
     RECORDING.load(Ordering::Relaxed)
 }
 
-/// Whether a hook at `site` has nothing left to do (see [`SITES_ONLY`]).
+/// Whether a hook at `site` has nothing left to do (see [`SITES`]).
 #[inline]
 fn seen_and_done(site: &'static Site) -> bool {
-    SITES_ONLY.load(Ordering::Relaxed) && site.id.load(Ordering::Relaxed) != 0
+    STATE.load(Ordering::Relaxed) == SITES && site.id.load(Ordering::Relaxed) != 0
 }
 
 /// Prints `message` and exits with [`CONFIG_EXIT_CODE`]: a run the tool cannot trust.
@@ -256,10 +268,8 @@ fn activate() -> u8 {
         fuel,
         failure: None,
     };
-    SITES_ONLY.store(
-        recorder.trace.as_ref().is_some_and(|t| t.coverage) && recorder.plan_idle(),
-        Ordering::Relaxed,
-    );
+    let sites_only = recorder.trace.as_ref().is_some_and(|t| t.coverage) && recorder.plan_idle();
+    PLAN_IDLE.store(recorder.plan_idle(), Ordering::Relaxed);
     // `INIT` runs this once per process, so the cell is empty.
     let _ = RECORDER.set(Mutex::new(recorder));
     if tracing {
@@ -270,7 +280,7 @@ fn activate() -> u8 {
             eprintln!("autodebug: atexit failed; the trace will have no End record");
         }
     }
-    ACTIVE
+    if sites_only { SITES } else { ACTIVE }
 }
 
 fn install_panic_hook() {
@@ -759,7 +769,7 @@ impl Recorder {
     }
 
     /// The `End` record of the trace, if there is one: in `coverage` mode under a plan
-    /// (every hook then counts its instances, see [`SITES_ONLY`]), with each reached site's
+    /// (every hook then counts its instances, see [`SITES`]), with each reached site's
     /// instance count.
     fn end_record(&self) -> Option<Record> {
         let trace = self.trace.as_ref()?;
@@ -810,7 +820,7 @@ impl Recorder {
     fn truncate(&mut self) {
         RECORDING.store(false, Ordering::Relaxed);
         if self.plan_idle() && !BATCH.load(Ordering::Relaxed) {
-            SITES_ONLY.store(true, Ordering::Relaxed);
+            STATE.store(SITES, Ordering::Release);
         }
         if let Some(trace) = self.trace.as_mut() {
             trace.truncated = true;
@@ -851,8 +861,6 @@ pub(crate) struct TraceSetup {
 /// (the trace file cannot be created) leave the runtime idle.
 pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<(), String> {
     BATCH.store(true, Ordering::Relaxed);
-    // Every batch run's trace declares its sites anew.
-    SITES_ONLY.store(false, Ordering::Relaxed);
     // Whatever the environment says no longer matters: this process is driven run by run.
     INIT.call_once(|| STATE.store(IDLE, Ordering::Release));
     STATE.store(IDLE, Ordering::Release);
@@ -883,6 +891,7 @@ pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<()
     rec.plan = plan;
     rec.trace = trace;
     rec.failure = None;
+    PLAN_IDLE.store(rec.plan_idle(), Ordering::Relaxed);
     drop(rec);
     // A run cut short (fuel, a failed replacement) may have kept an assertion's failure.
     SOFT_FAILURE
@@ -1018,32 +1027,70 @@ pub(crate) fn take_coverage() -> crate::protocol::InlineCoverage {
 #[cold]
 #[inline(never)]
 pub(crate) fn enter<F: FnOnce() -> Vec<Captured>>(site: &'static Site, args: F) -> bool {
+    match entry_work(site) {
+        Work::Nothing => false,
+        Work::Record => record_enter(site, args()),
+        Work::Plan => record_enter(site, Vec::new()),
+    }
+}
+
+/// What the entry hook of `site` has to do (not generic, as [`work`]; checks the stack):
+/// nothing, record the call with its arguments, or only count it (`Plan`).
+#[inline(never)]
+fn entry_work(site: &'static Site) -> Work {
     if !active() {
         if STATE.load(Ordering::Relaxed) == GUARDED {
             check_stack(site);
         }
-        return false;
+        return Work::Nothing;
     }
     check_stack(site);
     if seen_and_done(site) {
-        return false;
+        Work::Nothing
+    } else if recording() {
+        Work::Record
+    } else {
+        Work::Plan
     }
-    let args = if recording() { args() } else { Vec::new() };
+}
+
+/// Declares `site` and writes the `Enter` record of its call (not generic: compiled with the
+/// runtime, optimized, whatever the profile of the instrumented crate): whether it was
+/// written (an `Exit` is then due).
+#[inline(never)]
+fn record_enter(site: &'static Site, args: Vec<Captured>) -> bool {
     let Some(mut rec) = lock() else { return false };
     let id = rec.site(site);
     if !rec.recording() {
         return false;
     }
-    record_enter(&mut rec, id, args);
+    if let Some(trace) = rec.event_trace() {
+        trace.enter(id, args);
+    }
     true
 }
 
-/// Writes the `Enter` record of a call of site `id` (not generic: compiled with the runtime,
-/// optimized, whatever the profile of the instrumented crate).
+/// What a branch or component hook has to do.
+enum Work {
+    /// Nothing: the runtime is idle, or only collects sites and has seen this one.
+    Nothing,
+    /// Write the event: events are recorded and the plan asks nothing of the hooks.
+    Record,
+    /// Everything else: count the instance, obey the plan, write the event if recorded.
+    Plan,
+}
+
+/// What the hook of `site` has to do: decided out of the generic hooks, which are compiled at
+/// the instrumented crate's level (unoptimized under `cargo test`, where each of these loads
+/// would be two calls).
 #[inline(never)]
-fn record_enter(rec: &mut Recorder, id: u32, args: Vec<Captured>) {
-    if let Some(trace) = rec.event_trace() {
-        trace.enter(id, args);
+fn work(site: &'static Site) -> Work {
+    if !active() || seen_and_done(site) {
+        Work::Nothing
+    } else if PLAN_IDLE.load(Ordering::Relaxed) && recording() {
+        Work::Record
+    } else {
+        Work::Plan
     }
 }
 
@@ -1133,8 +1180,13 @@ where
     F: FnOnce() -> Vec<Val>,
     S: FnOnce() -> Vec<Captured>,
 {
-    if !active() || seen_and_done(site) {
-        return outcome;
+    match work(site) {
+        Work::Nothing => return outcome,
+        Work::Record => {
+            record_branch(site, outcome, operands());
+            return outcome;
+        }
+        Work::Plan => {}
     }
     run_over_again();
     let mut operands = Some(operands);
@@ -1178,7 +1230,7 @@ where
         };
     }
     let taken = computed != flip;
-    record_branch(
+    write_branch(
         &mut rec,
         (id, instance),
         (taken, taken != outcome),
@@ -1187,9 +1239,20 @@ where
     taken
 }
 
-/// Writes a `Branch` record (not generic, see [`record_enter`]).
+/// A branch instance of `site` when the plan is idle and events are recorded: its event,
+/// outside the generic hook (compiled at the instrumented crate's optimization level,
+/// unoptimized under `cargo test`), with the runtime's.
 #[inline(never)]
-fn record_branch(
+fn record_branch(site: &'static Site, outcome: bool, operands: Vec<Val>) {
+    let Some(mut rec) = lock() else { return };
+    let id = rec.site(site);
+    let instance = rec.state(id).next_instance();
+    write_branch(&mut rec, (id, instance), (outcome, false), operands);
+}
+
+/// Writes a branch record (not generic, see [`record_enter`]).
+#[inline(never)]
+fn write_branch(
     rec: &mut Recorder,
     (id, instance): (u32, u32),
     (outcome, flipped): (bool, bool),
@@ -1208,8 +1271,13 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<Captured>>(
     value: T,
     scope: F,
 ) -> T {
-    if !active() || seen_and_done(site) {
-        return value;
+    match work(site) {
+        Work::Nothing => return value,
+        Work::Record => {
+            record_component(site, val(&value), scope());
+            return value;
+        }
+        Work::Plan => {}
     }
     run_over_again();
     let mut scope = Some(scope);
@@ -1259,7 +1327,7 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<Captured>>(
     }
     if rec.recording() {
         let recorded = val(&value);
-        record_component(
+        write_component(
             &mut rec,
             (id, instance),
             (recorded, overridden),
@@ -1269,9 +1337,19 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<Captured>>(
     value
 }
 
-/// Writes a `Component` record (not generic, see [`record_enter`]).
+/// A component instance of `site` when the plan is idle and events are recorded, as
+/// [`record_branch`].
 #[inline(never)]
-fn record_component(
+fn record_component(site: &'static Site, value: Val, scope: Vec<Captured>) {
+    let Some(mut rec) = lock() else { return };
+    let id = rec.site(site);
+    let instance = rec.state(id).next_instance();
+    write_component(&mut rec, (id, instance), (value, false), scope);
+}
+
+/// Writes a component record (not generic, see [`record_enter`]).
+#[inline(never)]
+fn write_component(
     rec: &mut Recorder,
     (id, instance): (u32, u32),
     (value, overridden): (Val, bool),

@@ -1,7 +1,8 @@
 //! Hooks called by the code the macros generate. Not a public API: the macros and this
-//! module change together. When neither a trace nor a plan is asked for, every hook is one
-//! relaxed atomic load and a compare, then the original value: no allocation, no lock, and
-//! the closures that describe values are never called. The active path is in `recorder`.
+//! module change together. When neither a trace nor a plan is asked for, every hook is a call
+//! of a function of the runtime (compiled optimized: a relaxed atomic load and a compare),
+//! then the original value: no allocation, no lock, and the closures that describe values
+//! are never called. The active path is in `recorder`.
 
 pub use crate::protocol::{SiteKind, Value};
 use crate::recorder;
