@@ -51,11 +51,141 @@ macro_rules! with_prims {
     };
 }
 
-/// Runs `$mac!(types…)` with every type a sequence may hold: the primitives, `String`, `&str`.
-macro_rules! with_elements {
-    ($mac:ident) => {
-        with_prims!($mac, String, &'static str)
+/// `name` (up to 7 bytes) and its length in one word: the primitives' names compare as
+/// integers, not as strings one by one (`PrimTy::of`, at every captured value).
+const fn pack(name: &[u8]) -> Option<u64> {
+    if name.len() > 7 {
+        return None;
+    }
+    let mut key = (name.len() as u64) << 56;
+    let mut i = 0;
+    while i < name.len() {
+        key |= (name[i] as u64) << (8 * i);
+        i += 1;
+    }
+    Some(key)
+}
+
+/// The key of a primitive's name (`pack` of a name that fits).
+const fn key(name: &str) -> u64 {
+    match pack(name.as_bytes()) {
+        Some(key) => key,
+        None => panic!("a primitive's name has at most 7 bytes"),
+    }
+}
+
+/// Declares [`PrimTy`] over `(variant, type, name as type_name prints it)`.
+macro_rules! prim_types {
+    ($(($variant:ident, $t:ty, $name:literal)),* $(,)?) => {
+        /// A primitive type (a [`Prim`]), known by its name.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        enum PrimTy {
+            $($variant),*
+        }
+
+        impl PrimTy {
+            /// The primitive whose `type_name` is `name`.
+            #[inline]
+            fn of(name: &str) -> Option<PrimTy> {
+                let packed = pack(name.as_bytes())?;
+                $(if packed == const { key($name) } {
+                    return Some(PrimTy::$variant);
+                })*
+                None
+            }
+
+            /// Its `type_name`.
+            fn name(self) -> &'static str {
+                match self {
+                    $(PrimTy::$variant => type_name::<$t>()),*
+                }
+            }
+
+            fn size(self) -> usize {
+                match self {
+                    $(PrimTy::$variant => size_of::<$t>()),*
+                }
+            }
+
+            /// The value at `p`.
+            ///
+            /// # Safety
+            /// `p` points at a live value of this type.
+            unsafe fn read(self, p: *const u8) -> Val {
+                match self {
+                    // SAFETY: the value at `p` is of this type.
+                    $(PrimTy::$variant => unsafe { *p.cast::<$t>() }.val()),*
+                }
+            }
+
+            /// The start and length of the `Vec` of this type at `p`.
+            ///
+            /// # Safety
+            /// `p` points at a live `Vec` of this type.
+            unsafe fn vec_parts(self, p: *const u8) -> (*const u8, usize) {
+                match self {
+                    $(PrimTy::$variant => {
+                        // SAFETY: the value at `p` is a `Vec<$t>`.
+                        let v = unsafe { &*p.cast::<Vec<$t>>() };
+                        (v.as_ptr().cast(), v.len())
+                    })*
+                }
+            }
+
+            /// The start and length of the slice of this type the fat reference at `place`
+            /// points to.
+            ///
+            /// # Safety
+            /// `place` points at a live `&[T]` (or `&mut [T]`) of this type.
+            unsafe fn slice_parts(self, place: *const u8) -> (*const u8, usize) {
+                match self {
+                    $(PrimTy::$variant => {
+                        // SAFETY: the value at `place` is a `&[$t]`.
+                        let s = unsafe { *place.cast::<&[$t]>() };
+                        (s.as_ptr().cast(), s.len())
+                    })*
+                }
+            }
+        }
+
+        #[cfg(test)]
+        #[test]
+        fn primitives_are_known_by_their_type_names() {
+            $(assert_eq!(PrimTy::of(type_name::<$t>()), Some(PrimTy::$variant));)*
+            $(assert_eq!(PrimTy::$variant.name(), type_name::<$t>());)*
+        }
     };
+}
+
+prim_types!(
+    (I8, i8, "i8"),
+    (I16, i16, "i16"),
+    (I32, i32, "i32"),
+    (I64, i64, "i64"),
+    (I128, i128, "i128"),
+    (Isize, isize, "isize"),
+    (U8, u8, "u8"),
+    (U16, u16, "u16"),
+    (U32, u32, "u32"),
+    (U64, u64, "u64"),
+    (U128, u128, "u128"),
+    (Usize, usize, "usize"),
+    (F32, f32, "f32"),
+    (F64, f64, "f64"),
+    (Bool, bool, "bool"),
+    (Char, char, "char"),
+    (Unit, (), "()"),
+);
+
+impl PrimTy {
+    /// Whether a sequence of this type is recorded as [`Val::Ints`]: the integers but `u128`.
+    fn is_small_int(self) -> bool {
+        use PrimTy::*;
+        matches!(
+            self,
+            I8 | I16 | I32 | I64 | I128 | Isize | U8 | U16 | U32 | U64 | Usize
+        )
+    }
 }
 
 /// A value as the hooks capture it: a [`Value`] without its allocations (see the module
@@ -77,10 +207,11 @@ pub enum Val {
     /// [`Value::Str`].
     Str { v: String, truncated: bool },
     /// A [`Value::Seq`] of [`Value::Int`]s of type `ty` (not `u128`, whose values may not fit
-    /// an `i128`).
+    /// an `i128`), as the bytes of the elements recorded ([`Val::ints`] reads them): a copy
+    /// and a comparison of memory, whatever the width.
     Ints {
         ty: &'static str,
-        items: Vec<i128>,
+        bytes: Vec<u8>,
         len: usize,
     },
     /// [`Value::Seq`] of any other elements.
@@ -113,10 +244,9 @@ impl Val {
                 v: v.clone(),
                 truncated: *truncated,
             },
-            Val::Ints { ty, items, len } => Value::Seq {
-                items: items
-                    .iter()
-                    .map(|&v| Value::Int {
+            Val::Ints { ty, bytes, len } => Value::Seq {
+                items: Val::ints(ty, bytes)
+                    .map(|v| Value::Int {
                         ty: ty.to_string(),
                         v,
                     })
@@ -133,28 +263,66 @@ impl Val {
     }
 }
 
+impl Val {
+    /// The integers of a [`Val::Ints`] of type `ty` held in `bytes`.
+    pub(crate) fn ints<'b>(ty: &str, bytes: &'b [u8]) -> impl Iterator<Item = i128> + 'b {
+        macro_rules! readers {
+            ($($t:ty),*) => {
+                $(if ty == type_name::<$t>() {
+                    let read: fn(&[u8]) -> i128 = |b| {
+                        <$t>::from_ne_bytes(b.try_into().unwrap_or_default()) as i128
+                    };
+                    (size_of::<$t>(), read)
+                } else)* {
+                    let none: fn(&[u8]) -> i128 = |_| 0;
+                    (1, none)
+                }
+            };
+        }
+        let (width, read) = readers!(i32, usize, i64, u8, u32, u64, i8, i16, u16, isize, i128);
+        bytes.chunks_exact(width).map(read)
+    }
+}
+
 /// The captured value of `x`: decoded when its type is a primitive, a string, a sequence of
 /// primitives or strings, or a reference to one of these; `Val::Opaque` otherwise.
 #[inline]
 pub fn val<T: ?Sized>(x: &T) -> Val {
-    let name = type_name::<T>();
-    let decoded = if size_of::<&T>() == size_of::<&u8>() {
-        // `T` is sized: `x` points at a value of the type `name`.
-        if size_of_named(name) == Some(size_of_val(x)) {
-            // SAFETY: `name` is a type `decode` knows and the size agrees (see the module doc).
-            unsafe { decode(name, (x as *const T).cast::<u8>()) }
+    // SAFETY: the place holds `x`, a live `&T` of `size_of::<&T>()` bytes to a value of the
+    // type `type_name::<T>()` that takes `size_of_val(x)` bytes.
+    unsafe {
+        capture(
+            type_name::<T>(),
+            (&x as *const &T).cast::<u8>(),
+            size_of::<&T>(),
+            size_of_val(x),
+        )
+    }
+}
+
+/// [`val`] once its type is known by name: not generic, so compiled with the runtime
+/// (optimized) and not in every instrumented function (unoptimized under `cargo test`).
+///
+/// # Safety
+/// `place` points at a live reference of `ref_size` bytes to a value of the type named
+/// `name`, which takes `size` bytes.
+#[inline(never)]
+unsafe fn capture(name: &'static str, place: *const u8, ref_size: usize, size: usize) -> Val {
+    let decoded = if ref_size == size_of::<&u8>() {
+        // A thin reference: the type is sized, and the reference points at its value.
+        if size_of_named(name) == Some(size) {
+            // SAFETY: the reference at `place` is a thin pointer to a live value of the type
+            // `name`, a type `decode` knows, and the size agrees (see the module doc).
+            unsafe { decode(name, *place.cast::<*const u8>()) }
         } else {
             None
         }
+    } else if unsized_ref_size(name) == Some(ref_size) {
+        // A fat reference to a `str` or `[E]`.
+        // SAFETY: as above, for the reference type `&{name}`.
+        unsafe { decode_unsized_pointee(name, place) }
     } else {
-        // `T` is unsized (`str`, `[E]`): `&x` is a place holding a fat `&T`.
-        let place = (&x as *const &T).cast::<u8>();
-        if unsized_ref_size(name) == Some(size_of::<&T>()) {
-            // SAFETY: as above, for the reference type `&{name}`.
-            unsafe { decode_unsized_pointee(name, place) }
-        } else {
-            None
-        }
+        None
     };
     decoded.unwrap_or(Val::Opaque { ty: name })
 }
@@ -443,12 +611,11 @@ fn str_value(s: &str) -> Val {
     }
 }
 
-/// Whether `name` is a type a sequence element may have (see [`with_elements`]).
+/// Whether `name` is a type a sequence element may have: a primitive, `String` or `&str`.
 fn is_element(name: &str) -> bool {
-    macro_rules! arms {
-        ($($t:ty),*) => { $(name == type_name::<$t>())||* };
-    }
-    with_elements!(arms)
+    PrimTy::of(name).is_some()
+        || name == type_name::<String>()
+        || name == type_name::<&'static str>()
 }
 
 /// `E` of `alloc::vec::Vec<E>`.
@@ -482,18 +649,21 @@ fn pointee(name: &str) -> Option<&str> {
 
 /// Size of the sized type `name` when [`decode`] can read it.
 fn size_of_named(name: &str) -> Option<usize> {
-    macro_rules! prim_sizes {
-        ($($t:ty),*) => {$( if name == type_name::<$t>() { return Some(size_of::<$t>()); } )*};
+    if let Some(prim) = PrimTy::of(name) {
+        return Some(prim.size());
     }
-    with_prims!(prim_sizes);
     if name == type_name::<String>() {
         return Some(size_of::<String>());
     }
     if let Some(elem) = vec_element(name) {
+        if PrimTy::of(elem).is_some() {
+            // Every `Vec` is the same size, whatever its element.
+            return Some(size_of::<Vec<u8>>());
+        }
         macro_rules! vec_sizes {
             ($($t:ty),*) => {$( if elem == type_name::<$t>() { return Some(size_of::<Vec<$t>>()); } )*};
         }
-        with_elements!(vec_sizes);
+        vec_sizes!(String, &'static str);
     }
     if let Some((elem, n)) = array_parts(name) {
         return size_of_named(elem)?.checked_mul(n);
@@ -517,20 +687,21 @@ fn unsized_ref_size(pointee: &str) -> Option<usize> {
 /// `p` points at a live value whose type's `type_name` is `name`, and `size_of_named(name)`
 /// is `Some` (checked by the caller against the real size).
 unsafe fn decode(name: &str, p: *const u8) -> Option<Val> {
-    macro_rules! prim_arms {
-        ($($t:ty),*) => {$(
-            if name == type_name::<$t>() {
-                // SAFETY: the value at `p` is a `$t`.
-                return Some(unsafe { *p.cast::<$t>() }.val());
-            }
-        )*};
+    if let Some(prim) = PrimTy::of(name) {
+        // SAFETY: the value at `p` is of the primitive type `name`.
+        return Some(unsafe { prim.read(p) });
     }
-    with_prims!(prim_arms);
     if name == type_name::<String>() {
         // SAFETY: the value at `p` is a `String`.
         return Some(str_value(unsafe { &*p.cast::<String>() }));
     }
     if let Some(elem) = vec_element(name) {
+        if let Some(prim) = PrimTy::of(elem) {
+            // SAFETY: the value at `p` is a `Vec` of the primitive `elem`.
+            let (start, len) = unsafe { prim.vec_parts(p) };
+            // SAFETY: the buffer holds `len` values of type `elem`.
+            return unsafe { sequence(elem, start, len) };
+        }
         macro_rules! vec_arms {
             ($($t:ty),*) => {$(
                 if elem == type_name::<$t>() {
@@ -541,7 +712,7 @@ unsafe fn decode(name: &str, p: *const u8) -> Option<Val> {
                 }
             )*};
         }
-        with_elements!(vec_arms);
+        vec_arms!(String, &'static str);
         return None;
     }
     if let Some((elem, n)) = array_parts(name) {
@@ -570,6 +741,12 @@ unsafe fn decode_unsized_pointee(pointee: &str, place: *const u8) -> Option<Val>
         return Some(str_value(unsafe { *place.cast::<&str>() }));
     }
     let elem = slice_element(pointee)?;
+    if let Some(prim) = PrimTy::of(elem) {
+        // SAFETY: the value at `place` is a `&[elem]` of the primitive `elem`.
+        let (start, len) = unsafe { prim.slice_parts(place) };
+        // SAFETY: the slice holds `len` values of type `elem`.
+        return unsafe { sequence(elem, start, len) };
+    }
     macro_rules! slice_arms {
         ($($t:ty),*) => {$(
             if elem == type_name::<$t>() {
@@ -580,7 +757,7 @@ unsafe fn decode_unsized_pointee(pointee: &str, place: *const u8) -> Option<Val>
             }
         )*};
     }
-    with_elements!(slice_arms);
+    slice_arms!(String, &'static str);
     None
 }
 
@@ -590,21 +767,17 @@ unsafe fn decode_unsized_pointee(pointee: &str, place: *const u8) -> Option<Val>
 /// `p` points at `len` live values whose type is named `elem`, an element type.
 unsafe fn sequence(elem: &str, p: *const u8, len: usize) -> Option<Val> {
     let n = len.min(MAX_SEQ_LEN);
-    // Integers (all but `u128`) in one buffer, the element type decided once.
-    macro_rules! int_arms {
-        ($($t:ty),*) => {$(
-            if elem == type_name::<$t>() {
-                // SAFETY: `p` points at `len >= n` live, aligned values of type `$t`.
-                let s = unsafe { std::slice::from_raw_parts(p.cast::<$t>(), n) };
-                return Some(Val::Ints {
-                    ty: type_name::<$t>(),
-                    items: s.iter().map(|&x| x as i128).collect(),
-                    len,
-                });
-            }
-        )*};
+    // Integers (all but `u128`) as their bytes, the element type decided once.
+    if let Some(prim) = PrimTy::of(elem).filter(|p| p.is_small_int()) {
+        // SAFETY: `p` points at `len >= n` live values of the integer type `elem`: every
+        // byte of them is initialized.
+        let bytes = unsafe { std::slice::from_raw_parts(p, n * prim.size()) };
+        return Some(Val::Ints {
+            ty: prim.name(),
+            bytes: bytes.to_vec(),
+            len,
+        });
     }
-    int_arms!(i32, usize, i64, u8, u32, u64, i8, i16, u16, isize, i128);
     let size = size_of_named(elem)?;
     let items = (0..n)
         // SAFETY: element `i < len` lies `i * size` bytes into the sequence.
