@@ -200,7 +200,7 @@ mod checks {
         cmd
     }
 
-    /// The records of a trace, its scope deltas restored.
+    /// The records of a trace, its deltas restored.
     fn read_trace(path: &Path) -> Vec<Record> {
         let records = std::fs::read_to_string(path)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))

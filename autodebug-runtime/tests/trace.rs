@@ -119,7 +119,7 @@ fn int(v: i128) -> Value {
 
 struct Run {
     code: Option<i32>,
-    /// The records as a reader sees them, scope deltas restored; `None` when no trace file
+    /// The records as a reader sees them, deltas restored; `None` when no trace file
     /// was written.
     records: Option<Vec<Record>>,
     /// The records as written.

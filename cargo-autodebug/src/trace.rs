@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::model::{Outcome, Role, TestId};
 
 /// Version of the files the tool writes from traces (`traces/*.json`, `coverage.json`). Their
-/// events are whole records (no scope deltas: [`RawTrace::read`] restores them), so they
+/// events are whole records (no deltas: [`RawTrace::read`] restores them), so they
 /// stay at 1 while the raw stream ([`protocol::TRACE_VERSION`]) moves on.
 pub const STORED_VERSION: u32 = 1;
 
@@ -86,8 +86,9 @@ impl RawTrace {
         )
     }
 
-    /// Reads a raw trace file, its scope deltas restored: every `Component` and `Enter`
-    /// event has its whole scope (arguments), as the rest of the tool expects. A trace of a
+    /// Reads a raw trace file, its deltas restored: every `Component`, `Enter` and `Branch`
+    /// event is whole (the scope, the arguments, the operands), as the rest of the tool
+    /// expects. A trace of a
     /// version this tool does not know is an error (the instrumented crate's runtime is
     /// newer than the tool).
     pub fn read(path: &Path) -> Result<RawTrace> {
