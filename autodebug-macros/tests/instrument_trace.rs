@@ -83,16 +83,23 @@ fn trace_reports_sites_operands_and_scopes() {
             .count()
     };
     assert_eq!(events("iteration"), 4, "{text}");
-    // `let n`, the range's start and bound, two increments, the return.
-    assert_eq!(events("component"), 1 + 2 + 2 + 1, "{text}");
-    // The operands of `xs[i] > limit` are reported with their values (9 > 4); the scope of
-    // `n += 1` holds the shared slice, the scalar parameter, the counter and the loop
-    // variable.
+    // `let n`, the range's start and bound, two increments, the return; the second
+    // increment's scope is written as its change from the first's.
+    assert_eq!(events("component"), 1 + 2 + 1 + 1, "{text}");
+    assert_eq!(events("component_delta"), 1, "{text}");
+    // The operands of `xs[i] > limit` are reported with their values: in full at the first
+    // iteration (5 > 4), as numbers of the same types after it (9 > 4). The scope of `n += 1`
+    // holds the shared slice, the scalar parameter, the counter and the loop variable.
     let branch_with = |a: &str| {
         text.lines()
             .any(|l| l.contains(r#""r":"branch""#) && l.contains(a))
     };
-    assert!(branch_with(r#""v":9"#) && branch_with(r#""v":4"#), "{text}");
+    assert!(branch_with(r#""v":5"#) && branch_with(r#""v":4"#), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains(r#""r":"branch_delta""#) && l.contains(r#""operands":[9,4]"#)),
+        "{text}"
+    );
     let compound = text
         .lines()
         .filter(|l| l.contains(r#""r":"component""#) && l.contains(r#""scope""#))

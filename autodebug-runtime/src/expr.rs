@@ -17,6 +17,7 @@ pub(crate) mod method;
 pub(crate) mod scalar;
 
 use crate::protocol::{BinOp, Expr, UnOp, Value};
+use crate::value::Val;
 use scalar::{Arith, Panic, Scalar, Ty};
 use std::cmp::Ordering;
 use std::sync::OnceLock;
@@ -125,11 +126,11 @@ impl Candidate {
     /// written code computed there (`Err(type name)` when that is no scalar), `operands` the
     /// values of the operands the hook reports (none at a component, see
     /// [`Expr::Operand`]), `scope` the variables it reports.
-    pub(crate) fn evaluate(
+    pub(crate) fn evaluate<V: Reported>(
         &self,
         original: Result<Scalar, &str>,
-        operands: &[Value],
-        scope: &[(&str, Value)],
+        operands: &[V],
+        scope: &[(&str, V)],
         want: Ty,
     ) -> Result<Scalar, Failure> {
         let n = self.inputs.len();
@@ -145,10 +146,10 @@ impl Candidate {
     }
 
     /// Reads the variables and operands the candidate uses out of `scope` and `operands`.
-    fn resolve(
+    fn resolve<V: Reported>(
         &self,
-        operands: &[Value],
-        scope: &[(&str, Value)],
+        operands: &[V],
+        scope: &[(&str, V)],
         out: &mut [Scalar],
     ) -> Result<(), Failure> {
         for (slot, input) in out.iter_mut().zip(&self.inputs) {
@@ -171,7 +172,7 @@ impl Candidate {
                     }
                 )));
             };
-            *slot = scalar_of(value).map_err(|what| {
+            *slot = value.scalar().map_err(|what| {
                 Failure::Invalid(format!(
                     "`{name}` is {what}: a candidate computes with primitive values only"
                 ))
@@ -210,7 +211,7 @@ impl Candidate {
 }
 
 /// The scalar value of operand `index` of those a branch hook reported.
-fn operand(operands: &[Value], index: u32) -> Result<Scalar, Failure> {
+fn operand<V: Reported>(operands: &[V], index: u32) -> Result<Scalar, Failure> {
     let Some(value) = usize::try_from(index).ok().and_then(|i| operands.get(i)) else {
         return Err(Failure::Invalid(if operands.is_empty() {
             format!(
@@ -225,7 +226,7 @@ fn operand(operands: &[Value], index: u32) -> Result<Scalar, Failure> {
             )
         }));
     };
-    scalar_of(value).map_err(|what| {
+    value.scalar().map_err(|what| {
         Failure::Invalid(format!(
             "operand {index} is {what}: a candidate computes with primitive values only"
         ))
@@ -266,6 +267,48 @@ fn compile(expr: &Expr, inputs: &mut Vec<Input>) -> Result<Node, String> {
     })
 }
 
+/// A value a hook reports to a candidate: as the hook captured it ([`Val`]), or as a trace
+/// or a plan holds it ([`Value`]).
+pub(crate) trait Reported {
+    /// The scalar the value is, or what it is instead.
+    fn scalar(&self) -> Result<Scalar, String>;
+}
+
+impl Reported for Value {
+    #[inline(always)]
+    fn scalar(&self) -> Result<Scalar, String> {
+        scalar_of(self)
+    }
+}
+
+impl Reported for Val {
+    #[inline(always)]
+    fn scalar(&self) -> Result<Scalar, String> {
+        match self {
+            Val::Int { ty, v } => int_scalar(ty, *v),
+            Val::F32(bits) => Ok(Scalar::F32(f32::from_bits(*bits))),
+            Val::F64(bits) => Ok(Scalar::F64(f64::from_bits(*bits))),
+            Val::Bool(b) => Ok(Scalar::Bool(*b)),
+            Val::Char(c) => Ok(Scalar::Char(*c)),
+            Val::Str { .. } => Err("a string".to_string()),
+            Val::Ints { .. } | Val::Seq { .. } => Err("a sequence".to_string()),
+            Val::Unit => Err("`()`".to_string()),
+            Val::Opaque { ty } => Err(format!("a value of type `{ty}`")),
+        }
+    }
+}
+
+#[inline(always)]
+fn int_scalar(ty: &str, v: i128) -> Result<Scalar, String> {
+    match Ty::from_name(ty) {
+        Some(Ty::Int(t)) => t
+            .bits_of(v)
+            .map(|bits| Scalar::Int(t, bits))
+            .ok_or_else(|| format!("the integer {v}, out of the range of `{ty}`")),
+        _ => Err(format!("an integer of type `{ty}`, not an integer type")),
+    }
+}
+
 /// The scalar a recorded or literal value is, or what it is instead.
 // Inlined into `resolve`, as the operators below into `eval`: out of line, every call returns
 // its result through memory and an evaluation costs about three times as much (measured by
@@ -273,13 +316,7 @@ fn compile(expr: &Expr, inputs: &mut Vec<Input>) -> Result<Node, String> {
 #[inline(always)]
 fn scalar_of(value: &Value) -> Result<Scalar, String> {
     match value {
-        Value::Int { ty, v } => match Ty::from_name(ty) {
-            Some(Ty::Int(t)) => t
-                .bits_of(*v)
-                .map(|bits| Scalar::Int(t, bits))
-                .ok_or_else(|| format!("the integer {v}, out of the range of `{ty}`")),
-            _ => Err(format!("an integer of type `{ty}`, not an integer type")),
-        },
+        Value::Int { ty, v } => int_scalar(ty, *v),
         Value::Float { ty, v } => {
             let parsed = match ty.as_str() {
                 "f32" => v.parse().ok().map(Scalar::F32),

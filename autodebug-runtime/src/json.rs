@@ -91,8 +91,15 @@ pub fn from_str<T: de::DeserializeOwned>(text: &str) -> Result<T, Error> {
 // Writing
 // ---------------------------------------------------------------------------------------------
 
-fn write_str(out: &mut String, s: &str) {
+/// Appends `s` as a JSON string.
+pub(crate) fn write_str(out: &mut String, s: &str) {
     out.push('"');
+    // Most strings (names, types, the text of values) need no escape: copied at once.
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -1039,6 +1046,45 @@ mod tests {
                 value: all,
                 overridden: false,
                 scope: vec![("x".into(), value(i128::MAX))],
+            },
+            Record::ComponentDelta {
+                site: 1,
+                instance: 1,
+                value: DeltaValue::Int(2),
+                overridden: true,
+                changed: vec![
+                    (0, DeltaValue::Full(value(-1))),
+                    (1, DeltaValue::Int(i128::MIN)),
+                    (2, DeltaValue::Full(Value::Unit)),
+                ],
+            },
+            Record::ComponentDelta {
+                site: 1,
+                instance: 2,
+                value: DeltaValue::Full(Value::Bool(true)),
+                overridden: false,
+                changed: vec![],
+            },
+            Record::BranchDelta {
+                site: 0,
+                instance: 3,
+                outcome: true,
+                flipped: false,
+                operands: vec![
+                    DeltaValue::Int(-5),
+                    DeltaValue::Full(value(u64::MAX.into())),
+                ],
+            },
+            Record::BranchDelta {
+                site: 0,
+                instance: 4,
+                outcome: false,
+                flipped: true,
+                operands: vec![],
+            },
+            Record::EnterDelta {
+                site: 0,
+                changed: vec![],
             },
             Record::Panic {
                 message: "assertion `left == right` failed\n  left: 1".into(),

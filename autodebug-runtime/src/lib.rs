@@ -15,6 +15,7 @@ mod json;
 mod plan;
 mod recorder;
 mod value;
+mod wire;
 
 #[doc(hidden)]
 #[path = "rt.rs"]

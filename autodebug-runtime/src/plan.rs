@@ -402,7 +402,7 @@ mod tests {
         let candidate = site.replacement_for(instance)?;
         Some(
             candidate
-                .evaluate(Err("-"), &[], &[], Ty::Int(crate::expr::scalar::IntTy::I32))
+                .evaluate::<Value>(Err("-"), &[], &[], Ty::Int(crate::expr::scalar::IntTy::I32))
                 .unwrap(),
         )
     }

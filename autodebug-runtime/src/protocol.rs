@@ -3,9 +3,13 @@
 //! versioned; add fields freely (with `#[serde(default)]`), never rename.
 
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
-/// Version of the trace record stream ([`Record`]).
-pub const TRACE_VERSION: u32 = 1;
+/// Version of the trace record stream ([`Record`]). 2: the runtime writes most events
+/// relative to the site's previous record ([`Record::ComponentDelta`],
+/// [`Record::EnterDelta`], [`Record::BranchDelta`]); a reader restores them with a
+/// [`DeltaCache`]. A stream of version 1 has no delta records and reads the same way.
+pub const TRACE_VERSION: u32 = 2;
 /// Version of the plan format ([`Plan`]). Still 1 with [`Plan::replacements`] and
 /// [`Plan::arguments`]: the fields are optional, and every plan written before them means
 /// what it meant.
@@ -189,8 +193,74 @@ pub enum Value {
 /// A named value: a variable in scope or an argument.
 pub type Binding = (String, Value);
 
+/// A value in a delta record ([`Record::ComponentDelta`], [`Record::EnterDelta`],
+/// [`Record::BranchDelta`]): an integer of the same type as the value it replaces (the
+/// binding's, operand's or site's value in the site's previous record) is written as its
+/// number alone, `6000` for `{"int":{"ty":"i32","v":6000}}`; anything else as a [`Value`].
+/// A [`DeltaCache`] gives back the `Value`.
+#[derive(Clone, PartialEq, Debug)]
+pub enum DeltaValue {
+    /// An integer of the type of the value it replaces (written as a string beyond 64 bits,
+    /// as in a [`Value::Int`]).
+    Int(i128),
+    /// Any value, in full.
+    Full(Value),
+}
+
+impl Serialize for DeltaValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DeltaValue::Int(v) => wide_int::serialize(v, s),
+            DeltaValue::Full(v) => v.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for DeltaValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DeltaValue, D::Error> {
+        use serde::de::{self, value::MapAccessDeserializer};
+        struct Either;
+        impl<'de> de::Visitor<'de> for Either {
+            type Value = DeltaValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an integer or a value")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<DeltaValue, E> {
+                Ok(DeltaValue::Int(v.into()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<DeltaValue, E> {
+                Ok(DeltaValue::Int(v.into()))
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<DeltaValue, E> {
+                Ok(DeltaValue::Int(v))
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<DeltaValue, E> {
+                i128::try_from(v).map(DeltaValue::Int).map_err(E::custom)
+            }
+            // An integer beyond 64 bits (written as a decimal string), or `"unit"`, the one
+            // value written as a string.
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DeltaValue, E> {
+                if let Ok(v) = v.parse() {
+                    return Ok(DeltaValue::Int(v));
+                }
+                Value::deserialize(de::IntoDeserializer::<E>::into_deserializer(v))
+                    .map(DeltaValue::Full)
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<DeltaValue, A::Error> {
+                Value::deserialize(MapAccessDeserializer::new(map)).map(DeltaValue::Full)
+            }
+        }
+        d.deserialize_any(Either)
+    }
+}
+
 /// One line of a raw trace file (JSON lines). The stream starts with a [`Record::Header`];
-/// a [`Record::Site`] precedes the first event of its site.
+/// a [`Record::Site`] precedes the first event of its site. The runtime writes the first
+/// [`Record::Component`], [`Record::Enter`] and [`Record::Branch`] of a site in full, and
+/// the next ones relative to the site's previous record: a [`Record::ComponentDelta`] or
+/// [`Record::EnterDelta`] when the scope (the arguments) names the same variables (a full
+/// record otherwise), a [`Record::BranchDelta`] always. A reader passes every record, in the
+/// order of the file, through a [`DeltaCache`], which gives back the full ones.
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 #[serde(tag = "r", rename_all = "snake_case")]
 pub enum Record {
@@ -205,6 +275,13 @@ pub enum Record {
     Site { id: u32, site: SiteInfo },
     /// A call of an instrumented function, with its argument values.
     Enter { site: u32, args: Vec<Binding> },
+    /// A [`Record::Enter`] written as the change from the previous call of the same function
+    /// in this trace: `changed` holds the arguments (by their index) whose values differ;
+    /// the others, and the names, are those of that call. A [`DeltaCache`] restores it.
+    EnterDelta {
+        site: u32,
+        changed: Vec<(u32, DeltaValue)>,
+    },
     /// Return (or unwind, when `panicking`) from the innermost instrumented call.
     Exit { site: u32, panicking: bool },
     /// Instance `instance` (0-based, per site) of a branch site.
@@ -219,6 +296,18 @@ pub enum Record {
         /// Values of the operands of a comparison, when they could be read without side effects.
         operands: Vec<Value>,
     },
+    /// A [`Record::Branch`] of a site that has one before it in this trace: an operand that
+    /// is an integer of the type of the previous record's operand at its place is written as
+    /// its number ([`DeltaValue`]), and `flipped` only when true. A [`DeltaCache`] restores
+    /// it.
+    BranchDelta {
+        site: u32,
+        instance: u32,
+        outcome: bool,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        flipped: bool,
+        operands: Vec<DeltaValue>,
+    },
     /// Instance `instance` of a component site, with the values of the variables in scope.
     Component {
         site: u32,
@@ -229,6 +318,19 @@ pub enum Record {
         /// instead of the written code.
         overridden: bool,
         scope: Vec<Binding>,
+    },
+    /// A [`Record::Component`] written as the change from the previous record of the same
+    /// site in this trace: `changed` holds the variables (by their index in the scope) whose
+    /// values differ; the others, and the names, are those of that record; `value` is
+    /// relative to that record's value, and `overridden` written only when true. A
+    /// [`DeltaCache`] restores it.
+    ComponentDelta {
+        site: u32,
+        instance: u32,
+        value: DeltaValue,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        overridden: bool,
+        changed: Vec<(u32, DeltaValue)>,
     },
     /// Iteration `instance` of a loop site.
     Iteration { site: u32, instance: u32 },
@@ -266,6 +368,178 @@ pub enum Record {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         hits: Vec<SiteHits>,
     },
+}
+
+/// Restores the records a trace writes relative to a site's previous one
+/// ([`Record::ComponentDelta`], [`Record::EnterDelta`], [`Record::BranchDelta`]) to the full
+/// ones, keeping what the previous record of each site held, as the runtime does when it
+/// writes them. One cache per trace, fed every record in the order of the file; the cache is
+/// keyed by site, whatever thread made the event: the runtime writes the records of all
+/// threads in one order, and keeps its own cache in that order.
+#[derive(Debug, Default, Clone)]
+pub struct DeltaCache {
+    sites: HashMap<u32, Last>,
+}
+
+/// What the previous record of a site held.
+#[derive(Debug, Default, Clone)]
+struct Last {
+    /// The scope of a component, the arguments of a call.
+    bindings: Option<Vec<Binding>>,
+    /// The value of a component.
+    value: Option<Value>,
+    /// The operands of a branch.
+    operands: Option<Vec<Value>>,
+}
+
+impl DeltaCache {
+    /// `record` as the full record it stands for: a delta becomes the [`Record::Component`],
+    /// [`Record::Enter`] or [`Record::Branch`] it is relative to, with every value; a full
+    /// one is remembered as its site's last; anything else is returned as it is. An error
+    /// when a delta has no record of its site before it, or does not fit that record (a
+    /// binding it does not have, an integer where it had none): a trace cut or spliced, whose
+    /// record cannot be restored.
+    pub fn restore(&mut self, record: Record) -> Result<Record, String> {
+        match record {
+            Record::Component {
+                site,
+                instance,
+                value,
+                overridden,
+                scope,
+            } => {
+                let last = self.sites.entry(site).or_default();
+                last.bindings = Some(scope.clone());
+                last.value = Some(value.clone());
+                Ok(Record::Component {
+                    site,
+                    instance,
+                    value,
+                    overridden,
+                    scope,
+                })
+            }
+            Record::Enter { site, args } => {
+                self.sites.entry(site).or_default().bindings = Some(args.clone());
+                Ok(Record::Enter { site, args })
+            }
+            Record::Branch {
+                site,
+                instance,
+                outcome,
+                flipped,
+                operands,
+            } => {
+                self.sites.entry(site).or_default().operands = Some(operands.clone());
+                Ok(Record::Branch {
+                    site,
+                    instance,
+                    outcome,
+                    flipped,
+                    operands,
+                })
+            }
+            Record::ComponentDelta {
+                site,
+                instance,
+                value,
+                overridden,
+                changed,
+            } => {
+                let last = self.last(site)?;
+                let value = resolve(site, value, last.value.as_ref())?;
+                let scope = apply(site, last.bindings.as_mut(), changed)?;
+                last.value = Some(value.clone());
+                Ok(Record::Component {
+                    site,
+                    instance,
+                    value,
+                    overridden,
+                    scope,
+                })
+            }
+            Record::EnterDelta { site, changed } => {
+                let last = self.last(site)?;
+                Ok(Record::Enter {
+                    site,
+                    args: apply(site, last.bindings.as_mut(), changed)?,
+                })
+            }
+            Record::BranchDelta {
+                site,
+                instance,
+                outcome,
+                flipped,
+                operands,
+            } => {
+                let last = self.last(site)?;
+                let previous = last.operands.as_deref().unwrap_or_default();
+                let operands = operands
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| resolve(site, v, previous.get(i)))
+                    .collect::<Result<Vec<_>, _>>()?;
+                last.operands = Some(operands.clone());
+                Ok(Record::Branch {
+                    site,
+                    instance,
+                    outcome,
+                    flipped,
+                    operands,
+                })
+            }
+            other => Ok(other),
+        }
+    }
+
+    fn last(&mut self, site: u32) -> Result<&mut Last, String> {
+        self.sites
+            .get_mut(&site)
+            .ok_or_else(|| format!("a delta of site {site}, whose earlier record is missing"))
+    }
+}
+
+/// The value `v` of a delta of site `site` stands for, `previous` being the value it
+/// replaces.
+fn resolve(site: u32, v: DeltaValue, previous: Option<&Value>) -> Result<Value, String> {
+    match (v, previous) {
+        (DeltaValue::Full(v), _) => Ok(v),
+        (DeltaValue::Int(v), Some(Value::Int { ty, .. })) => Ok(Value::Int { ty: ty.clone(), v }),
+        (DeltaValue::Int(v), previous) => Err(format!(
+            "a delta of site {site} has the integer {v} in place of {previous:?}"
+        )),
+    }
+}
+
+/// `bindings` (the site's last) with `changed` applied, kept as the last and returned.
+fn apply(
+    site: u32,
+    bindings: Option<&mut Vec<Binding>>,
+    changed: Vec<(u32, DeltaValue)>,
+) -> Result<Vec<Binding>, String> {
+    let bindings = bindings
+        .ok_or_else(|| format!("a delta of site {site}, whose earlier record has no scope"))?;
+    let mut values = Vec::with_capacity(changed.len());
+    for (index, v) in changed {
+        let Some(binding) = bindings.get(index as usize) else {
+            return Err(format!(
+                "a delta of site {site} changes binding {index} of {}",
+                bindings.len()
+            ));
+        };
+        values.push((index as usize, resolve(site, v, Some(&binding.1))?));
+    }
+    for (index, v) in values {
+        bindings[index].1 = v;
+    }
+    Ok(bindings.clone())
+}
+
+/// The records of a whole trace, in the order of the file, with their deltas restored (see
+/// [`DeltaCache`]).
+pub fn restore_deltas(records: Vec<Record>) -> Result<Vec<Record>, String> {
+    let mut cache = DeltaCache::default();
+    records.into_iter().map(|r| cache.restore(r)).collect()
 }
 
 /// How many instances a site counted in one run (0 for a function entry, which counts

@@ -1,6 +1,7 @@
 //! The active side of the hooks: reading the environment once, writing the trace, and
 //! obeying the plan. Everything here runs only when `AUTODEBUG_TRACE` or `AUTODEBUG_PLAN` is
-//! set; the hooks in `rt.rs` reach it through [`idle`], one relaxed load.
+//! set; the hooks in `rt.rs` reach it through [`idle`] or [`nothing_to_do`], one call and a
+//! relaxed load.
 //!
 //! One global mutex serializes the active path, so traces of multi-threaded tests are whole
 //! lines in a single order. Closures that build argument and scope values run outside the
@@ -10,6 +11,16 @@
 //! ran out; written in `coverage` mode too), `PlanError` (a replacement could not be
 //! evaluated; likewise) or nothing (the process was killed: the `Site` records, flushed as
 //! they are written, still tell which sites were reached).
+//!
+//! A site's component, entry and branch events are written relative to the site's previous
+//! one in the trace (`Trace::last`, in the order the lock serializes the threads' events): a
+//! scope (arguments) as the bindings that changed, an integer in place of one of its type as
+//! its number. A slice in scope that a loop does not change is written once per call, not
+//! once per iteration. The tool's reader keeps the same cache
+//! ([`crate::protocol::DeltaCache`]) and restores every record whole. While the plan is
+//! idle, the generic hooks (compiled at the instrumented crate's optimization level) hand
+//! the captured values to functions that are not generic ([`record_component`],
+//! [`record_branch`]) as soon as they have them.
 //!
 //! The in-process harness (`crate::harness`) reuses one process for many runs: [`begin_run`]
 //! swaps in a plan and a trace file and resets the per-site instance counters (site ids stay:
@@ -30,9 +41,10 @@ use crate::expr::{Candidate, Failure};
 use crate::plan::{PlanIndex, SitePlan};
 use crate::protocol::{
     DEFAULT_MAX_EVENTS, ENV_MAX_EVENTS, ENV_PLAN, ENV_TRACE, ENV_TRACE_MODE, FUEL_EXIT_CODE,
-    Record, SiteHits, SiteInfo, SiteKey, TRACE_VERSION, Value,
+    Record, SiteHits, SiteInfo, SiteKey, TRACE_VERSION,
 };
-use crate::value::{from_scalar, from_value, scalar, scalar_type, val};
+use crate::value::{Val, from_scalar, from_value, scalar, scalar_type, val};
+use crate::wire::{self, Captured};
 use std::cell::Cell;
 use std::ffi::OsString;
 use std::fs::File;
@@ -47,9 +59,15 @@ const ACTIVE: u8 = 2;
 /// No trace and no plan, but a bound on the stack ([`crate::protocol::ENV_STACK_LIMIT`]):
 /// function entries check it, every other hook returns at once.
 const GUARDED: u8 = 3;
+/// Active, but a hook has nothing to do at a site it has seen before: the trace keeps no
+/// events (`coverage` mode, or past the event cap) and no plan counts instances or fuel.
+/// Such hooks return without taking the lock, so a coverage run (or the rest of a run past
+/// its cap) costs little more than an idle one.
+const SITES: u8 = 4;
 
-/// `UNINIT` until the first hook call reads the environment, then `IDLE`, `ACTIVE` or
-/// `GUARDED` for good.
+/// `UNINIT` until the first hook call reads the environment, then `IDLE`, `ACTIVE`, `SITES`
+/// or `GUARDED` (`ACTIVE` may become `SITES` when the trace reaches its cap; the harness
+/// moves between `IDLE` and `ACTIVE` run by run).
 static STATE: AtomicU8 = AtomicU8::new(UNINIT);
 static INIT: Once = Once::new();
 static RECORDER: OnceLock<Mutex<Recorder>> = OnceLock::new();
@@ -58,10 +76,10 @@ static RECORDER: OnceLock<Mutex<Recorder>> = OnceLock::new();
 static RECORDING: AtomicBool = AtomicBool::new(false);
 /// Set when the trace is closed (`End` or `FuelExhausted` written): nothing follows it.
 static FINISHED: AtomicBool = AtomicBool::new(false);
-/// Set when a hook has nothing to do at a site it has seen before: the trace keeps no events
-/// (`coverage` mode, or past the event cap) and no plan counts instances or fuel. Such hooks
-/// return without taking the lock, so a coverage run costs little more than an idle one.
-static SITES_ONLY: AtomicBool = AtomicBool::new(false);
+/// Set while the plan asks nothing of the hooks (no flip, override, replacement, argument,
+/// fuel): a recording hook then only writes its event, through a path that is not generic
+/// (see [`record_component`]).
+static PLAN_IDLE: AtomicBool = AtomicBool::new(true);
 /// Set by [`begin_run`]: the harness runs plans in this process, so the fuel running out
 /// unwinds the run instead of exiting.
 static BATCH: AtomicBool = AtomicBool::new(false);
@@ -141,21 +159,23 @@ unsafe extern "C" {
 }
 
 /// Whether the runtime is known to be idle: the whole cost of a hook when nothing is asked.
-#[inline(always)]
+/// Not inlined, as [`nothing_to_do`].
+#[inline(never)]
 pub(crate) fn idle() -> bool {
     STATE.load(Ordering::Relaxed) == IDLE
 }
 
 /// Whether a hook at `site` is known to have nothing to do: the runtime is idle, or it only
-/// collects the sites reached and has seen this one (see [`SITES_ONLY`]). Inlined into the
-/// generated code, which is compiled at the user's optimization level (unoptimized under
-/// `cargo test`): such a hook then costs three loads and a branch instead of calls into
-/// the generic hooks, which a hashing loop pays millions of times.
-#[inline(always)]
+/// collects the sites reached and has seen this one (see [`SITES`]). Called by the generated
+/// code before anything else, which a hashing loop pays millions of times: not inlined, so
+/// that it is compiled with the runtime (optimized, a load or two and a branch) and not at
+/// the instrumented crate's level (unoptimized under `cargo test`, where every atomic load
+/// is two calls of their own).
+#[inline(never)]
 pub(crate) fn nothing_to_do(site: &'static Site) -> bool {
     match STATE.load(Ordering::Relaxed) {
         IDLE | GUARDED => true,
-        ACTIVE => SITES_ONLY.load(Ordering::Relaxed) && site.id.load(Ordering::Relaxed) != 0,
+        SITES => site.id.load(Ordering::Relaxed) != 0,
         _ => false,
     }
 }
@@ -164,7 +184,7 @@ pub(crate) fn nothing_to_do(site: &'static Site) -> bool {
 #[inline]
 fn active() -> bool {
     match STATE.load(Ordering::Acquire) {
-        ACTIVE => true,
+        ACTIVE | SITES => true,
         IDLE | GUARDED => false,
         _ => initialize(),
     }
@@ -177,17 +197,17 @@ fn initialize() -> bool {
         let state = activate();
         STATE.store(state, Ordering::Release);
     });
-    STATE.load(Ordering::Acquire) == ACTIVE
+    matches!(STATE.load(Ordering::Acquire), ACTIVE | SITES)
 }
 
 fn recording() -> bool {
     RECORDING.load(Ordering::Relaxed)
 }
 
-/// Whether a hook at `site` has nothing left to do (see [`SITES_ONLY`]).
+/// Whether a hook at `site` has nothing left to do (see [`SITES`]).
 #[inline]
 fn seen_and_done(site: &'static Site) -> bool {
-    SITES_ONLY.load(Ordering::Relaxed) && site.id.load(Ordering::Relaxed) != 0
+    STATE.load(Ordering::Relaxed) == SITES && site.id.load(Ordering::Relaxed) != 0
 }
 
 /// Prints `message` and exits with [`CONFIG_EXIT_CODE`]: a run the tool cannot trust.
@@ -248,10 +268,8 @@ fn activate() -> u8 {
         fuel,
         failure: None,
     };
-    SITES_ONLY.store(
-        recorder.trace.as_ref().is_some_and(|t| t.coverage) && recorder.plan_idle(),
-        Ordering::Relaxed,
-    );
+    let sites_only = recorder.trace.as_ref().is_some_and(|t| t.coverage) && recorder.plan_idle();
+    PLAN_IDLE.store(recorder.plan_idle(), Ordering::Relaxed);
     // `INIT` runs this once per process, so the cell is empty.
     let _ = RECORDER.set(Mutex::new(recorder));
     if tracing {
@@ -262,7 +280,7 @@ fn activate() -> u8 {
             eprintln!("autodebug: atexit failed; the trace will have no End record");
         }
     }
-    ACTIVE
+    if sites_only { SITES } else { ACTIVE }
 }
 
 fn install_panic_hook() {
@@ -408,8 +426,8 @@ fn plan_failure(site: &'static Site, id: u32, instance: u32, message: String) ->
 fn replaced<T>(
     candidate: &Candidate,
     value: &T,
-    operands: &[Value],
-    scope: &[(&'static str, Value)],
+    operands: &[Val],
+    scope: &[Captured],
     (site, id, instance): (&'static Site, u32, u32),
 ) -> T {
     let result = scalar_type::<T>()
@@ -501,6 +519,11 @@ impl SiteState {
     }
 }
 
+/// Bytes of trace buffered before a write: a recording run writes tens of megabytes, and
+/// a process killed loses at most this much after its last flush (`Site` records, panics
+/// and the end are flushed as they are written).
+const TRACE_BUFFER: usize = 64 * 1024;
+
 struct Trace {
     out: BufWriter<File>,
     /// The record being written (kept to reuse its allocation).
@@ -513,6 +536,21 @@ struct Trace {
     truncated: bool,
     /// A write failed: reported once, nothing more is written.
     failed: bool,
+    /// What the last record written for each site held, by site id: a site's next record
+    /// is written relative to it (see `crate::protocol::DeltaCache`, which the reader keeps
+    /// alike). Per trace: a batch run's trace starts without any.
+    last: Vec<Last>,
+}
+
+/// What the last record of a site held (see [`Trace::last`]).
+#[derive(Default)]
+struct Last {
+    /// The scope of a component, the arguments of a call.
+    bindings: Option<Vec<Captured>>,
+    /// The value of a component.
+    value: Option<Val>,
+    /// The operands of a branch.
+    operands: Option<Vec<Val>>,
 }
 
 /// The sites the current run reached, with their instance counts.
@@ -534,7 +572,7 @@ impl Trace {
         let file = File::create(path)
             .map_err(|e| format!("cannot create the trace file {}: {e}", path.display()))?;
         let mut trace = Trace {
-            out: BufWriter::new(file),
+            out: BufWriter::with_capacity(TRACE_BUFFER, file),
             line: String::new(),
             path: path.to_path_buf(),
             coverage,
@@ -542,6 +580,7 @@ impl Trace {
             events: 0,
             truncated: false,
             failed: false,
+            last: Vec::new(),
         };
         let mode = if coverage { "coverage" } else { "events" };
         trace.write(&Record::Header {
@@ -567,6 +606,68 @@ impl Trace {
         if let Err(e) = result {
             self.fail(e);
         }
+    }
+
+    /// Writes the line `record` appends (an event record of [`wire`]).
+    fn write_with(&mut self, record: impl FnOnce(&mut String)) {
+        if self.failed {
+            return;
+        }
+        self.line.clear();
+        record(&mut self.line);
+        self.line.push('\n');
+        if let Err(e) = self.out.write_all(self.line.as_bytes()) {
+            self.fail(e);
+        }
+    }
+
+    /// What the last record of site `id` held.
+    fn last(&mut self, id: u32) -> &mut Last {
+        let i = id as usize;
+        if self.last.len() <= i {
+            self.last.resize_with(i + 1, Last::default);
+        }
+        &mut self.last[i]
+    }
+
+    /// Writes a component record of site `id`: relative to the site's last one when its
+    /// scope names the same variables, in full otherwise.
+    fn component(
+        &mut self,
+        (id, instance): (u32, u32),
+        value: Val,
+        overridden: bool,
+        scope: Vec<Captured>,
+    ) {
+        let last = self.last(id);
+        let (bindings, previous) = (last.bindings.take(), last.value.take());
+        let old = bindings
+            .as_deref()
+            .filter(|old| wire::same_names(old, &scope))
+            .map(|old| (old, previous.as_ref()));
+        self.write_with(|out| {
+            wire::component(out, (id, instance), (&value, overridden), &scope, old)
+        });
+        let last = self.last(id);
+        (last.bindings, last.value) = (Some(scope), Some(value));
+    }
+
+    /// Writes the entry record of a call of site `id`, as [`Trace::component`] writes a
+    /// scope.
+    fn enter(&mut self, id: u32, args: Vec<Captured>) {
+        let bindings = self.last(id).bindings.take();
+        let old = bindings
+            .as_deref()
+            .filter(|old| wire::same_names(old, &args));
+        self.write_with(|out| wire::enter(out, id, &args, old));
+        self.last(id).bindings = Some(args);
+    }
+
+    /// Writes a branch record of site `id`: relative to the site's last one, if any.
+    fn branch(&mut self, (id, instance): (u32, u32), taken: (bool, bool), operands: Vec<Val>) {
+        let old = self.last(id).operands.take();
+        self.write_with(|out| wire::branch(out, (id, instance), taken, &operands, old.as_deref()));
+        self.last(id).operands = Some(operands);
     }
 
     fn flush(&mut self) {
@@ -668,7 +769,7 @@ impl Recorder {
     }
 
     /// The `End` record of the trace, if there is one: in `coverage` mode under a plan
-    /// (every hook then counts its instances, see [`SITES_ONLY`]), with each reached site's
+    /// (every hook then counts its instances, see [`SITES`]), with each reached site's
     /// instance count.
     fn end_record(&self) -> Option<Record> {
         let trace = self.trace.as_ref()?;
@@ -692,20 +793,26 @@ impl Recorder {
 
     /// Writes an event record, or the `Truncated` marker when the cap is reached.
     fn event(&mut self, record: Record) {
-        let Some(trace) = self.trace.as_ref() else {
-            return;
-        };
+        if let Some(trace) = self.event_trace() {
+            trace.write(&record);
+        }
+    }
+
+    /// The trace the next event record goes to, counted as written; `None` when events are
+    /// not recorded (no trace, `coverage` mode, truncated), after writing the `Truncated`
+    /// marker when this one reaches the cap.
+    fn event_trace(&mut self) -> Option<&mut Trace> {
+        let trace = self.trace.as_ref()?;
         if trace.coverage || trace.truncated {
-            return;
+            return None;
         }
         if trace.events >= trace.max_events {
             self.truncate();
-            return;
+            return None;
         }
-        if let Some(trace) = self.trace.as_mut() {
-            trace.events += 1;
-            trace.write(&record);
-        }
+        let trace = self.trace.as_mut()?;
+        trace.events += 1;
+        Some(trace)
     }
 
     /// Closes the trace's events with the `Truncated` marker: the cap is reached.
@@ -713,7 +820,7 @@ impl Recorder {
     fn truncate(&mut self) {
         RECORDING.store(false, Ordering::Relaxed);
         if self.plan_idle() && !BATCH.load(Ordering::Relaxed) {
-            SITES_ONLY.store(true, Ordering::Relaxed);
+            STATE.store(SITES, Ordering::Release);
         }
         if let Some(trace) = self.trace.as_mut() {
             trace.truncated = true;
@@ -754,8 +861,6 @@ pub(crate) struct TraceSetup {
 /// (the trace file cannot be created) leave the runtime idle.
 pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<(), String> {
     BATCH.store(true, Ordering::Relaxed);
-    // Every batch run's trace declares its sites anew.
-    SITES_ONLY.store(false, Ordering::Relaxed);
     // Whatever the environment says no longer matters: this process is driven run by run.
     INIT.call_once(|| STATE.store(IDLE, Ordering::Release));
     STATE.store(IDLE, Ordering::Release);
@@ -786,6 +891,7 @@ pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<()
     rec.plan = plan;
     rec.trace = trace;
     rec.failure = None;
+    PLAN_IDLE.store(rec.plan_idle(), Ordering::Relaxed);
     drop(rec);
     // A run cut short (fuel, a failed replacement) may have kept an assertion's failure.
     SOFT_FAILURE
@@ -916,43 +1022,76 @@ pub(crate) fn take_coverage() -> crate::protocol::InlineCoverage {
     crate::protocol::InlineCoverage { declared, hits }
 }
 
-fn bindings(values: Vec<(&'static str, Value)>) -> Vec<(String, Value)> {
-    values
-        .into_iter()
-        .map(|(name, v)| (name.to_string(), v))
-        .collect()
-}
-
 /// Active [`crate::__rt::enter`]: whether the `Enter` record was written (and so an `Exit`
 /// is due).
 #[cold]
 #[inline(never)]
-pub(crate) fn enter<F: FnOnce() -> Vec<(&'static str, Value)>>(
-    site: &'static Site,
-    args: F,
-) -> bool {
+pub(crate) fn enter<F: FnOnce() -> Vec<Captured>>(site: &'static Site, args: F) -> bool {
+    match entry_work(site) {
+        Work::Nothing => false,
+        Work::Record => record_enter(site, args()),
+        Work::Plan => record_enter(site, Vec::new()),
+    }
+}
+
+/// What the entry hook of `site` has to do (not generic, as [`work`]; checks the stack):
+/// nothing, record the call with its arguments, or only count it (`Plan`).
+#[inline(never)]
+fn entry_work(site: &'static Site) -> Work {
     if !active() {
         if STATE.load(Ordering::Relaxed) == GUARDED {
             check_stack(site);
         }
-        return false;
+        return Work::Nothing;
     }
     check_stack(site);
     if seen_and_done(site) {
-        return false;
-    }
-    let args = if recording() {
-        bindings(args())
+        Work::Nothing
+    } else if recording() {
+        Work::Record
     } else {
-        Vec::new()
-    };
+        Work::Plan
+    }
+}
+
+/// Declares `site` and writes the `Enter` record of its call (not generic: compiled with the
+/// runtime, optimized, whatever the profile of the instrumented crate): whether it was
+/// written (an `Exit` is then due).
+#[inline(never)]
+fn record_enter(site: &'static Site, args: Vec<Captured>) -> bool {
     let Some(mut rec) = lock() else { return false };
     let id = rec.site(site);
     if !rec.recording() {
         return false;
     }
-    rec.event(Record::Enter { site: id, args });
+    if let Some(trace) = rec.event_trace() {
+        trace.enter(id, args);
+    }
     true
+}
+
+/// What a branch or component hook has to do.
+enum Work {
+    /// Nothing: the runtime is idle, or only collects sites and has seen this one.
+    Nothing,
+    /// Write the event: events are recorded and the plan asks nothing of the hooks.
+    Record,
+    /// Everything else: count the instance, obey the plan, write the event if recorded.
+    Plan,
+}
+
+/// What the hook of `site` has to do: decided out of the generic hooks, which are compiled at
+/// the instrumented crate's level (unoptimized under `cargo test`, where each of these loads
+/// would be two calls).
+#[inline(never)]
+fn work(site: &'static Site) -> Work {
+    if !active() || seen_and_done(site) {
+        Work::Nothing
+    } else if PLAN_IDLE.load(Ordering::Relaxed) && recording() {
+        Work::Record
+    } else {
+        Work::Plan
+    }
 }
 
 /// Active [`crate::__rt::arguments`]: the function's site id and which call of it this is,
@@ -1025,10 +1164,9 @@ pub(crate) fn exit(site: &'static Site) {
     let panicking = std::thread::panicking();
     let Some(mut rec) = lock() else { return };
     let id = rec.site(site);
-    rec.event(Record::Exit {
-        site: id,
-        panicking,
-    });
+    if let Some(trace) = rec.event_trace() {
+        trace.write_with(|out| wire::exit(out, id, panicking));
+    }
 }
 
 /// Active [`crate::__rt::branch`]. A replacement computes the outcome in place of the
@@ -1039,11 +1177,16 @@ pub(crate) fn exit(site: &'static Site) {
 #[inline(never)]
 pub(crate) fn branch<F, S>(site: &'static Site, outcome: bool, operands: F, scope: S) -> bool
 where
-    F: FnOnce() -> Vec<Value>,
-    S: FnOnce() -> Vec<(&'static str, Value)>,
+    F: FnOnce() -> Vec<Val>,
+    S: FnOnce() -> Vec<Captured>,
 {
-    if !active() || seen_and_done(site) {
-        return outcome;
+    match work(site) {
+        Work::Nothing => return outcome,
+        Work::Record => {
+            record_branch(site, outcome, operands());
+            return outcome;
+        }
+        Work::Plan => {}
     }
     run_over_again();
     let mut operands = Some(operands);
@@ -1087,26 +1230,54 @@ where
         };
     }
     let taken = computed != flip;
-    rec.event(Record::Branch {
-        site: id,
-        instance,
-        outcome: taken,
-        flipped: taken != outcome,
-        operands: values.unwrap_or_default(),
-    });
+    write_branch(
+        &mut rec,
+        (id, instance),
+        (taken, taken != outcome),
+        values.unwrap_or_default(),
+    );
     taken
+}
+
+/// A branch instance of `site` when the plan is idle and events are recorded: its event,
+/// outside the generic hook (compiled at the instrumented crate's optimization level,
+/// unoptimized under `cargo test`), with the runtime's.
+#[inline(never)]
+fn record_branch(site: &'static Site, outcome: bool, operands: Vec<Val>) {
+    let Some(mut rec) = lock() else { return };
+    let id = rec.site(site);
+    let instance = rec.state(id).next_instance();
+    write_branch(&mut rec, (id, instance), (outcome, false), operands);
+}
+
+/// Writes a branch record (not generic, see [`record_enter`]).
+#[inline(never)]
+fn write_branch(
+    rec: &mut Recorder,
+    (id, instance): (u32, u32),
+    (outcome, flipped): (bool, bool),
+    operands: Vec<Val>,
+) {
+    if let Some(trace) = rec.event_trace() {
+        trace.branch((id, instance), (outcome, flipped), operands);
+    }
 }
 
 /// Active [`crate::__rt::component`].
 #[cold]
 #[inline(never)]
-pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
+pub(crate) fn component<T, F: FnOnce() -> Vec<Captured>>(
     site: &'static Site,
     value: T,
     scope: F,
 ) -> T {
-    if !active() || seen_and_done(site) {
-        return value;
+    match work(site) {
+        Work::Nothing => return value,
+        Work::Record => {
+            record_component(site, val(&value), scope());
+            return value;
+        }
+        Work::Plan => {}
     }
     run_over_again();
     let mut scope = Some(scope);
@@ -1156,15 +1327,37 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<(&'static str, Value)>>(
     }
     if rec.recording() {
         let recorded = val(&value);
-        rec.event(Record::Component {
-            site: id,
-            instance,
-            value: recorded,
-            overridden,
-            scope: bindings(vars.unwrap_or_default()),
-        });
+        write_component(
+            &mut rec,
+            (id, instance),
+            (recorded, overridden),
+            vars.unwrap_or_default(),
+        );
     }
     value
+}
+
+/// A component instance of `site` when the plan is idle and events are recorded, as
+/// [`record_branch`].
+#[inline(never)]
+fn record_component(site: &'static Site, value: Val, scope: Vec<Captured>) {
+    let Some(mut rec) = lock() else { return };
+    let id = rec.site(site);
+    let instance = rec.state(id).next_instance();
+    write_component(&mut rec, (id, instance), (value, false), scope);
+}
+
+/// Writes a component record (not generic, see [`record_enter`]).
+#[inline(never)]
+fn write_component(
+    rec: &mut Recorder,
+    (id, instance): (u32, u32),
+    (value, overridden): (Val, bool),
+    scope: Vec<Captured>,
+) {
+    if let Some(trace) = rec.event_trace() {
+        trace.component((id, instance), value, overridden, scope);
+    }
 }
 
 /// Active [`crate::__rt::iter`].
@@ -1182,7 +1375,9 @@ pub(crate) fn iter(site: &'static Site) {
         fuel_exit(fuel);
     }
     let instance = rec.state(id).next_instance();
-    rec.event(Record::Iteration { site: id, instance });
+    if let Some(trace) = rec.event_trace() {
+        trace.write_with(|out| wire::iteration(out, id, instance));
+    }
 }
 
 /// Active [`crate::__rt::contract`].
@@ -1195,10 +1390,8 @@ pub(crate) fn contract(site: &'static Site, ok: bool) -> bool {
     let Some(mut rec) = lock() else { return ok };
     let id = rec.site(site);
     let instance = rec.state(id).next_instance();
-    rec.event(Record::Contract {
-        site: id,
-        instance,
-        ok,
-    });
+    if let Some(trace) = rec.event_trace() {
+        trace.write_with(|out| wire::contract(out, id, instance, ok));
+    }
     ok
 }

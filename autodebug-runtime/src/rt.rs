@@ -1,11 +1,12 @@
 //! Hooks called by the code the macros generate. Not a public API: the macros and this
-//! module change together. When neither a trace nor a plan is asked for, every hook is one
-//! relaxed atomic load and a compare, then the original value: no allocation, no lock, and
-//! the closures that describe values are never called. The active path is in `recorder`.
+//! module change together. When neither a trace nor a plan is asked for, every hook is a call
+//! of a function of the runtime (compiled optimized: a relaxed atomic load and a compare),
+//! then the original value: no allocation, no lock, and the closures that describe values
+//! are never called. The active path is in `recorder`.
 
 pub use crate::protocol::{SiteKind, Value};
 use crate::recorder;
-pub use crate::value::val;
+pub use crate::value::{Val, val};
 use std::sync::atomic::AtomicU32;
 
 pub use crate::protocol::CONFIG_EXIT_CODE;
@@ -85,7 +86,7 @@ impl Drop for CallGuard {
 /// Entry of an instrumented function; `args` yields the argument values (called only when
 /// recording).
 #[inline(always)]
-pub fn enter(site: &'static Site, args: impl FnOnce() -> Vec<(&'static str, Value)>) -> CallGuard {
+pub fn enter(site: &'static Site, args: impl FnOnce() -> Vec<(&'static str, Val)>) -> CallGuard {
     let recorded = !recorder::idle() && recorder::enter(site, args);
     CallGuard { site, recorded }
 }
@@ -167,8 +168,8 @@ pub(crate) fn argument_value<T>(v: &Value) -> Result<T, String> {
 pub fn branch(
     site: &'static Site,
     outcome: bool,
-    operands: impl FnOnce() -> Vec<Value>,
-    scope: impl FnOnce() -> Vec<(&'static str, Value)>,
+    operands: impl FnOnce() -> Vec<Val>,
+    scope: impl FnOnce() -> Vec<(&'static str, Val)>,
 ) -> bool {
     if recorder::nothing_to_do(site) {
         return outcome;
@@ -180,13 +181,13 @@ pub fn branch(
 /// evaluation of the operands as the comparison types them: an operand whose type only the
 /// comparison decides (`x == None`) would otherwise be left without one.
 #[inline(always)]
-pub fn eq_operands<A: ?Sized + PartialEq<B>, B: ?Sized>(a: &A, b: &B) -> Vec<Value> {
+pub fn eq_operands<A: ?Sized + PartialEq<B>, B: ?Sized>(a: &A, b: &B) -> Vec<Val> {
     vec![val(a), val(b)]
 }
 
 /// The operands of `a < b`, `a <= b`, `a > b` or `a >= b` (see [`eq_operands`]).
 #[inline(always)]
-pub fn ord_operands<A: ?Sized + PartialOrd<B>, B: ?Sized>(a: &A, b: &B) -> Vec<Value> {
+pub fn ord_operands<A: ?Sized + PartialOrd<B>, B: ?Sized>(a: &A, b: &B) -> Vec<Val> {
     vec![val(a), val(b)]
 }
 
@@ -197,7 +198,7 @@ pub fn ord_operands<A: ?Sized + PartialOrd<B>, B: ?Sized>(a: &A, b: &B) -> Vec<V
 pub fn component<T>(
     site: &'static Site,
     value: T,
-    scope: impl FnOnce() -> Vec<(&'static str, Value)>,
+    scope: impl FnOnce() -> Vec<(&'static str, Val)>,
 ) -> T {
     if recorder::nothing_to_do(site) {
         return value;

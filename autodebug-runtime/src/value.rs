@@ -13,6 +13,12 @@
 //! then known exactly from the name. Everything unknown is `Value::Opaque`, never read.
 //! [`scalar`], [`scalar_type`] and [`from_scalar`] make the same decision for the values a
 //! replacement computes with (`crate::expr`).
+//!
+//! [`val`] captures into a [`Val`], not a [`Value`]: the hooks call it for every variable in
+//! scope at every recorded event, and a `Value` costs an allocation per integer (its type
+//! name as a `String`). A `Val` holds the type names as `&'static str`, a sequence of
+//! integers as one buffer, and floats as their bits; the recorder compares it with what it
+//! wrote last for the same site and writes its JSON (that of the equal `Value`) directly.
 
 use crate::expr::scalar::{Machine, Scalar, Ty};
 use crate::protocol::{MAX_SEQ_LEN, MAX_STR_LEN, Value};
@@ -45,38 +51,280 @@ macro_rules! with_prims {
     };
 }
 
-/// Runs `$mac!(types…)` with every type a sequence may hold: the primitives, `String`, `&str`.
-macro_rules! with_elements {
-    ($mac:ident) => {
-        with_prims!($mac, String, &'static str)
+/// `name` (up to 7 bytes) and its length in one word: the primitives' names compare as
+/// integers, not as strings one by one (`PrimTy::of`, at every captured value).
+const fn pack(name: &[u8]) -> Option<u64> {
+    if name.len() > 7 {
+        return None;
+    }
+    let mut key = (name.len() as u64) << 56;
+    let mut i = 0;
+    while i < name.len() {
+        key |= (name[i] as u64) << (8 * i);
+        i += 1;
+    }
+    Some(key)
+}
+
+/// The key of a primitive's name (`pack` of a name that fits).
+const fn key(name: &str) -> u64 {
+    match pack(name.as_bytes()) {
+        Some(key) => key,
+        None => panic!("a primitive's name has at most 7 bytes"),
+    }
+}
+
+/// Declares [`PrimTy`] over `(variant, type, name as type_name prints it)`.
+macro_rules! prim_types {
+    ($(($variant:ident, $t:ty, $name:literal)),* $(,)?) => {
+        /// A primitive type (a [`Prim`]), known by its name.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        enum PrimTy {
+            $($variant),*
+        }
+
+        impl PrimTy {
+            /// The primitive whose `type_name` is `name`.
+            #[inline]
+            fn of(name: &str) -> Option<PrimTy> {
+                let packed = pack(name.as_bytes())?;
+                $(if packed == const { key($name) } {
+                    return Some(PrimTy::$variant);
+                })*
+                None
+            }
+
+            /// Its `type_name`.
+            fn name(self) -> &'static str {
+                match self {
+                    $(PrimTy::$variant => type_name::<$t>()),*
+                }
+            }
+
+            fn size(self) -> usize {
+                match self {
+                    $(PrimTy::$variant => size_of::<$t>()),*
+                }
+            }
+
+            /// The value at `p`.
+            ///
+            /// # Safety
+            /// `p` points at a live value of this type.
+            unsafe fn read(self, p: *const u8) -> Val {
+                match self {
+                    // SAFETY: the value at `p` is of this type.
+                    $(PrimTy::$variant => unsafe { *p.cast::<$t>() }.val()),*
+                }
+            }
+
+            /// The start and length of the `Vec` of this type at `p`.
+            ///
+            /// # Safety
+            /// `p` points at a live `Vec` of this type.
+            unsafe fn vec_parts(self, p: *const u8) -> (*const u8, usize) {
+                match self {
+                    $(PrimTy::$variant => {
+                        // SAFETY: the value at `p` is a `Vec<$t>`.
+                        let v = unsafe { &*p.cast::<Vec<$t>>() };
+                        (v.as_ptr().cast(), v.len())
+                    })*
+                }
+            }
+
+            /// The start and length of the slice of this type the fat reference at `place`
+            /// points to.
+            ///
+            /// # Safety
+            /// `place` points at a live `&[T]` (or `&mut [T]`) of this type.
+            unsafe fn slice_parts(self, place: *const u8) -> (*const u8, usize) {
+                match self {
+                    $(PrimTy::$variant => {
+                        // SAFETY: the value at `place` is a `&[$t]`.
+                        let s = unsafe { *place.cast::<&[$t]>() };
+                        (s.as_ptr().cast(), s.len())
+                    })*
+                }
+            }
+        }
+
+        #[cfg(test)]
+        #[test]
+        fn primitives_are_known_by_their_type_names() {
+            $(assert_eq!(PrimTy::of(type_name::<$t>()), Some(PrimTy::$variant));)*
+            $(assert_eq!(PrimTy::$variant.name(), type_name::<$t>());)*
+        }
     };
 }
 
-/// The recorded value of `x`: decoded when its type is a primitive, a string, a sequence of
-/// primitives or strings, or a reference to one of these; `Value::Opaque` otherwise.
-pub fn val<T: ?Sized>(x: &T) -> Value {
-    let name = type_name::<T>();
-    let decoded = if size_of::<&T>() == size_of::<&u8>() {
-        // `T` is sized: `x` points at a value of the type `name`.
-        if size_of_named(name) == Some(size_of_val(x)) {
-            // SAFETY: `name` is a type `decode` knows and the size agrees (see the module doc).
-            unsafe { decode(name, (x as *const T).cast::<u8>()) }
+prim_types!(
+    (I8, i8, "i8"),
+    (I16, i16, "i16"),
+    (I32, i32, "i32"),
+    (I64, i64, "i64"),
+    (I128, i128, "i128"),
+    (Isize, isize, "isize"),
+    (U8, u8, "u8"),
+    (U16, u16, "u16"),
+    (U32, u32, "u32"),
+    (U64, u64, "u64"),
+    (U128, u128, "u128"),
+    (Usize, usize, "usize"),
+    (F32, f32, "f32"),
+    (F64, f64, "f64"),
+    (Bool, bool, "bool"),
+    (Char, char, "char"),
+    (Unit, (), "()"),
+);
+
+impl PrimTy {
+    /// Whether a sequence of this type is recorded as [`Val::Ints`]: the integers but `u128`.
+    fn is_small_int(self) -> bool {
+        use PrimTy::*;
+        matches!(
+            self,
+            I8 | I16 | I32 | I64 | I128 | Isize | U8 | U16 | U32 | U64 | Usize
+        )
+    }
+}
+
+/// A value as the hooks capture it: a [`Value`] without its allocations (see the module
+/// doc). Two `Val`s are equal exactly when the `Value`s they stand for are written alike
+/// (floats compare by their bits: `-0.0` is not `0.0`, a NaN equals itself).
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    /// [`Value::Int`].
+    Int { ty: &'static str, v: i128 },
+    /// [`Value::Float`] of an `f32`, by its bits.
+    F32(u32),
+    /// [`Value::Float`] of an `f64`, by its bits.
+    F64(u64),
+    /// [`Value::Bool`].
+    Bool(bool),
+    /// [`Value::Char`].
+    Char(char),
+    /// [`Value::Str`].
+    Str { v: String, truncated: bool },
+    /// A [`Value::Seq`] of [`Value::Int`]s of type `ty` (not `u128`, whose values may not fit
+    /// an `i128`), as the bytes of the elements recorded ([`Val::ints`] reads them): a copy
+    /// and a comparison of memory, whatever the width.
+    Ints {
+        ty: &'static str,
+        bytes: Vec<u8>,
+        len: usize,
+    },
+    /// [`Value::Seq`] of any other elements.
+    Seq { items: Vec<Val>, len: usize },
+    /// [`Value::Unit`].
+    Unit,
+    /// [`Value::Opaque`].
+    Opaque { ty: &'static str },
+}
+
+impl Val {
+    /// The [`Value`] this stands for.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Val::Int { ty, v } => Value::Int {
+                ty: ty.to_string(),
+                v: *v,
+            },
+            Val::F32(bits) => Value::Float {
+                ty: "f32".to_string(),
+                v: f32::from_bits(*bits).to_string(),
+            },
+            Val::F64(bits) => Value::Float {
+                ty: "f64".to_string(),
+                v: f64::from_bits(*bits).to_string(),
+            },
+            Val::Bool(b) => Value::Bool(*b),
+            Val::Char(c) => Value::Char(*c),
+            Val::Str { v, truncated } => Value::Str {
+                v: v.clone(),
+                truncated: *truncated,
+            },
+            Val::Ints { ty, bytes, len } => Value::Seq {
+                items: Val::ints(ty, bytes)
+                    .map(|v| Value::Int {
+                        ty: ty.to_string(),
+                        v,
+                    })
+                    .collect(),
+                len: *len,
+            },
+            Val::Seq { items, len } => Value::Seq {
+                items: items.iter().map(Val::to_value).collect(),
+                len: *len,
+            },
+            Val::Unit => Value::Unit,
+            Val::Opaque { ty } => Value::Opaque { ty: ty.to_string() },
+        }
+    }
+}
+
+impl Val {
+    /// The integers of a [`Val::Ints`] of type `ty` held in `bytes`.
+    pub(crate) fn ints<'b>(ty: &str, bytes: &'b [u8]) -> impl Iterator<Item = i128> + 'b {
+        macro_rules! readers {
+            ($($t:ty),*) => {
+                $(if ty == type_name::<$t>() {
+                    let read: fn(&[u8]) -> i128 = |b| {
+                        <$t>::from_ne_bytes(b.try_into().unwrap_or_default()) as i128
+                    };
+                    (size_of::<$t>(), read)
+                } else)* {
+                    let none: fn(&[u8]) -> i128 = |_| 0;
+                    (1, none)
+                }
+            };
+        }
+        let (width, read) = readers!(i32, usize, i64, u8, u32, u64, i8, i16, u16, isize, i128);
+        bytes.chunks_exact(width).map(read)
+    }
+}
+
+/// The captured value of `x`: decoded when its type is a primitive, a string, a sequence of
+/// primitives or strings, or a reference to one of these; `Val::Opaque` otherwise.
+#[inline]
+pub fn val<T: ?Sized>(x: &T) -> Val {
+    // SAFETY: the place holds `x`, a live `&T` of `size_of::<&T>()` bytes to a value of the
+    // type `type_name::<T>()` that takes `size_of_val(x)` bytes.
+    unsafe {
+        capture(
+            type_name::<T>(),
+            (&x as *const &T).cast::<u8>(),
+            size_of::<&T>(),
+            size_of_val(x),
+        )
+    }
+}
+
+/// [`val`] once its type is known by name: not generic, so compiled with the runtime
+/// (optimized) and not in every instrumented function (unoptimized under `cargo test`).
+///
+/// # Safety
+/// `place` points at a live reference of `ref_size` bytes to a value of the type named
+/// `name`, which takes `size` bytes.
+#[inline(never)]
+unsafe fn capture(name: &'static str, place: *const u8, ref_size: usize, size: usize) -> Val {
+    let decoded = if ref_size == size_of::<&u8>() {
+        // A thin reference: the type is sized, and the reference points at its value.
+        if size_of_named(name) == Some(size) {
+            // SAFETY: the reference at `place` is a thin pointer to a live value of the type
+            // `name`, a type `decode` knows, and the size agrees (see the module doc).
+            unsafe { decode(name, *place.cast::<*const u8>()) }
         } else {
             None
         }
+    } else if unsized_ref_size(name) == Some(ref_size) {
+        // A fat reference to a `str` or `[E]`.
+        // SAFETY: as above, for the reference type `&{name}`.
+        unsafe { decode_unsized_pointee(name, place) }
     } else {
-        // `T` is unsized (`str`, `[E]`): `&x` is a place holding a fat `&T`.
-        let place = (&x as *const &T).cast::<u8>();
-        if unsized_ref_size(name) == Some(size_of::<&T>()) {
-            // SAFETY: as above, for the reference type `&{name}`.
-            unsafe { decode_unsized_pointee(name, place) }
-        } else {
-            None
-        }
+        None
     };
-    decoded.unwrap_or_else(|| Value::Opaque {
-        ty: name.to_string(),
-    })
+    decoded.unwrap_or(Val::Opaque { ty: name })
 }
 
 /// A value of type `T` made from `v`, for a plan's override: integers (when `v` fits),
@@ -208,7 +456,7 @@ unsafe fn cast<S, T>(s: S) -> T {
 trait Prim: Copy {
     /// The type as a [`Scalar`] type (`None` for `()`).
     const SCALAR: Option<Ty>;
-    fn value(self) -> Value;
+    fn val(self) -> Val;
     fn from_value(v: &Value) -> Result<Self, String>;
     fn scalar(self) -> Option<Scalar>;
     fn from_scalar(s: Scalar) -> Option<Self>;
@@ -233,12 +481,12 @@ macro_rules! int_prims {
                     _ => None,
                 }
             }
-            fn value(self) -> Value {
+            fn val(self) -> Val {
                 let ty = type_name::<$t>();
                 match i128::try_from(self) {
-                    Ok(v) => Value::Int { ty: ty.to_string(), v },
+                    Ok(v) => Val::Int { ty, v },
                     // Only a `u128` above `i128::MAX`: `Value::Int` cannot hold it.
-                    Err(_) => Value::Opaque { ty: ty.to_string() },
+                    Err(_) => Val::Opaque { ty },
                 }
             }
             fn from_value(v: &Value) -> Result<Self, String> {
@@ -255,7 +503,7 @@ int_prims!(
 );
 
 macro_rules! float_prims {
-    ($($t:ty: $exact:expr, $scalar:ident),*) => {$(
+    ($($t:ty: $exact:expr, $scalar:ident, $val:ident),*) => {$(
         impl Prim for $t {
             const SCALAR: Option<Ty> = Some(Ty::$scalar);
             fn scalar(self) -> Option<Scalar> {
@@ -267,9 +515,9 @@ macro_rules! float_prims {
                     _ => None,
                 }
             }
-            fn value(self) -> Value {
-                // `Display` of a float is the shortest text that parses back to it.
-                Value::Float { ty: type_name::<$t>().to_string(), v: self.to_string() }
+            fn val(self) -> Val {
+                // Written as its `Display`, the shortest text that parses back to it.
+                Val::$val(self.to_bits())
             }
             fn from_value(v: &Value) -> Result<Self, String> {
                 match v {
@@ -282,7 +530,7 @@ macro_rules! float_prims {
         }
     )*};
 }
-float_prims!(f32: 1 << 24, F32, f64: 1 << 53, F64);
+float_prims!(f32: 1 << 24, F32, F32, f64: 1 << 53, F64, F64);
 
 impl Prim for bool {
     const SCALAR: Option<Ty> = Some(Ty::Bool);
@@ -295,8 +543,8 @@ impl Prim for bool {
             _ => None,
         }
     }
-    fn value(self) -> Value {
-        Value::Bool(self)
+    fn val(self) -> Val {
+        Val::Bool(self)
     }
     fn from_value(v: &Value) -> Result<Self, String> {
         match v {
@@ -317,8 +565,8 @@ impl Prim for char {
             _ => None,
         }
     }
-    fn value(self) -> Value {
-        Value::Char(self)
+    fn val(self) -> Val {
+        Val::Char(self)
     }
     fn from_value(v: &Value) -> Result<Self, String> {
         match v {
@@ -336,8 +584,8 @@ impl Prim for () {
     fn from_scalar(_: Scalar) -> Option<Self> {
         None
     }
-    fn value(self) -> Value {
-        Value::Unit
+    fn val(self) -> Val {
+        Val::Unit
     }
     fn from_value(v: &Value) -> Result<Self, String> {
         match v {
@@ -347,21 +595,27 @@ impl Prim for () {
     }
 }
 
-fn str_value(s: &str) -> Value {
+fn str_value(s: &str) -> Val {
+    // Most strings are short: at most `MAX_STR_LEN` bytes are at most as many characters.
+    if s.len() <= MAX_STR_LEN {
+        return Val::Str {
+            v: s.to_string(),
+            truncated: false,
+        };
+    }
     let mut chars = s.chars();
     let v: String = chars.by_ref().take(MAX_STR_LEN).collect();
-    Value::Str {
+    Val::Str {
         v,
         truncated: chars.next().is_some(),
     }
 }
 
-/// Whether `name` is a type a sequence element may have (see [`with_elements`]).
+/// Whether `name` is a type a sequence element may have: a primitive, `String` or `&str`.
 fn is_element(name: &str) -> bool {
-    macro_rules! arms {
-        ($($t:ty),*) => { $(name == type_name::<$t>())||* };
-    }
-    with_elements!(arms)
+    PrimTy::of(name).is_some()
+        || name == type_name::<String>()
+        || name == type_name::<&'static str>()
 }
 
 /// `E` of `alloc::vec::Vec<E>`.
@@ -395,18 +649,21 @@ fn pointee(name: &str) -> Option<&str> {
 
 /// Size of the sized type `name` when [`decode`] can read it.
 fn size_of_named(name: &str) -> Option<usize> {
-    macro_rules! prim_sizes {
-        ($($t:ty),*) => {$( if name == type_name::<$t>() { return Some(size_of::<$t>()); } )*};
+    if let Some(prim) = PrimTy::of(name) {
+        return Some(prim.size());
     }
-    with_prims!(prim_sizes);
     if name == type_name::<String>() {
         return Some(size_of::<String>());
     }
     if let Some(elem) = vec_element(name) {
+        if PrimTy::of(elem).is_some() {
+            // Every `Vec` is the same size, whatever its element.
+            return Some(size_of::<Vec<u8>>());
+        }
         macro_rules! vec_sizes {
             ($($t:ty),*) => {$( if elem == type_name::<$t>() { return Some(size_of::<Vec<$t>>()); } )*};
         }
-        with_elements!(vec_sizes);
+        vec_sizes!(String, &'static str);
     }
     if let Some((elem, n)) = array_parts(name) {
         return size_of_named(elem)?.checked_mul(n);
@@ -429,21 +686,22 @@ fn unsized_ref_size(pointee: &str) -> Option<usize> {
 /// # Safety
 /// `p` points at a live value whose type's `type_name` is `name`, and `size_of_named(name)`
 /// is `Some` (checked by the caller against the real size).
-unsafe fn decode(name: &str, p: *const u8) -> Option<Value> {
-    macro_rules! prim_arms {
-        ($($t:ty),*) => {$(
-            if name == type_name::<$t>() {
-                // SAFETY: the value at `p` is a `$t`.
-                return Some(unsafe { *p.cast::<$t>() }.value());
-            }
-        )*};
+unsafe fn decode(name: &str, p: *const u8) -> Option<Val> {
+    if let Some(prim) = PrimTy::of(name) {
+        // SAFETY: the value at `p` is of the primitive type `name`.
+        return Some(unsafe { prim.read(p) });
     }
-    with_prims!(prim_arms);
     if name == type_name::<String>() {
         // SAFETY: the value at `p` is a `String`.
         return Some(str_value(unsafe { &*p.cast::<String>() }));
     }
     if let Some(elem) = vec_element(name) {
+        if let Some(prim) = PrimTy::of(elem) {
+            // SAFETY: the value at `p` is a `Vec` of the primitive `elem`.
+            let (start, len) = unsafe { prim.vec_parts(p) };
+            // SAFETY: the buffer holds `len` values of type `elem`.
+            return unsafe { sequence(elem, start, len) };
+        }
         macro_rules! vec_arms {
             ($($t:ty),*) => {$(
                 if elem == type_name::<$t>() {
@@ -454,7 +712,7 @@ unsafe fn decode(name: &str, p: *const u8) -> Option<Value> {
                 }
             )*};
         }
-        with_elements!(vec_arms);
+        vec_arms!(String, &'static str);
         return None;
     }
     if let Some((elem, n)) = array_parts(name) {
@@ -477,12 +735,18 @@ unsafe fn decode(name: &str, p: *const u8) -> Option<Value> {
 /// # Safety
 /// `place` points at a live `&{pointee}` (or `&mut`, same layout), with `unsized_ref_size`
 /// of `pointee` being `Some`.
-unsafe fn decode_unsized_pointee(pointee: &str, place: *const u8) -> Option<Value> {
+unsafe fn decode_unsized_pointee(pointee: &str, place: *const u8) -> Option<Val> {
     if pointee == "str" {
         // SAFETY: the value at `place` is a `&str`.
         return Some(str_value(unsafe { *place.cast::<&str>() }));
     }
     let elem = slice_element(pointee)?;
+    if let Some(prim) = PrimTy::of(elem) {
+        // SAFETY: the value at `place` is a `&[elem]` of the primitive `elem`.
+        let (start, len) = unsafe { prim.slice_parts(place) };
+        // SAFETY: the slice holds `len` values of type `elem`.
+        return unsafe { sequence(elem, start, len) };
+    }
     macro_rules! slice_arms {
         ($($t:ty),*) => {$(
             if elem == type_name::<$t>() {
@@ -493,7 +757,7 @@ unsafe fn decode_unsized_pointee(pointee: &str, place: *const u8) -> Option<Valu
             }
         )*};
     }
-    with_elements!(slice_arms);
+    slice_arms!(String, &'static str);
     None
 }
 
@@ -501,18 +765,35 @@ unsafe fn decode_unsized_pointee(pointee: &str, place: *const u8) -> Option<Valu
 ///
 /// # Safety
 /// `p` points at `len` live values whose type is named `elem`, an element type.
-unsafe fn sequence(elem: &str, p: *const u8, len: usize) -> Option<Value> {
+unsafe fn sequence(elem: &str, p: *const u8, len: usize) -> Option<Val> {
+    let n = len.min(MAX_SEQ_LEN);
+    // Integers (all but `u128`) as their bytes, the element type decided once.
+    if let Some(prim) = PrimTy::of(elem).filter(|p| p.is_small_int()) {
+        // SAFETY: `p` points at `len >= n` live values of the integer type `elem`: every
+        // byte of them is initialized.
+        let bytes = unsafe { std::slice::from_raw_parts(p, n * prim.size()) };
+        return Some(Val::Ints {
+            ty: prim.name(),
+            bytes: bytes.to_vec(),
+            len,
+        });
+    }
     let size = size_of_named(elem)?;
-    let items = (0..len.min(MAX_SEQ_LEN))
+    let items = (0..n)
         // SAFETY: element `i < len` lies `i * size` bytes into the sequence.
         .map(|i| unsafe { decode(elem, p.add(i * size)) })
         .collect::<Option<Vec<_>>>()?;
-    Some(Value::Seq { items, len })
+    Some(Val::Seq { items, len })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What [`val`] captures, as the trace holds it.
+    fn value_of<T: ?Sized>(x: &T) -> Value {
+        val(x).to_value()
+    }
 
     fn int(ty: &str, v: i128) -> Value {
         Value::Int {
@@ -539,71 +820,71 @@ mod tests {
 
     #[test]
     fn integers() {
-        assert_eq!(val(&-5i8), int("i8", -5));
-        assert_eq!(val(&-300i16), int("i16", -300));
-        assert_eq!(val(&i32::MIN), int("i32", i32::MIN as i128));
-        assert_eq!(val(&i64::MAX), int("i64", i64::MAX as i128));
-        assert_eq!(val(&i128::MIN), int("i128", i128::MIN));
-        assert_eq!(val(&-7isize), int("isize", -7));
-        assert_eq!(val(&255u8), int("u8", 255));
-        assert_eq!(val(&65535u16), int("u16", 65535));
-        assert_eq!(val(&u32::MAX), int("u32", u32::MAX as i128));
-        assert_eq!(val(&u64::MAX), int("u64", u64::MAX as i128));
-        assert_eq!(val(&(i128::MAX as u128)), int("u128", i128::MAX));
-        assert_eq!(val(&u128::MAX), opaque("u128"));
-        assert_eq!(val(&usize::MAX), int("usize", usize::MAX as i128));
+        assert_eq!(value_of(&-5i8), int("i8", -5));
+        assert_eq!(value_of(&-300i16), int("i16", -300));
+        assert_eq!(value_of(&i32::MIN), int("i32", i32::MIN as i128));
+        assert_eq!(value_of(&i64::MAX), int("i64", i64::MAX as i128));
+        assert_eq!(value_of(&i128::MIN), int("i128", i128::MIN));
+        assert_eq!(value_of(&-7isize), int("isize", -7));
+        assert_eq!(value_of(&255u8), int("u8", 255));
+        assert_eq!(value_of(&65535u16), int("u16", 65535));
+        assert_eq!(value_of(&u32::MAX), int("u32", u32::MAX as i128));
+        assert_eq!(value_of(&u64::MAX), int("u64", u64::MAX as i128));
+        assert_eq!(value_of(&(i128::MAX as u128)), int("u128", i128::MAX));
+        assert_eq!(value_of(&u128::MAX), opaque("u128"));
+        assert_eq!(value_of(&usize::MAX), int("usize", usize::MAX as i128));
         // An unsuffixed literal is whatever inference made it, here the default `i32`.
         let mut acc = 0;
         acc += 2;
-        assert_eq!(val(&acc), int("i32", 2));
+        assert_eq!(value_of(&acc), int("i32", 2));
     }
 
     #[test]
     fn floats_bools_chars_unit() {
         assert_eq!(
-            val(&0.1f64),
+            value_of(&0.1f64),
             Value::Float {
                 ty: "f64".into(),
                 v: "0.1".into()
             }
         );
         assert_eq!(
-            val(&1.5f32),
+            value_of(&1.5f32),
             Value::Float {
                 ty: "f32".into(),
                 v: "1.5".into()
             }
         );
         assert_eq!(
-            val(&f64::NAN),
+            value_of(&f64::NAN),
             Value::Float {
                 ty: "f64".into(),
                 v: "NaN".into()
             }
         );
         assert_eq!(
-            val(&f32::NEG_INFINITY),
+            value_of(&f32::NEG_INFINITY),
             Value::Float {
                 ty: "f32".into(),
                 v: "-inf".into()
             }
         );
-        assert_eq!(val(&true), Value::Bool(true));
-        assert_eq!(val(&'é'), Value::Char('é'));
-        assert_eq!(val(&()), Value::Unit);
+        assert_eq!(value_of(&true), Value::Bool(true));
+        assert_eq!(value_of(&'é'), Value::Char('é'));
+        assert_eq!(value_of(&()), Value::Unit);
     }
 
     #[test]
     fn strings() {
-        assert_eq!(val("abc"), s("abc"));
-        assert_eq!(val(&"abc"), s("abc"));
-        assert_eq!(val(&String::from("xyz")), s("xyz"));
+        assert_eq!(value_of("abc"), s("abc"));
+        assert_eq!(value_of(&"abc"), s("abc"));
+        assert_eq!(value_of(&String::from("xyz")), s("xyz"));
         let mut owned = String::from("mut");
-        assert_eq!(val(&owned.as_mut_str()), s("mut"));
-        assert_eq!(val(&&&"deep"), s("deep"));
+        assert_eq!(value_of(&owned.as_mut_str()), s("mut"));
+        assert_eq!(value_of(&&&"deep"), s("deep"));
         let long = "é".repeat(MAX_STR_LEN + 3);
         assert_eq!(
-            val(&long),
+            value_of(&long),
             Value::Str {
                 v: "é".repeat(MAX_STR_LEN),
                 truncated: true
@@ -611,7 +892,7 @@ mod tests {
         );
         let exact = "a".repeat(MAX_STR_LEN);
         assert_eq!(
-            val(&exact),
+            value_of(&exact),
             Value::Str {
                 v: exact.clone(),
                 truncated: false
@@ -623,32 +904,32 @@ mod tests {
     fn sequences() {
         let v = vec![1i32, -2, 3];
         let expected = seq(vec![int("i32", 1), int("i32", -2), int("i32", 3)]);
-        assert_eq!(val(&v), expected);
-        assert_eq!(val(&&v), expected);
-        assert_eq!(val(&v[..]), expected);
-        assert_eq!(val(&&v[..]), expected);
-        assert_eq!(val(&[1i32, -2, 3]), expected);
-        assert_eq!(val(&&[1i32, -2, 3]), expected);
+        assert_eq!(value_of(&v), expected);
+        assert_eq!(value_of(&&v), expected);
+        assert_eq!(value_of(&v[..]), expected);
+        assert_eq!(value_of(&&v[..]), expected);
+        assert_eq!(value_of(&[1i32, -2, 3]), expected);
+        assert_eq!(value_of(&&[1i32, -2, 3]), expected);
         let mut m = [1i32, -2, 3];
-        assert_eq!(val(&&mut m[..]), expected);
-        assert_eq!(val(&&mut m), expected);
-        assert_eq!(val(&Vec::<u64>::new()), seq(vec![]));
-        assert_eq!(val(&[(); 2]), seq(vec![Value::Unit, Value::Unit]));
+        assert_eq!(value_of(&&mut m[..]), expected);
+        assert_eq!(value_of(&&mut m), expected);
+        assert_eq!(value_of(&Vec::<u64>::new()), seq(vec![]));
+        assert_eq!(value_of(&[(); 2]), seq(vec![Value::Unit, Value::Unit]));
         assert_eq!(
-            val(&vec![true, false]),
+            value_of(&vec![true, false]),
             seq(vec![Value::Bool(true), Value::Bool(false)])
         );
-        assert_eq!(val(&vec!["a", "b"]), seq(vec![s("a"), s("b")]));
-        assert_eq!(val(&[String::from("c")]), seq(vec![s("c")]));
+        assert_eq!(value_of(&vec!["a", "b"]), seq(vec![s("a"), s("b")]));
+        assert_eq!(value_of(&[String::from("c")]), seq(vec![s("c")]));
         assert_eq!(
-            val(&vec![0.5f64]),
+            value_of(&vec![0.5f64]),
             seq(vec![Value::Float {
                 ty: "f64".into(),
                 v: "0.5".into()
             }])
         );
         let big: Vec<u8> = (0..200).collect();
-        match val(&big) {
+        match value_of(&big) {
             Value::Seq { items, len } => {
                 assert_eq!(len, 200);
                 assert_eq!(items.len(), MAX_SEQ_LEN);
@@ -661,26 +942,26 @@ mod tests {
     #[test]
     fn references_to_primitives() {
         let mut x = 41u16;
-        assert_eq!(val(&&x), int("u16", 41));
-        assert_eq!(val(&&&x), int("u16", 41));
-        assert_eq!(val(&&mut x), int("u16", 41));
+        assert_eq!(value_of(&&x), int("u16", 41));
+        assert_eq!(value_of(&&&x), int("u16", 41));
+        assert_eq!(value_of(&&mut x), int("u16", 41));
         x += 1;
-        assert_eq!(val(&&mut &x), int("u16", 42));
+        assert_eq!(value_of(&&mut &x), int("u16", 42));
     }
 
     #[test]
     fn everything_else_is_opaque() {
-        assert_eq!(val(&Some(1)), opaque("core::option::Option<i32>"));
-        assert_eq!(val(&(1, 2)), opaque("(i32, i32)"));
-        assert_eq!(val(&Box::new(1)), opaque("alloc::boxed::Box<i32>"));
+        assert_eq!(value_of(&Some(1)), opaque("core::option::Option<i32>"));
+        assert_eq!(value_of(&(1, 2)), opaque("(i32, i32)"));
+        assert_eq!(value_of(&Box::new(1)), opaque("alloc::boxed::Box<i32>"));
         assert_eq!(
-            val(&vec![vec![1u8]]),
+            value_of(&vec![vec![1u8]]),
             opaque("alloc::vec::Vec<alloc::vec::Vec<u8>>")
         );
-        assert_eq!(val(&[[1u8; 2]; 2]), opaque("[[u8; 2]; 2]"));
+        assert_eq!(value_of(&[[1u8; 2]; 2]), opaque("[[u8; 2]; 2]"));
         let d: &dyn std::fmt::Debug = &1;
-        assert_eq!(val(&d), opaque("&dyn core::fmt::Debug"));
-        assert_eq!(val(d), opaque("dyn core::fmt::Debug"));
+        assert_eq!(value_of(&d), opaque("&dyn core::fmt::Debug"));
+        assert_eq!(value_of(d), opaque("dyn core::fmt::Debug"));
     }
 
     /// User types named like primitives are printed with their path and never reinterpreted.
@@ -699,23 +980,23 @@ mod tests {
             Value::Opaque { ty } => ty,
             other => panic!("decoded a user type: {other:?}"),
         };
-        assert!(name(val(&lookalikes::u8)).ends_with("::lookalikes::u8"));
+        assert!(name(value_of(&lookalikes::u8)).ends_with("::lookalikes::u8"));
         let fake = lookalikes::i32([
             lookalikes::u8,
             lookalikes::u8,
             lookalikes::u8,
             lookalikes::u8,
         ]);
-        assert!(name(val(&fake)).ends_with("::lookalikes::i32"));
-        assert!(name(val(&lookalikes::str)).ends_with("::lookalikes::str"));
-        assert!(name(val(&&lookalikes::str)).ends_with("::lookalikes::str"));
+        assert!(name(value_of(&fake)).ends_with("::lookalikes::i32"));
+        assert!(name(value_of(&lookalikes::str)).ends_with("::lookalikes::str"));
+        assert!(name(value_of(&&lookalikes::str)).ends_with("::lookalikes::str"));
         let fake = lookalikes::String("x".into());
-        assert!(name(val(&fake)).ends_with("::lookalikes::String"));
+        assert!(name(value_of(&fake)).ends_with("::lookalikes::String"));
         let fake = lookalikes::Vec(vec![1i32]);
-        assert!(name(val(&fake)).ends_with("::lookalikes::Vec<i32>"));
+        assert!(name(value_of(&fake)).ends_with("::lookalikes::Vec<i32>"));
         let fakes = vec![lookalikes::u8];
-        assert!(name(val(&fakes)).ends_with("::lookalikes::u8>"));
-        assert!(name(val(&[lookalikes::u8][..])).ends_with("::lookalikes::u8]"));
+        assert!(name(value_of(&fakes)).ends_with("::lookalikes::u8>"));
+        assert!(name(value_of(&[lookalikes::u8][..])).ends_with("::lookalikes::u8]"));
         assert!(from_value::<lookalikes::u8>(&int("u8", 1)).is_err());
         assert!(from_value::<lookalikes::str>(&s("x")).is_err());
     }
@@ -849,10 +1130,10 @@ mod tests {
     #[test]
     fn values_round_trip_through_overrides() {
         let x = -123_456_789i64;
-        assert_eq!(from_value::<i64>(&val(&x)), Ok(x));
+        assert_eq!(from_value::<i64>(&value_of(&x)), Ok(x));
         let f = std::f64::consts::PI;
-        assert_eq!(from_value::<f64>(&val(&f)), Ok(f));
+        assert_eq!(from_value::<f64>(&value_of(&f)), Ok(f));
         let g = 1.0e-40f32;
-        assert_eq!(from_value::<f32>(&val(&g)), Ok(g));
+        assert_eq!(from_value::<f32>(&value_of(&g)), Ok(g));
     }
 }

@@ -77,6 +77,7 @@ fn run(arguments: Vec<Argument>) -> (String, Vec<Record>) {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    let records = autodebug_runtime::protocol::restore_deltas(records).unwrap();
     (result, records)
 }
 

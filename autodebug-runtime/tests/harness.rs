@@ -208,12 +208,14 @@ mod checks {
         (out.status.code().unwrap(), read_trace(&trace))
     }
 
+    /// The records of a trace, its deltas restored.
     fn read_trace(path: &Path) -> Vec<Record> {
-        std::fs::read_to_string(path)
+        let records = std::fs::read_to_string(path)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+            .collect();
+        autodebug_runtime::protocol::restore_deltas(records).unwrap()
     }
 
     /// A batch of `plans` against `name`: (exit status, results, traces).

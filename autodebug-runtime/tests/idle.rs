@@ -4,7 +4,7 @@
 //! re-runs itself in a child with the `AUTODEBUG_*` variables removed, so the runtime's
 //! one-time read of the environment sees them unset whatever the caller's environment.
 
-use autodebug_runtime::__rt::{self as rt, Site, SiteKind, Value};
+use autodebug_runtime::__rt::{self as rt, Site, SiteKind, Val};
 use autodebug_runtime::protocol::{ENV_MAX_EVENTS, ENV_PLAN, ENV_TRACE, ENV_TRACE_MODE};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -52,11 +52,11 @@ static LET: Site = Site::new(file!(), 3, 1, 3, 2, SiteKind::Let, "v", "idle::f")
 static LOOP: Site = Site::new(file!(), 4, 1, 4, 2, SiteKind::Loop, "for", "idle::f");
 static REQ: Site = Site::new(file!(), 5, 1, 5, 2, SiteKind::Requires, "ok", "idle::f");
 
-fn never_bindings() -> Vec<(&'static str, Value)> {
+fn never_bindings() -> Vec<(&'static str, Val)> {
     panic!("an idle hook called a closure")
 }
 
-fn never_values() -> Vec<Value> {
+fn never_values() -> Vec<Val> {
     panic!("an idle hook called a closure")
 }
 

@@ -58,6 +58,7 @@ fn run(plan: Option<&Plan>) -> (String, Vec<Record>) {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    let records = autodebug_runtime::protocol::restore_deltas(records).unwrap();
     (result, records)
 }
 

@@ -200,12 +200,14 @@ mod checks {
         cmd
     }
 
+    /// The records of a trace, its deltas restored.
     fn read_trace(path: &Path) -> Vec<Record> {
-        std::fs::read_to_string(path)
+        let records = std::fs::read_to_string(path)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+            .collect();
+        autodebug_runtime::protocol::restore_deltas(records).unwrap()
     }
 
     /// A run of test `name` in a process of its own, under `plan`.

@@ -119,8 +119,11 @@ fn int(v: i128) -> Value {
 
 struct Run {
     code: Option<i32>,
-    /// `None` when no trace file was written.
+    /// The records as a reader sees them, deltas restored; `None` when no trace file
+    /// was written.
     records: Option<Vec<Record>>,
+    /// The records as written.
+    raw: Option<Vec<Record>>,
     stdout: String,
     stderr: String,
 }
@@ -255,9 +258,13 @@ impl Child<'_> {
         }
         cmd.envs(self.env);
         let out = cmd.output().unwrap();
+        let raw = read_trace(&trace);
         Run {
             code: out.status.code(),
-            records: read_trace(&trace),
+            records: raw
+                .clone()
+                .map(|r| autodebug_runtime::protocol::restore_deltas(r).unwrap()),
+            raw,
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
@@ -412,6 +419,142 @@ fn records_sites_and_events() {
             events: events as u64,
             hits: vec![]
         })
+    );
+}
+
+/// Sums the first `n` elements of `xs` (a scope with a slice that stays and a counter and an
+/// accumulator that change).
+fn prefix_sum(xs: &[i32], n: usize) -> i32 {
+    let fn_site = site!(prefix_sum, Fn, "prefix_sum"); // @prefix_fn
+    let _guard = rt::enter(fn_site, || vec![("xs", rt::val(&xs)), ("n", rt::val(&n))]);
+    let mut s = 0;
+    for i in 0..n {
+        let add_site = site!(prefix_sum, Compound, "xs[i]"); // @prefix_add
+        let scope = || {
+            vec![
+                ("xs", rt::val(&xs)),
+                ("n", rt::val(&n)),
+                ("i", rt::val(&i)),
+                ("s", rt::val(&s)),
+            ]
+        };
+        s = rt::component(add_site, s + xs[i], scope);
+    }
+    s
+}
+
+#[test]
+fn scopes_are_written_as_changes() {
+    if in_child() {
+        println!("RESULT={}", prefix_sum(&[5, 0, 7], 3));
+        println!("RESULT={}", prefix_sum(&[5, 0, 7], 2));
+        return;
+    }
+    let run = Child {
+        trace: true,
+        ..Child::default()
+    }
+    .run("scopes_are_written_as_changes");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.results(), ["12", "5"]);
+    let usize = |v: i128| Value::Int {
+        ty: "usize".into(),
+        v,
+    };
+    let xs = Value::Seq {
+        items: vec![int(5), int(0), int(7)],
+        len: 3,
+    };
+    // As written: the first record of each site whole, then only what changed, by index
+    // (`xs` never; `n` at the second call; `s` not when `xs[i]` is 0), an integer in place
+    // of one of its type as its number.
+    let written: Vec<String> = run
+        .raw
+        .as_deref()
+        .unwrap()
+        .iter()
+        .filter_map(|r| match r {
+            Record::Enter { args, .. } => Some(format!("enter {args:?}")),
+            Record::EnterDelta { changed, .. } => Some(format!("enter delta {changed:?}")),
+            Record::Component { value, scope, .. } => {
+                Some(format!("component {value:?} {scope:?}"))
+            }
+            Record::ComponentDelta { value, changed, .. } => {
+                Some(format!("component delta {value:?} {changed:?}"))
+            }
+            _ => None,
+        })
+        .collect();
+    let bindings = |b: &[(&str, Value)]| -> Vec<(String, Value)> {
+        b.iter().map(|(n, v)| (n.to_string(), v.clone())).collect()
+    };
+    use autodebug_runtime::protocol::DeltaValue::Int;
+    assert_eq!(
+        written,
+        [
+            format!(
+                "enter {:?}",
+                bindings(&[("xs", xs.clone()), ("n", usize(3))])
+            ),
+            format!(
+                "component {:?} {:?}",
+                int(5),
+                bindings(&[
+                    ("xs", xs.clone()),
+                    ("n", usize(3)),
+                    ("i", usize(0)),
+                    ("s", int(0))
+                ])
+            ),
+            format!(
+                "component delta {:?} {:?}",
+                Int(5),
+                [(2, Int(1)), (3, Int(5))]
+            ),
+            format!("component delta {:?} {:?}", Int(12), [(2, Int(2))]),
+            format!("enter delta {:?}", [(1, Int(2))]),
+            format!(
+                "component delta {:?} {:?}",
+                Int(5),
+                [(1, Int(2)), (2, Int(0)), (3, Int(0))]
+            ),
+            format!(
+                "component delta {:?} {:?}",
+                Int(5),
+                [(2, Int(1)), (3, Int(5))]
+            ),
+        ]
+    );
+    // As read: every scope whole.
+    let scopes: Vec<Vec<(String, Value)>> = run
+        .records()
+        .iter()
+        .filter_map(|r| match r {
+            Record::Enter { args, .. } => Some(args.clone()),
+            Record::Component { scope, .. } => Some(scope.clone()),
+            Record::EnterDelta { .. } | Record::ComponentDelta { .. } => panic!("{r:?}"),
+            _ => None,
+        })
+        .collect();
+    let scope = |n, i, s| {
+        bindings(&[
+            ("xs", xs.clone()),
+            ("n", usize(n)),
+            ("i", usize(i)),
+            ("s", int(s)),
+        ])
+    };
+    assert_eq!(
+        scopes,
+        [
+            bindings(&[("xs", xs.clone()), ("n", usize(3))]),
+            scope(3, 0, 0),
+            scope(3, 1, 5),
+            scope(3, 2, 5),
+            bindings(&[("xs", xs.clone()), ("n", usize(2))]),
+            scope(2, 0, 0),
+            scope(2, 1, 5),
+        ]
     );
 }
 
@@ -858,11 +1001,41 @@ fn threads_share_one_trace() {
     assert_eq!(run.results(), ["240"]);
     let sites = run.sites();
     assert_eq!(sites.len(), 6, "each site declared once");
-    let if_id = *sites
-        .iter()
-        .find(|(_, s)| s.kind == SiteKind::If)
-        .unwrap()
-        .0;
+    let id = |kind| *sites.iter().find(|(_, s)| s.kind == kind).unwrap().0;
+    let if_id = id(SiteKind::If);
+    // The threads' scopes of `s += x` interleave in one cache; restored in file order, each
+    // is one a call of `sum_positive(&[1, 2, 3])` has: (0, 1), (1, 2) or (3, 3), summing
+    // to the recorded value.
+    let add_id = id(SiteKind::Compound);
+    let raw = run.raw.as_deref().unwrap();
+    assert!(
+        raw.iter()
+            .any(|r| matches!(r, Record::ComponentDelta { site, .. } if *site == add_id))
+    );
+    let mut adds = 0;
+    for r in run.records() {
+        let Record::Component {
+            site, value, scope, ..
+        } = r
+        else {
+            continue;
+        };
+        if *site != add_id {
+            continue;
+        }
+        adds += 1;
+        let [
+            (s_name, Value::Int { v: s, .. }),
+            (x_name, Value::Int { v: x, .. }),
+        ] = &scope[..]
+        else {
+            panic!("scope {scope:?}")
+        };
+        assert_eq!((s_name.as_str(), x_name.as_str()), ("s", "x"));
+        assert!([(0, 1), (1, 2), (3, 3)].contains(&(*s, *x)), "{scope:?}");
+        assert_eq!(value, &int(s + x));
+    }
+    assert_eq!(adds, 120);
     let mut instances: Vec<u32> = run
         .records()
         .iter()

@@ -6,11 +6,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-use autodebug_runtime::protocol::{self, Record, SiteInfo, SiteKey};
+use anyhow::{Context, Result, bail};
+use autodebug_runtime::protocol::{self, DeltaCache, Record, SiteInfo, SiteKey};
 use serde::Serialize;
 
 use crate::model::{Outcome, Role, TestId};
+
+/// Version of the files the tool writes from traces (`traces/*.json`, `coverage.json`). Their
+/// events are whole records (no deltas: [`RawTrace::read`] restores them), so they
+/// stay at 1 while the raw stream ([`protocol::TRACE_VERSION`]) moves on.
+pub const STORED_VERSION: u32 = 1;
 
 /// The sites a test reached, by identity.
 pub type Coverage = BTreeMap<SiteKey, SiteInfo>;
@@ -81,22 +86,38 @@ impl RawTrace {
         )
     }
 
-    /// Reads a raw trace file.
+    /// Reads a raw trace file, its deltas restored: every `Component`, `Enter` and `Branch`
+    /// event is whole (the scope, the arguments, the operands), as the rest of the tool
+    /// expects. A trace of a
+    /// version this tool does not know is an error (the instrumented crate's runtime is
+    /// newer than the tool).
     pub fn read(path: &Path) -> Result<RawTrace> {
         let file = std::fs::File::open(path)
             .with_context(|| format!("could not open trace {}", path.display()))?;
         let mut trace = RawTrace::default();
+        let mut scopes = DeltaCache::default();
         for line in BufReader::new(file).lines() {
             let line = line.with_context(|| format!("could not read trace {}", path.display()))?;
             if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Record>(&line) {
-                Ok(Record::Header { mode, .. }) => trace.coverage = mode == "coverage",
-                Ok(Record::Site { id, site }) => {
+            match serde_json::from_str::<Record>(&line).map(|r| scopes.restore(r)) {
+                Ok(Ok(Record::Header { version, mode, .. })) => {
+                    if !(1..=protocol::TRACE_VERSION).contains(&version) {
+                        bail!(
+                            "trace {} has version {version}; this cargo-autodebug reads \
+                             versions 1 to {} (is the crate's autodebug-runtime newer than \
+                             the tool?)",
+                            path.display(),
+                            protocol::TRACE_VERSION
+                        );
+                    }
+                    trace.coverage = mode == "coverage";
+                }
+                Ok(Ok(Record::Site { id, site })) => {
                     trace.sites.insert(id, site);
                 }
-                Ok(record) => {
+                Ok(Ok(record)) => {
                     match &record {
                         Record::Truncated { .. } => trace.truncated = true,
                         Record::End { hits, .. } => {
@@ -107,7 +128,8 @@ impl RawTrace {
                     }
                     trace.events.push(record);
                 }
-                Err(_) => trace.unreadable_lines += 1,
+                // A torn last line, or a delta whose earlier record was unreadable.
+                Ok(Err(_)) | Err(_) => trace.unreadable_lines += 1,
             }
         }
         Ok(trace)
@@ -255,7 +277,7 @@ pub fn spectrum<'a>(
         .map(|(i, k)| (*k, i as u32 + 1))
         .collect();
     SpectrumFile {
-        version: protocol::TRACE_VERSION,
+        version: STORED_VERSION,
         sites: table
             .iter()
             .map(|(key, site)| StoredSite {
@@ -302,7 +324,7 @@ pub fn passing_tests_to_record<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use autodebug_runtime::protocol::SiteKind;
+    use autodebug_runtime::protocol::{SiteKind, Value};
 
     fn key(line: u32) -> SiteKey {
         SiteKey {
@@ -382,6 +404,166 @@ mod tests {
             ),
             ("failed", &[2, 3][..])
         );
+    }
+
+    fn int(v: i128) -> Value {
+        Value::Int {
+            ty: "i32".into(),
+            v,
+        }
+    }
+
+    fn lines(records: &[Record]) -> String {
+        let lines: Vec<String> = records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap())
+            .collect();
+        lines.join("\n")
+    }
+
+    fn header(version: u32) -> Record {
+        Record::Header {
+            version,
+            mode: "events".into(),
+            pid: 1,
+        }
+    }
+
+    #[test]
+    fn deltas_read_back_as_whole_records() {
+        use protocol::DeltaValue::{Full, Int};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let text = |v: &str| Value::Str {
+            v: v.into(),
+            truncated: false,
+        };
+        let byte = |v: i128| Value::Int { ty: "u8".into(), v };
+        let scope = |a: Value, b: i128, c: Value| -> Vec<(String, Value)> {
+            vec![("a".into(), a), ("b".into(), int(b)), ("c".into(), c)]
+        };
+        let component = |site, instance, value, scope| Record::Component {
+            site,
+            instance,
+            value,
+            overridden: false,
+            scope,
+        };
+        let delta = |site, instance, value, changed| Record::ComponentDelta {
+            site,
+            instance,
+            value,
+            overridden: false,
+            changed,
+        };
+        let branch = |instance, operands| Record::Branch {
+            site: 3,
+            instance,
+            outcome: true,
+            flipped: false,
+            operands,
+        };
+        let branch_delta = |instance, operands| Record::BranchDelta {
+            site: 3,
+            instance,
+            outcome: true,
+            flipped: false,
+            operands,
+        };
+        let args = |x: i128| vec![("xs".to_string(), int(x)), ("n".to_string(), int(7))];
+        let written = [
+            header(protocol::TRACE_VERSION),
+            Record::Site {
+                id: 1,
+                site: site(3),
+            },
+            Record::Site {
+                id: 2,
+                site: site(4),
+            },
+            Record::Site {
+                id: 3,
+                site: site(5),
+            },
+            Record::Enter {
+                site: 1,
+                args: args(1),
+            },
+            component(2, 0, int(0), scope(int(1), 2, text("x"))),
+            // Only `b` changes (a number standing for an `i32`, as the value), then nothing,
+            // then `a` and `c`, `a` to a value of another type.
+            delta(2, 1, Int(10), vec![(1, Int(20))]),
+            delta(2, 2, Int(20), vec![]),
+            Record::EnterDelta {
+                site: 1,
+                changed: vec![(0, Int(5))],
+            },
+            delta(
+                2,
+                3,
+                Full(byte(1)),
+                vec![(0, Full(byte(9))), (2, Full(text("y")))],
+            ),
+            // A number stands for a value of the type of the one it replaces, now `u8`.
+            delta(2, 4, Int(2), vec![(0, Int(8))]),
+            branch(0, vec![int(1), byte(2)]),
+            branch_delta(1, vec![Int(-1), Full(Value::Unit)]),
+            // A scope naming other variables is written whole, and later deltas build on it.
+            component(2, 5, int(0), vec![("z".into(), int(0))]),
+            delta(2, 6, Int(1), vec![(0, Int(-1))]),
+            // Unrestorable: a delta of a site with nothing before it, of a binding out of
+            // range, a number in place of a string or of nothing.
+            delta(9, 0, Int(0), vec![]),
+            delta(2, 7, Int(0), vec![(1, Int(0))]),
+            branch_delta(2, vec![Int(3), Int(4)]),
+            branch_delta(3, vec![Int(3), Full(Value::Unit), Int(4)]),
+            Record::End {
+                events: 10,
+                hits: vec![],
+            },
+        ];
+        std::fs::write(&path, lines(&written)).unwrap();
+        let trace = RawTrace::read(&path).unwrap();
+        assert_eq!(trace.unreadable_lines, 4);
+        assert!(trace.complete);
+        assert_eq!(
+            trace.events,
+            [
+                Record::Enter {
+                    site: 1,
+                    args: args(1)
+                },
+                component(2, 0, int(0), scope(int(1), 2, text("x"))),
+                component(2, 1, int(10), scope(int(1), 20, text("x"))),
+                component(2, 2, int(20), scope(int(1), 20, text("x"))),
+                Record::Enter {
+                    site: 1,
+                    args: args(5)
+                },
+                component(2, 3, byte(1), scope(byte(9), 20, text("y"))),
+                component(2, 4, byte(2), scope(byte(8), 20, text("y"))),
+                branch(0, vec![int(1), byte(2)]),
+                branch(1, vec![int(-1), Value::Unit]),
+                component(2, 5, int(0), vec![("z".into(), int(0))]),
+                component(2, 6, int(1), vec![("z".into(), int(-1))]),
+                Record::End {
+                    events: 10,
+                    hits: vec![]
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_trace_of_an_unknown_version_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, lines(&[header(protocol::TRACE_VERSION + 1)])).unwrap();
+        let error = RawTrace::read(&path).unwrap_err().to_string();
+        assert!(error.contains("has version 3"), "{error}");
+        // Version 1, without deltas, reads as before.
+        std::fs::write(&path, lines(&[header(1)])).unwrap();
+        assert!(RawTrace::read(&path).is_ok());
     }
 
     #[test]

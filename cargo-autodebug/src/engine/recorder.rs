@@ -150,7 +150,7 @@ impl Recorder<'_> {
             .user_columns
             .and_then(|columns| events_to_user(&raw.events, columns));
         let stored = StoredTrace {
-            version: protocol::TRACE_VERSION,
+            version: crate::trace::STORED_VERSION,
             test,
             role,
             outcome: user_outcome.as_ref().unwrap_or(&result.outcome),
