@@ -216,8 +216,10 @@ fn child<Q: DeserializeOwned, A: Serialize>(
     };
     // SAFETY: a plain system call on a valid struct.
     unsafe { libc::setrlimit(libc::RLIMIT_AS, &rlimit) };
-    // A panic here must not print through a lock another thread of the parent held.
-    std::panic::set_hook(Box::new(|_| {}));
+    {
+        use std::os::fd::AsRawFd;
+        keep_only_fds([questions.as_raw_fd(), answers.as_raw_fd()]);
+    }
     let mut reader = BufReader::new(questions);
     let mut line = String::new();
     let code = loop {
@@ -243,6 +245,35 @@ fn child<Q: DeserializeOwned, A: Serialize>(
     };
     // SAFETY: ends the child without running the parent's exit handlers or destructors.
     unsafe { libc::_exit(code) }
+}
+
+/// Closes every file descriptor of the child but `keep` and standard input and output, and
+/// points standard error at `/dev/null`: the child holds none of the tool's files, locks
+/// (a lock file's descriptor keeps its lock while any copy is open) or other workers' pipes,
+/// and a panic in it prints nowhere. Only system calls: nothing here takes a lock another
+/// thread of the parent may have held when it forked (setting a panic hook would).
+fn keep_only_fds(mut keep: [std::os::fd::RawFd; 2]) {
+    keep.sort_unstable();
+    let mut from: libc::c_uint = 3;
+    for fd in keep {
+        let Ok(fd) = libc::c_uint::try_from(fd) else {
+            continue;
+        };
+        if fd > from {
+            // SAFETY: closes descriptors of this process only; none is used past here.
+            unsafe { libc::close_range(from, fd - 1, 0) };
+        }
+        from = from.max(fd + 1);
+    }
+    // SAFETY: as above; then plain system calls on a path that is a C string.
+    unsafe {
+        libc::close_range(from, libc::c_uint::MAX, 0);
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+        if null >= 0 {
+            libc::dup2(null, 2);
+            libc::close(null);
+        }
+    }
 }
 
 /// The address space of this process, in MiB (`VmSize`).
