@@ -9,6 +9,7 @@
 #
 #   bench/scale.sh                 # 2000 tests
 #   N=5000 bench/scale.sh -o /tmp/scale.md
+#   N=20000 MEMBERS=4 JOBS=2 bench/scale.sh -o results/scale-20000.md   # a workspace of 4 crates
 #   TOOL=path/to/cargo-autodebug bench/scale.sh    # a binary already built
 #   KEEP=1 bench/scale.sh                          # keep the generated crate and its reports
 set -euo pipefail
@@ -33,8 +34,10 @@ tool="${TOOL:-$root/target/release/cargo-autodebug}"
 work="$(mktemp -d /tmp/autodebug-scale-XXXXXX)"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 crate="$work/many"
-mkdir -p "$crate/src" "$crate/tests"
-cat > "$crate/Cargo.toml" <<EOF
+members="${MEMBERS:-1}"
+mkdir -p "$crate"
+if [ "$members" -le 1 ]; then
+    cat > "$crate/Cargo.toml" <<EOF
 [package]
 name = "many"
 version = "0.1.0"
@@ -42,11 +45,38 @@ edition = "2024"
 
 [workspace]
 EOF
-half=$((n / 2))
+    dirs=("$crate")
+else
+    # A workspace of MEMBERS crates (many0, many1, ...), the tests split evenly; the red
+    # test is in the second member.
+    {
+        echo "[workspace]"
+        echo 'resolver = "3"'
+        printf 'members = ['
+        for ((m = 0; m < members; m++)); do printf '"many%d", ' "$m"; done
+        echo ']'
+    } > "$crate/Cargo.toml"
+    dirs=()
+    for ((m = 0; m < members; m++)); do
+        mkdir -p "$crate/many$m"
+        printf '[package]\nname = "many%d"\nversion = "0.1.0"\nedition = "2024"\n' "$m" \
+            > "$crate/many$m/Cargo.toml"
+        dirs+=("$crate/many$m")
+    done
+fi
+per=$((n / ${#dirs[@]}))
+half=$((per / 2))
 red=$((half / 2 + 7))
-python3 - "$crate" "$half" "$red" <<'EOF'
+for ((m = 0; m < ${#dirs[@]}; m++)); do
+dir="${dirs[$m]}"
+name="$(basename "$dir")"
+# Only one member has the fault (the second of several).
+fault=$red
+[ "${#dirs[@]}" -eq 1 ] || [ "$m" -eq 1 ] || fault=-1
+mkdir -p "$dir/src" "$dir/tests"
+python3 - "$dir" "$half" "$fault" "$name" <<'EOF'
 import sys
-crate, half, red = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+crate, half, red, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 lib = [
     "//! A small library with many tests; one input hits a fault.",
     "",
@@ -60,11 +90,13 @@ lib = [
     "        rest /= 10;",
     "        weight += 1;",
     "    }",
+] + ([
     f"    if n == {red} {{",
     "        sum + 1 // the fault",
     "    } else {",
     "        sum",
     "    }",
+] if red >= 0 else ["    sum"]) + [
     "}",
     "",
     "/// What `checksum` should give, the slow way.",
@@ -80,11 +112,12 @@ for i in range(half):
     lib.append(f"    #[test]\n    fn checksum_{i:05}() {{\n        assert_eq!(checksum({i}), expected({i}));\n    }}")
 lib.append("}")
 open(f"{crate}/src/lib.rs", "w").write("\n".join(lib) + "\n")
-many = ["use many::{checksum, expected};", ""]
+many = [f"use {name}::{{checksum, expected}};", ""]
 for i in range(half, 2 * half):
     many.append(f"#[test]\nfn checksum_{i:05}() {{\n    assert_eq!(checksum({i}), expected({i}));\n}}")
 open(f"{crate}/tests/many.rs", "w").write("\n".join(many) + "\n")
 EOF
+done
 (cd "$crate" && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm init)
 
 run() {
@@ -106,17 +139,16 @@ fix = next((f for f in report["fixes"] if f["validated"]), None)
 print(f"| {jobs} | {report['tests']['total']} | {report['tests']['failed']} | {end - start:.1f} | {t['build_s']:.1f} | {t['baseline_s']:.1f} | "
       f"{t['record_s'] + t['oracle_s']:.1f} | {t['localize_s']:.1f} | {t['repair_s']:.1f} | {t.get('peak_rss_mb', 0):.0f} | "
       f"{report['repair'].get('solver_peak_mb', '-')} | {end - start - t['build_s']:.1f} | "
-      f"{len(report['traces'])} ({size / 1e6:.1f} MB) | line {top.get('line', '-')} | {'`' + fix['replacement'] + '`' if fix else '-'} |")
+      f"{len(report['traces'])} ({size / 1e6:.1f} MB) | {top.get('file', '')}:{top.get('line', '-')} | {'`' + fix['replacement'] + '`' if fix else '-'} |")
 EOF
 }
 
 # The first run builds; it is not measured.
 (cd "$crate" && "$tool" autodebug --no-fix --techniques spectrum --target-dir "$work/target" >/dev/null 2>&1) || true
 {
-    echo "Scale: $n tests (one red), $(nproc) cores, tool $(git -C "$root" rev-parse --short HEAD), $(date -u +%Y-%m-%d)."
+    echo "Scale: $n tests (one red) in $members member(s), $(nproc) cores, tool $(git -C "$root" rev-parse --short HEAD), $(date -u +%Y-%m-%d)."
     echo
     echo "| jobs | tests | failed | wall s | build s | baseline s | record+oracle s | localize s | repair s | tool peak MB | solver peak MB | after the build s | traces | top suspect | fix |"
     echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
-    run 1
-    run "$(nproc)"
+    for jobs in ${JOBS:-1 $(nproc)}; do run "$jobs"; done
 } | tee "$out"

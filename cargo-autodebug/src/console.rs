@@ -70,6 +70,7 @@ impl Console {
     pub fn new(options: &Options) -> Console {
         let color = match &options.command {
             Some(crate::options::Command::Init(init)) => init.color.or(options.color),
+            Some(crate::options::Command::Merge(merge)) => merge.color.or(options.color),
             None => options.color,
         };
         let mut console = Console::with(

@@ -10,6 +10,7 @@ mod engine;
 mod init;
 mod interrupt;
 mod localize;
+mod merge;
 mod model;
 mod nextest;
 mod options;
@@ -48,6 +49,7 @@ fn main() {
             init.allow_dirty |= options.allow_dirty;
             init::init(&init, &console).or_exit(ExitCode::Usage)
         }
+        Some(Command::Merge(merge)) => merge::merge(merge, &options, &console),
         None => {
             // A trace of a deep recursion (a runaway one ends at the runtime's stack bound)
             // nests calls tens of thousands deep, and the techniques that walk the call tree

@@ -203,9 +203,10 @@ pub struct Options {
     pub max_candidates: usize,
 
     /// Cap on the patched builds (each candidate that passes the reruns is rebuilt and the
-    /// suite run before it is called validated). Past the first ten, rebuilds go on only
-    /// until a fix is validated and while all of them together have taken under 20 seconds
-    /// (a small crate rebuilds in a fraction of a second, a large one does not).
+    /// suite run before it is called validated). Past the queue's first ten candidates,
+    /// rebuilds go on only until a fix is validated and while all of them together have
+    /// taken under 20 seconds (a small crate rebuilds in a fraction of a second, a large one
+    /// does not).
     #[arg(help_heading = "Repair", long, value_name = "N", default_value_t = 100)]
     pub max_rebuilds: usize,
 
@@ -232,6 +233,18 @@ pub struct Options {
         default_value_t = 1024
     )]
     pub solver_memory: u64,
+
+    /// Run as shard K of N (K from 0): every shard analyses the same failures and makes
+    /// its share of the repair queue's rebuilds (split by the candidates' code); `cargo
+    /// autodebug merge DIR…` then combines the shards' output directories into the report
+    /// one run would have written.
+    #[arg(
+        help_heading = "Repair",
+        long,
+        value_name = "K/N",
+        conflicts_with = "apply"
+    )]
+    pub shard: Option<crate::model::Shard>,
 
     /// Also rebuild the candidates the reruns refuted (a benchmark of rebuilding against
     /// rerunning on the same candidates; slow).
@@ -376,6 +389,25 @@ pub enum Command {
     /// Set a crate up for contracts: add the runtime dependency to its Cargo.toml and an
     /// example contract (commented out) above one of its functions.
     Init(InitOptions),
+    /// Combine the output directories of `--shard K/N` runs (all N of them) into one report,
+    /// the one an unsharded run would have written.
+    Merge(MergeOptions),
+}
+
+/// Options of `cargo autodebug merge`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct MergeOptions {
+    /// The shards' output directories (each holds a `report.json`).
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+
+    /// Where the merged report goes [default: autodebug.out here].
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Coloring: auto, always, never.
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
 }
 
 /// Options of `cargo autodebug init`.

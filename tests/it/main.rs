@@ -21,6 +21,7 @@ mod pathgen;
 mod publish;
 mod repair;
 mod report_html;
+mod shard;
 mod solver;
 mod switching;
 mod zero_annotation;

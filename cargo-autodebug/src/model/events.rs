@@ -14,14 +14,14 @@ pub enum Event<'a> {
     /// `switched-runs`, `diagnosis`); `total` is absent when not known in advance.
     PhaseStarted {
         phase: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         total: Option<usize>,
     },
     /// Items of a phase done so far; `last` says which one ended and how.
     Progress {
         phase: &'a str,
         done: usize,
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         total: Option<usize>,
         last: &'a str,
     },

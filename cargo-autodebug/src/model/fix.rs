@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use autodebug_runtime::protocol::SiteKind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One file a fix changes: its text as analysed (with its fingerprint) and patched.
 #[derive(Debug, Clone)]
@@ -14,7 +14,7 @@ pub struct FileChange {
 }
 
 /// One edit of a fix, for the report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EditEntry {
     pub file: String,
     pub line: u32,
@@ -27,7 +27,7 @@ pub struct EditEntry {
 }
 
 /// A fix: the report's `fixes[]` entry (field names are stable: the benchmark reads them).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Fix {
     pub rank: usize,
     /// The first edit's place and text (every edit is in `edits`).
@@ -41,7 +41,8 @@ pub struct Fix {
     /// Unified diff of the whole fix, paths `a/…` `b/…` relative to the workspace root.
     pub diff: String,
     /// The candidate source (`syntactic`, `synthesis`).
-    pub technique: &'static str,
+    #[serde(deserialize_with = "super::leak::word")]
+    pub technique: super::leak::Word,
     /// The kind of change or template.
     pub template: String,
     /// The patched code was rebuilt and passed every test that passed before and every
@@ -49,7 +50,8 @@ pub struct Fix {
     pub validated: bool,
     /// How the test counts were obtained: `rebuild` (the patched code built and run) or
     /// `runtime` (the suite rerun with the runtime evaluating the change; not rebuilt).
-    pub validation: &'static str,
+    #[serde(deserialize_with = "super::leak::word")]
+    pub validation: super::leak::Word,
     pub tests_passed: usize,
     pub tests_total: usize,
     /// Every test passed when the runtime evaluated the change in place of the code.
@@ -58,13 +60,14 @@ pub struct Fix {
     /// Rank of the (best) suspect the fix changes.
     pub suspect_rank: usize,
     /// Localization techniques that pointed at the changed sites.
-    pub localized_by: Vec<&'static str>,
+    #[serde(deserialize_with = "super::leak::words")]
+    pub localized_by: Vec<super::leak::Word>,
     pub edits: Vec<EditEntry>,
     /// Fingerprint of each changed file as analysed; `--apply` refuses a file that no
     /// longer has it.
     pub file_hashes: BTreeMap<String, String>,
     /// Why a rebuild did not validate it (it does not build, tests that fail).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rejected: Option<String>,
     #[serde(skip)]
     pub files: Vec<FileChange>,
@@ -74,7 +77,7 @@ pub struct Fix {
 }
 
 /// What the stage did: counts and times, for the report (`repair`) and the benchmark.
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Details {
     /// Sites tried.
     pub targets: usize,
@@ -111,18 +114,18 @@ pub struct Details {
     pub rebuild_per_s: Option<f64>,
     /// Single edits that made some failing assertions pass and broke none (partial fixes,
     /// under which the failing tests were localized again).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub partial_fixes: usize,
     /// Batches of candidates whose rerun failed (an error of the tool, not a verdict):
     /// their candidates were left to the rebuilds.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub rerun_failures: usize,
     /// The bound that ended the stage early, if one did.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut: Option<String>,
     /// The largest resident size a solver's worker process reached, in MiB (the tool's
     /// memory as it forked included), when one ran.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solver_peak_mb: Option<u64>,
 }
 

@@ -1,7 +1,7 @@
 //! What zero-annotation mode instrumented.
 
 /// What zero-annotation mode instrumented (`report.json`'s `instrumentation`).
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Instrumentation {
     /// Functions that got the attribute.
     pub functions: usize,
@@ -11,14 +11,14 @@ pub struct Instrumentation {
     pub left_out: Vec<LeftOut>,
     /// Sites left as written (the rest of their function instrumented) because the
     /// compiler rejected their instrumented code.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sites_left_out: Vec<SiteLeftOut>,
     /// Tests that got the test attribute (one process runs a test under many plans).
     pub tests_wrapped: usize,
 }
 
 /// An item built uninstrumented, and why.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct LeftOut {
     /// Its file, relative to the workspace root.
     pub file: String,
@@ -31,7 +31,7 @@ pub struct LeftOut {
 }
 
 /// A site left as written, and why: the compiler's error pointed into it.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SiteLeftOut {
     /// Its file, relative to the workspace root.
     pub file: String,

@@ -1,10 +1,10 @@
 //! Oracles as the report holds them: what passing means for each failing test.
 
 use autodebug_runtime::protocol::Value;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// An oracle as `report.json` holds it (`oracles[]`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
     /// The failing test (`target::name`).
     pub test: String,
@@ -13,29 +13,30 @@ pub struct Entry {
     /// Index of the failing call among the test's top-level calls.
     pub call: Option<usize>,
     /// `returns`, `no-panic` or `contract`; none when the oracle is not formed.
-    pub kind: Option<&'static str>,
+    #[serde(deserialize_with = "super::leak::maybe_word")]
+    pub kind: Option<super::leak::Word>,
     /// The failing call's arguments.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<Arg>,
     /// The value it returned.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub returned: Option<Value>,
     /// The value it should have returned.
     pub expected: Option<Value>,
     /// The value it should not have returned (a failing `assert_ne!`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other_than: Option<Value>,
     /// The violated contract's condition.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract: Option<String>,
     /// The message of the panic the call must not have (`no-panic`, `contract`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub panic: Option<String>,
     /// The oracle in a sentence.
     pub statement: String,
     pub confirmed: bool,
     pub reruns: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub later_failure: Option<String>,
     /// Why it is not confirmed, or not formed.
     pub why: Option<String>,
@@ -43,12 +44,12 @@ pub struct Entry {
     pub accepted_calls: Vec<AcceptedCall>,
     /// The calls the test made past the failing one, in a rerun that went on past failed
     /// assertions, each with its assertion's verdict: more passing and failing executions.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub later_calls: Vec<LaterCall>,
 }
 
 /// A call past the failing one (see [`Entry::later_calls`]).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LaterCall {
     #[serde(flatten)]
     pub call: AcceptedCall,
@@ -57,7 +58,7 @@ pub struct LaterCall {
 }
 
 /// A call whose result the test accepted.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AcceptedCall {
     /// Index among the test's top-level calls.
     pub call: usize,
@@ -69,7 +70,7 @@ pub struct AcceptedCall {
 }
 
 /// A named argument value.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Arg {
     pub name: String,
     pub value: Value,

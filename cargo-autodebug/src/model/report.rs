@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{
-    ExitCode, Fix, Instrumentation, Location, OracleEntry, Outcome, Ranked, RepairDetails, TestId,
-    TraceSummary,
+    ExitCode, Fix, Instrumentation, Location, OracleEntry, Outcome, Ranked, RepairDetails,
+    ShardPart, TestId, TraceSummary,
 };
 
 /// Suspects shown in the console summary.
@@ -21,12 +21,13 @@ pub const FIX_PATCH: &str = "fix.patch";
 pub const REPORT_VERSION: u32 = 1;
 
 /// The whole report.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Report {
     pub version: u32,
     pub tool: Tool,
     /// One word for the result (`clean`, `tests-failed`, `build-failed`, …).
-    pub status: &'static str,
+    #[serde(deserialize_with = "super::leak::word")]
+    pub status: super::leak::Word,
     pub exit_code: i32,
     pub workspace_root: String,
     pub tests: TestCounts,
@@ -42,44 +43,52 @@ pub struct Report {
     pub fixes: Vec<Fix>,
     pub timing: Timing,
     /// The compiler's errors, when the build failed.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub build_errors: Vec<String>,
     /// Each technique's account of what it did (e.g. `predicate-switching`: one search per
     /// failing test and ordering, with its criterion and reruns).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub localization: std::collections::BTreeMap<&'static str, serde_json::Value>,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[serde(deserialize_with = "super::leak::keyed")]
+    pub localization: std::collections::BTreeMap<super::leak::Word, serde_json::Value>,
     /// What a technique could not do (unsupported code, nothing to rank).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// The plan every test ran under (`--plan`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,
     /// What the repair stage did (candidates, reruns, rebuilds, their rates).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repair: Option<RepairDetails>,
     /// What `--apply` did.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub apply: Option<Applied>,
+    /// A shard's part (`--shard K/N`): the rebuild queue, with the rebuilds this shard made;
+    /// `cargo autodebug merge` combines the parts. A shard's suspects are ranked before its
+    /// fixes move any up (the merge does that with every shard's fixes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardPart>,
     /// What zero-annotation mode instrumented.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instrumentation: Option<Instrumentation>,
 }
 
 /// The outcome of `--apply`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Applied {
     /// Files written (relative to the workspace root); empty when refused.
     pub files: Vec<String>,
     /// Why nothing was written.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
 }
 
 /// Name and version of the tool that wrote the report.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Tool {
-    pub name: &'static str,
-    pub version: &'static str,
+    #[serde(deserialize_with = "super::leak::word")]
+    pub name: super::leak::Word,
+    #[serde(deserialize_with = "super::leak::word")]
+    pub version: super::leak::Word,
 }
 
 impl Default for Tool {
@@ -92,7 +101,7 @@ impl Default for Tool {
 }
 
 /// How many tests did what.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct TestCounts {
     pub total: usize,
     pub passed: usize,
@@ -102,7 +111,7 @@ pub struct TestCounts {
 }
 
 /// A test that did not pass.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct FailingTest {
     pub package: String,
     pub target: String,
@@ -110,7 +119,8 @@ pub struct FailingTest {
     /// The panic message (or what else happened: timeout, crash).
     pub message: String,
     /// `failed`, `timeout`, `crashed`, `fuel-exhausted`.
-    pub outcome: &'static str,
+    #[serde(deserialize_with = "super::leak::word")]
+    pub outcome: super::leak::Word,
     /// Where it panicked, as the panic message says.
     pub location: Option<Location>,
     /// Failed on every rerun the same way.
@@ -118,7 +128,8 @@ pub struct FailingTest {
     /// Passed on some rerun.
     pub flaky: bool,
     /// Outcomes of the reruns.
-    pub reruns: Vec<&'static str>,
+    #[serde(deserialize_with = "super::leak::words")]
+    pub reruns: Vec<super::leak::Word>,
     /// The stored trace of this test, relative to the output directory.
     pub trace: Option<String>,
     /// Its output, relative to the output directory.
@@ -156,7 +167,7 @@ impl FailingTest {
 }
 
 /// Seconds spent in each phase.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Timing {
     pub build_s: f64,
     pub baseline_s: f64,
@@ -167,7 +178,7 @@ pub struct Timing {
     pub total_s: f64,
     /// The tool's own peak resident memory in MB (`VmHWM`; not the tests' nor cargo's),
     /// where the system says.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_rss_mb: Option<f64>,
 }
 
@@ -201,6 +212,7 @@ impl Report {
             plan: None,
             repair: None,
             apply: None,
+            shard: None,
             instrumentation: None,
         }
     }

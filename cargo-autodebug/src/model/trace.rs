@@ -1,9 +1,9 @@
 //! Traces as the report lists them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Why a trace was recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     /// The trace of a failing test.
@@ -13,7 +13,7 @@ pub enum Role {
 }
 
 /// What the report says of a recorded trace.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TraceSummary {
     pub test: String,
     pub role: Role,

@@ -5,6 +5,8 @@
 mod publish;
 mod stages;
 
+pub use publish::rank_fixed_first;
+
 use crate::console::Console;
 use crate::interrupt::Interrupts;
 use crate::model::{ExitCode, Failure, Report};

@@ -374,7 +374,18 @@ pub fn repair(
         console,
     );
     report.fixes = repaired.fixes;
-    super::publish::rank_fixed_first(report);
+    if let Some(shard) = options.shard {
+        // A shard's suspects stay as localization ranked them: the merge moves up the
+        // sites of every shard's validated fixes.
+        report.shard = Some(crate::model::ShardPart {
+            index: shard.index,
+            count: shard.count,
+            items: repaired.items,
+            searched_cut: repaired.searched_cut,
+        });
+    } else {
+        super::publish::rank_fixed_first(report);
+    }
     report.notes.extend(repaired.notes);
     report.repair = Some(repaired.details);
     report.timing.repair_s = phase.elapsed().as_secs_f64();

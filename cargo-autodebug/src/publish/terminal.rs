@@ -24,6 +24,19 @@ impl Report {
             _ => {
                 self.failing_summary(&mut out, style);
                 self.verdict(&mut out, output_dir, style);
+                if let Some(part) = &self.shard {
+                    // The verdict above is this shard's: the merge makes the run's.
+                    let mine = part.items.iter().filter(|i| i.rebuilt.is_some()).count();
+                    out.push_str(&format!(
+                        "{} {}/{}: rebuilt {mine} of the queue's {} candidates; `cargo \
+                         autodebug merge DIR…` with every shard's directory makes the run's \
+                         report\n",
+                        style.heading("Shard"),
+                        part.index,
+                        part.count,
+                        part.items.len()
+                    ));
+                }
                 if style.verbose {
                     self.trail(&mut out, output_dir, style);
                 }

@@ -14,6 +14,7 @@ pub mod joint;
 pub mod overfit;
 mod partial;
 pub mod patch;
+pub mod rebuilds;
 pub mod recorded;
 pub mod rerun;
 mod search;
@@ -131,8 +132,9 @@ pub struct Limits {
     pub candidates: usize,
     /// Patched builds.
     pub rebuilds: usize,
-    /// Past this many patched builds, rebuilds go on only while no fix is validated and all
-    /// of them together have taken under [`Limits::rebuild_time`].
+    /// Past this many candidates of the rebuild queue (rebuilt, or passed over because a
+    /// simpler fix of their site was validated), rebuilds go on only while no fix is
+    /// validated and all of them together have taken under [`Limits::rebuild_time`].
     pub free_rebuilds: usize,
     /// The rebuilds' time past which no more are made beyond [`Limits::free_rebuilds`].
     pub rebuild_time: Duration,
@@ -145,6 +147,8 @@ pub struct Limits {
     pub rebuild_all: bool,
     /// Memory the solver's worker may take beyond the tool's, in MiB.
     pub solver_memory_mb: u64,
+    /// `--shard K/N`: the rebuilds this run makes.
+    pub shard: Option<crate::model::Shard>,
 }
 
 impl Limits {
@@ -160,6 +164,7 @@ impl Limits {
             time: Duration::from_secs_f64(options.repair_timeout.max(0.0)),
             rebuild_all: options.rebuild_all,
             solver_memory_mb: options.solver_memory,
+            shard: options.shard,
         }
     }
 }
@@ -194,6 +199,10 @@ pub struct Repair {
     pub fixes: Vec<Fix>,
     pub notes: Vec<String>,
     pub details: Details,
+    /// The rebuild queue, with what this run's rebuilds showed (a shard's part).
+    pub items: Vec<crate::model::Item>,
+    /// The bound that cut the candidate search, if one did (before the rebuilds).
+    pub searched_cut: Option<String>,
 }
 
 /// Candidates asked of a source at a time (and checked by rerun together).
@@ -276,6 +285,8 @@ pub fn repair_with(
             fixes: Vec::new(),
             notes,
             details,
+            items: Vec::new(),
+            searched_cut: None,
         };
     }
     console.detail(&format!(
@@ -328,11 +339,15 @@ pub fn repair_with(
     details.plausible = checked.plausible.len();
     search.say_checked(&details);
     let queue = search.queue(checked);
-    let fixes = search.rebuild(queue, &suite, &mut details, &mut notes);
+    let mut items = search.items(queue);
+    let searched_cut = details.cut.clone();
+    let fixes = search.rebuild(&mut items, &suite, limits.shard, &mut details, &mut notes);
     Repair {
         fixes,
         notes,
         details,
+        items,
+        searched_cut,
     }
 }
 
@@ -396,14 +411,36 @@ fn rebuilt_fix(mut fix: Fix, v: &Validation, plausible: bool) -> Fix {
 /// Fixes in order: validated first, then fewest edits, the simplest change, the most
 /// techniques agreeing, the best suspect; one per effect (the same tests passing and the
 /// same code after whitespace).
-fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
+#[cfg(test)]
+fn rank(fixes: Vec<Fix>) -> Vec<Fix> {
+    rank_keyed(
+        fixes
+            .into_iter()
+            .map(|fix| {
+                let code = code_key(&fix);
+                (fix, code)
+            })
+            .collect(),
+    )
+}
+
+/// What makes two fixes' code the same: the fingerprints of their patched files, whitespace
+/// aside.
+pub(crate) fn code_key(fix: &Fix) -> Vec<String> {
+    (fix.files.iter())
+        .map(|f| fingerprint(&patch::squeeze(&f.after)))
+        .collect()
+}
+
+/// [`rank`], each fix with its [`code_key`].
+pub(crate) fn rank_keyed(mut fixes: Vec<(Fix, Vec<String>)>) -> Vec<Fix> {
     let size = |fix: &Fix| -> usize {
         fix.edits
             .iter()
             .map(|e| changed_tokens(&e.original, &e.replacement))
             .sum()
     };
-    fixes.sort_by(|a, b| {
+    fixes.sort_by(|(a, _), (b, _)| {
         (!a.validated, a.edits.len(), a.cost, size(a))
             .cmp(&(!b.validated, b.edits.len(), b.cost, size(b)))
             .then_with(|| b.localized_by.len().cmp(&a.localized_by.len()))
@@ -411,10 +448,8 @@ fn rank(mut fixes: Vec<Fix>) -> Vec<Fix> {
             .then_with(|| tokens(&a.replacement).cmp(&tokens(&b.replacement)))
     });
     let mut seen = BTreeSet::new();
-    fixes.retain(|fix| {
-        let code: Vec<String> = fix.files.iter().map(|f| patch::squeeze(&f.after)).collect();
-        seen.insert((fix.effect.clone(), code))
-    });
+    fixes.retain(|(fix, code)| seen.insert((fix.effect.clone(), code.clone())));
+    let mut fixes: Vec<Fix> = fixes.into_iter().map(|(fix, _)| fix).collect();
     for (i, fix) in fixes.iter_mut().enumerate() {
         fix.rank = i + 1;
     }

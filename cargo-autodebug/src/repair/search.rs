@@ -7,15 +7,16 @@ use std::time::Instant;
 
 use autodebug_runtime::protocol::{SiteInfo, SiteKey};
 
+use super::rebuilds::{self, Outcome};
 use super::rerun::{self, Rerun, Verdict};
 use super::validate::{Rebuild, SuiteTest, Validation};
 use super::{
     BATCH, Candidate, CandidateSource, Context, Files, Limits, Target, complement_negated_equality,
-    describe, make_fix, patch, plural, rank, rebuilt_fix, runtime_fix, unchanged_runs,
-    without_outer_parens,
+    describe, make_fix, patch, plural, rank_keyed, unchanged_runs, without_outer_parens,
 };
 use crate::console::Console;
 use crate::model::{Fix, RepairDetails as Details};
+use crate::model::{Item, Rebuilt, Shard};
 
 /// What the search works over.
 pub struct Search<'a> {
@@ -415,127 +416,111 @@ impl Search<'_> {
         make_fix(candidate, &self.targets, &self.by_key, &self.files)
     }
 
+    /// The queue's candidates as the rebuild rules see them (see [`rebuilds`]).
+    pub fn items(&self, queue: Vec<Queued>) -> Vec<Item> {
+        queue
+            .into_iter()
+            .map(|(candidate, plausible)| {
+                let (fix, unwritable) = match self.fix_of(&candidate) {
+                    Ok(fix) => (Some(fix), None),
+                    Err(error) => (
+                        None,
+                        Some(format!(
+                            "`{}` could not be written as a patch: {error:#}",
+                            candidate.edits[0].rust
+                        )),
+                    ),
+                };
+                Item {
+                    code: fix.as_ref().map(super::code_key).unwrap_or_default(),
+                    fix,
+                    unwritable,
+                    dropped: None,
+                    plausible,
+                    sites: candidate.edits.iter().map(|e| e.site.clone()).collect(),
+                    cost: candidate.cost,
+                    combined: candidate.source == super::partial::NAME,
+                    rebuilt: None,
+                }
+            })
+            .collect()
+    }
+
     /// Rebuilds the queue's candidates in order and runs the suite on each, within the
-    /// bounds; the fixes, ranked. Plausible candidates no rebuild reached are kept as
-    /// runtime-checked fixes.
+    /// bounds (a shard: those it owns); the fixes, ranked. Plausible candidates no rebuild
+    /// reached are kept as runtime-checked fixes. `items` keep what their rebuilds showed.
     pub fn rebuild(
         &self,
-        queue: Vec<Queued>,
+        items: &mut [Item],
         suite: &[SuiteTest],
+        shard: Option<Shard>,
         details: &mut Details,
         notes: &mut Vec<String>,
     ) -> Vec<Fix> {
-        let limits = self.limits;
-        let mut fixes: Vec<Fix> = Vec::new();
         let mut rebuild: Option<Rebuild> = None;
-        let rebuild_start = Instant::now();
-        let mut seen_texts = BTreeSet::new();
-        let mut fixed_sites: BTreeMap<Vec<SiteKey>, u32> = BTreeMap::new();
-        // Combinations with a partial fix get rebuilds beyond the stage's (see `queue`):
-        // two faults, one of them beyond the runtime, do not take the single edits'.
-        let combined = (queue.iter())
-            .filter(|(c, _)| c.source == super::partial::NAME)
-            .count();
-        let budget = limits.rebuilds + combined.min(super::partial::REBUILDS);
-        let total = queue.len().min(budget);
-        let mut queue = queue.into_iter();
-        for (candidate, runtime_passed) in queue.by_ref() {
-            if details.validated >= limits.fixes && !limits.rebuild_all {
-                break;
-            }
-            // Once a site (or set of sites) has a validated fix, only simpler candidates
-            // of it are rebuilt: the rebuilds go to other sites, so that the fixes offered
-            // are alternatives, not variants of one.
-            let sites: Vec<SiteKey> = candidate.edits.iter().map(|e| e.site.clone()).collect();
-            let site_fixed = fixed_sites
-                .get(&sites)
-                .is_some_and(|&cost| candidate.cost >= cost)
-                && !limits.rebuild_all;
-            // Past the first rebuilds, more go on only to find a fix at all (not
-            // alternatives to one) and while they are quick.
-            let slow = details.rebuilds >= limits.free_rebuilds
-                && (details.validated > 0 || rebuild_start.elapsed() > limits.rebuild_time);
-            if details.rebuilds >= budget || slow || site_fixed {
-                if !site_fixed && details.cut.is_none() {
-                    details.cut = Some(rebuilds_cut(details, slow, budget, limits));
+        let total = {
+            let combined = items.iter().filter(|i| i.combined).count();
+            let budget = self.limits.rebuilds + combined.min(super::partial::REBUILDS);
+            items.len().min(budget)
+        };
+        let mut results: Vec<(usize, Rebuilt)> = Vec::new();
+        let kept = rebuilds::run(
+            items,
+            self.limits,
+            details,
+            notes,
+            &|| self.start.elapsed() > self.limits.time,
+            &mut |index, item, fix| {
+                if shard.is_some_and(|s| !s.owns(item)) {
+                    return Outcome::NotMine;
                 }
-                // Plausible candidates not rebuilt are still reported.
-                fixes.extend(self.not_rebuilt(&candidate, runtime_passed.as_deref()));
-                continue;
-            }
-            if self.start.elapsed() > limits.time {
-                details
-                    .cut
-                    .get_or_insert(format!("time budget of {:?}", limits.time));
-                break;
-            }
-            let fix = match self.fix_of(&candidate) {
-                Ok(fix) => fix,
-                Err(error) => {
-                    notes.push(format!(
-                        "repair: `{}` could not be written as a patch: {error:#}",
-                        candidate.edits[0].rust
-                    ));
-                    continue;
-                }
-            };
-            let text_key: Vec<String> =
-                fix.files.iter().map(|f| patch::squeeze(&f.after)).collect();
-            if !seen_texts.insert(text_key) {
-                continue;
-            }
-            if rebuild.is_none() {
-                match self.scratch_copy(suite) {
-                    Ok(r) => rebuild = Some(r),
-                    Err(error) => {
-                        notes.push(format!("repair: no scratch copy to rebuild in: {error:#}"));
-                        break;
+                let started = Instant::now();
+                if rebuild.is_none() {
+                    match self.scratch_copy(suite) {
+                        Ok(r) => rebuild = Some(r),
+                        Err(error) => {
+                            return Outcome::Broken(format!(
+                                "repair: no scratch copy to rebuild in: {error:#}"
+                            ));
+                        }
                     }
                 }
-            }
-            let builder = rebuild.as_mut().expect("created above");
-            details.rebuilds += 1;
-            self.console.status(
-                "Rebuilding",
-                &format!("[{}/{total}] {}", details.rebuilds, at_and_edit(&fix)),
-            );
-            let changes: Vec<(String, String)> = fix
-                .files
-                .iter()
-                .map(|f| (f.path.clone(), f.after.clone()))
-                .collect();
-            let validation = match builder.validate(&changes) {
-                Ok(validation) => validation,
-                Err(error) => {
-                    notes.push(format!("repair: a rebuild failed: {error:#}"));
-                    break;
-                }
-            };
-            if validation.validated {
-                details.validated += 1;
-                let cost = fixed_sites.entry(sites).or_insert(candidate.cost);
-                *cost = (*cost).min(candidate.cost);
-            }
-            self.say_validation(&fix, &validation, runtime_passed.is_some());
-            if validation.validated || runtime_passed.is_some() {
-                fixes.push(rebuilt_fix(fix, &validation, runtime_passed.is_some()));
-            }
+                let builder = rebuild.as_mut().expect("created above");
+                self.console.status(
+                    "Rebuilding",
+                    &format!("[{}/{total}] {}", results.len() + 1, at_and_edit(fix)),
+                );
+                let changes: Vec<(String, String)> = fix
+                    .files
+                    .iter()
+                    .map(|f| (f.path.clone(), f.after.clone()))
+                    .collect();
+                let validation = match builder.validate(&changes) {
+                    Ok(validation) => validation,
+                    Err(error) => {
+                        return Outcome::Broken(format!("repair: a rebuild failed: {error:#}"));
+                    }
+                };
+                self.say_validation(fix, &validation, item.plausible.is_some());
+                let done = Rebuilt {
+                    validation,
+                    seconds: started.elapsed().as_secs_f64(),
+                };
+                results.push((index, done.clone()));
+                Outcome::Rebuilt(done)
+            },
+        );
+        for (index, done) in results {
+            items[index].rebuilt = Some(done);
         }
-        // Plausible candidates left when a bound stopped the rebuilds.
-        for (candidate, runtime_passed) in queue {
-            fixes.extend(self.not_rebuilt(&candidate, runtime_passed.as_deref()));
-        }
-        details.rebuild_s = rebuild_start.elapsed().as_secs_f64();
+        details.rebuild_s = kept.rebuild_s;
         self.say_rebuilt(details);
-        rank(fixes)
-    }
-
-    /// A plausible candidate (one with the tests it passed when rerun) that no rebuild
-    /// checked, as a runtime-checked fix.
-    fn not_rebuilt(&self, candidate: &Candidate, runtime_passed: Option<&[bool]>) -> Option<Fix> {
-        let passed = runtime_passed?;
-        let fix = self.fix_of(candidate).ok()?;
-        Some(runtime_fix(fix, passed))
+        rank_keyed(
+            kept.fixes
+                .into_iter()
+                .map(|(fix, code, _)| (fix, code))
+                .collect(),
+        )
     }
 
     /// What a rebuild showed, on the console: a warning when the reruns had passed it.
@@ -593,19 +578,6 @@ impl Search<'_> {
 
 /// What stopped the rebuilds: a validated fix past the free rebuilds, their time, or the
 /// budget.
-fn rebuilds_cut(details: &Details, slow: bool, budget: usize, limits: &Limits) -> String {
-    if slow && details.validated > 0 {
-        format!("{} rebuilds and a validated fix", details.rebuilds)
-    } else if slow {
-        format!(
-            "{} rebuilds taking over {:?}",
-            details.rebuilds, limits.rebuild_time
-        )
-    } else {
-        format!("{budget} rebuilds")
-    }
-}
-
 /// `file:line: edit`, as the console names a fix being rebuilt.
 fn at_and_edit(fix: &Fix) -> String {
     format!(

@@ -132,24 +132,7 @@ impl Selection {
     }
 }
 
-/// How a patched build did.
-#[derive(Debug, Clone)]
-pub struct Validation {
-    /// Every required test passed.
-    pub validated: bool,
-    /// Tests of the suite that passed.
-    pub tests_passed: usize,
-    /// Tests of the suite.
-    pub tests_total: usize,
-    /// Whether each test of the suite passed, in suite order (a fix's effect).
-    pub passed: Vec<bool>,
-    /// Required tests that did not pass (`target::name`).
-    pub failing: Vec<String>,
-    /// Why the patch could not be tested at all (it does not compile).
-    pub error: Option<String>,
-    pub build_s: f64,
-    pub test_s: f64,
-}
+pub use crate::model::Validation;
 
 /// Builds and tests patches in one scratch copy, one at a time.
 pub struct Rebuild {

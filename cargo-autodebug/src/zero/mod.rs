@@ -450,6 +450,18 @@ impl Zero {
             fix.rank = rank + 1;
         }
         report.fixes = fixes;
+        // A shard's queue: a fix that cannot be shown is left out when the parts are
+        // merged, as here.
+        for item in report.shard.iter_mut().flat_map(|part| &mut part.items) {
+            if let Some(fix) = &mut item.fix
+                && let Err(why) = shifts.fix_to_user(fix, &self.user_root)
+            {
+                item.dropped = Some(format!(
+                    "zero-annotation: fix `{}` → `{}` dropped: {why}",
+                    fix.original, fix.replacement
+                ));
+            }
+        }
         for account in report.localization.values_mut() {
             shifts.map_json(account);
         }
