@@ -6,6 +6,7 @@ use autodebug_runtime::protocol;
 
 use crate::console::Console;
 use crate::engine::Recorder;
+use crate::engine::batch::Job;
 use crate::engine::{self, RunConfig, RunResult};
 use crate::model::{Outcome, TestId};
 use crate::trace::{self, Coverage};
@@ -54,10 +55,27 @@ pub fn run(
     } = runner;
     let (timeout, jobs) = (*timeout, *jobs);
     let progress = console.progress("Running", "baseline", tests.len());
-    let firsts = engine::run_parallel(
-        tests,
+    let report = |test: &TestId, result: &Result<(RunResult, Coverage)>| {
+        let label = match result {
+            Ok((r, _)) => r.outcome.label(),
+            Err(_) => "error",
+        };
+        let duration_s = result
+            .as_ref()
+            .map_or(0.0, |(r, _)| r.duration.as_secs_f64());
+        console.event(&crate::model::Event::TestResult {
+            test: &test.display(),
+            outcome: label,
+            duration_s,
+        });
+        progress.tick(&format!("{} {label}", test.display()));
+    };
+    let (mut firsts, batched, alone) = batched_runs(runner, tests, &report);
+    let alone_runs = engine::run_parallel(
+        &alone,
         jobs,
-        |test| -> Result<(RunResult, Coverage)> {
+        |&i| -> Result<(RunResult, Coverage)> {
+            let test = &tests[i];
             let coverage_file = engine::scratch_file(scratch, test, "coverage.jsonl");
             let mut env = base_env.to_vec();
             env.push((
@@ -70,33 +88,34 @@ pub fn run(
             std::fs::remove_file(&coverage_file).ok();
             Ok((result, coverage))
         },
-        |test, result| {
-            let label = match result {
-                Ok((r, _)) => r.outcome.label(),
-                Err(_) => "error",
-            };
-            let duration_s = result
-                .as_ref()
-                .map_or(0.0, |(r, _)| r.duration.as_secs_f64());
-            let test_name = &test.display();
-            console.event(&crate::model::Event::TestResult {
-                test: test_name,
-                outcome: label,
-                duration_s,
-            });
-            progress.tick(&format!("{} {label}", test.display()));
-        },
+        |&i, result| report(&tests[i], result),
     );
     progress.finish();
+    for (&i, run) in alone.iter().zip(alone_runs) {
+        firsts[i] = Some(run);
+    }
     let mut results = Vec::new();
     for (test, first) in tests.iter().zip(firsts) {
-        let (first, coverage) = first?;
+        let (first, coverage) = first.expect("every test ran")?;
         results.push(BaselineResult {
             test: test.clone(),
             first,
             reruns: Vec::new(),
             coverage,
         });
+    }
+    // A test that did not pass in a batch ran again alone, its evidence a process's own
+    // (its output, its coverage up to a hang); the batch's run counts as one of its reruns.
+    // Where the batch failed it and it then passed alone, the failure is its first run.
+    for (i, batch_run, batch_coverage) in batched {
+        let result = &mut results[i];
+        if result.first.outcome.passed() {
+            let alone = std::mem::replace(&mut result.first, batch_run);
+            result.coverage = batch_coverage;
+            result.reruns.push(alone.outcome);
+        } else {
+            result.reruns.push(batch_run.outcome);
+        }
     }
     let failing: Vec<usize> = results
         .iter()
@@ -106,9 +125,12 @@ pub fn run(
         .collect();
     if reruns > 0 && !failing.is_empty() {
         // A hang costs a whole timeout per rerun: one rerun tells enough.
-        let reruns_of = |i: usize| match results[i].first.outcome {
-            Outcome::Timeout { .. } => reruns.min(1),
-            _ => reruns,
+        let reruns_of = |i: usize| {
+            let wanted = match results[i].first.outcome {
+                Outcome::Timeout { .. } => reruns.min(1),
+                _ => reruns,
+            };
+            wanted.saturating_sub(results[i].reruns.len())
         };
         let jobs_list: Vec<(usize, usize)> = failing
             .iter()
@@ -139,4 +161,76 @@ pub fn run(
         }
     }
     Ok(results)
+}
+
+/// Tests of the baseline sent to batch processes at a time: each slice costs a process per
+/// test binary (or per `--jobs`), and the progress line moves between slices.
+const SLICE: usize = 512;
+
+/// The first runs of the tests whose binaries take batches (see [`crate::engine::batch`]):
+/// many tests per process, their coverage inline. Gives every test's first run where a
+/// batch passed it (the rest: `None`), the batch runs of the tests that did not pass,
+/// and the tests to run alone, each in a process of its own: those whose binaries take no
+/// batches and those a batch did not pass.
+#[allow(clippy::type_complexity)]
+fn batched_runs(
+    runner: &Recorder,
+    tests: &[TestId],
+    report: &impl Fn(&TestId, &Result<(RunResult, Coverage)>),
+) -> (
+    Vec<Option<Result<(RunResult, Coverage)>>>,
+    Vec<(usize, RunResult, Coverage)>,
+    Vec<usize>,
+) {
+    let mut firsts: Vec<Option<Result<(RunResult, Coverage)>>> =
+        (0..tests.len()).map(|_| None).collect();
+    let (takes_batches, mut alone): (Vec<usize>, Vec<usize>) = (0..tests.len())
+        .partition(|&i| crate::engine::batch::supports_batch(&runner.engine, &tests[i]));
+    // The runs obey the plan the user gave (`--plan`), as a process of its own would.
+    let plan = match runner
+        .base_env
+        .iter()
+        .find(|(k, _)| k == protocol::ENV_PLAN)
+    {
+        None => Some(protocol::Plan {
+            version: protocol::PLAN_VERSION,
+            ..protocol::Plan::default()
+        }),
+        Some((_, path)) => (std::fs::read(path).ok())
+            .and_then(|json| serde_json::from_slice::<protocol::Plan>(&json).ok()),
+    };
+    let Some(plan) = plan else {
+        // A plan the tool cannot read: each test runs alone and says so.
+        return (firsts, Vec::new(), (0..tests.len()).collect());
+    };
+    let mut batched = Vec::new();
+    for slice in takes_batches.chunks(SLICE) {
+        let jobs: Vec<Job> = (slice.iter())
+            .map(|&i| Job {
+                test: &tests[i],
+                plan: &plan,
+                group: None,
+            })
+            .collect();
+        let Ok(runs) = runner.run_many(&jobs, "coverage") else {
+            // The batches could not be run at all: each test runs alone.
+            alone.extend_from_slice(slice);
+            continue;
+        };
+        for (&i, (result, raw)) in slice.iter().zip(runs) {
+            let coverage: Coverage = (raw.sites.into_values())
+                .map(|site| (site.key(), site))
+                .collect();
+            if result.outcome.passed() {
+                let first = Ok((result, coverage));
+                report(&tests[i], &first);
+                firsts[i] = Some(first);
+            } else {
+                batched.push((i, result, coverage));
+                alone.push(i);
+            }
+        }
+    }
+    alone.sort_unstable();
+    (firsts, batched, alone)
 }

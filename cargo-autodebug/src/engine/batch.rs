@@ -864,6 +864,47 @@ mod tests {
     }
 
     #[test]
+    fn a_baseline_in_batches_is_the_baseline_of_one_process_per_test() {
+        let scratch = tempfile::tempdir().unwrap();
+        let rec = recorder(scratch.path(), Duration::from_secs(60), 2);
+        let fixture = fixture();
+        // Three tests of a harness binary (one fails) and one of a libtest binary (failing).
+        let mut unit = test_id(&fixture.unit, "tests::finds_the_first");
+        unit.target = "fixture_harness".into();
+        let tests = [
+            test_id(&fixture.suite, "finds_every_prime"),
+            test_id(&fixture.suite, "finds_the_middle"),
+            test_id(&fixture.suite, "settles"),
+            unit,
+        ];
+        let options = crate::options::Options::parse_args(["cargo-autodebug", "-q"]).unwrap();
+        let console = crate::console::Console::new(&options);
+        let processes = rec.runs.load(std::sync::atomic::Ordering::Relaxed);
+        let baseline = crate::baseline::run(&rec, &tests, 2, &console).unwrap();
+        // The three tests of the harness binary took one process.
+        assert_eq!(
+            rec.runs.load(std::sync::atomic::Ordering::Relaxed) - processes,
+            1
+        );
+        for (test, result) in tests.iter().zip(&baseline) {
+            let (alone, trace) = rec.run(test, None, "coverage").unwrap();
+            assert_eq!(result.first.outcome, alone.outcome, "{}", test.name);
+            let coverage: crate::trace::Coverage = (trace.sites.into_values())
+                .map(|site| (site.key(), site))
+                .collect();
+            assert_eq!(result.coverage, coverage, "{}", test.name);
+        }
+        // The failing test ran again alone, with its own output; the batch's run and one
+        // more made its two reruns.
+        let failing = &baseline[0];
+        assert!(failing.deterministic_failure(), "{failing:?}");
+        assert_eq!(failing.reruns.len(), 2);
+        assert!(failing.first.stderr.contains("left: 1"), "{failing:?}");
+        let outcomes: Vec<_> = baseline.iter().map(|r| r.first.outcome.label()).collect();
+        assert_eq!(outcomes, ["failed", "passed", "passed", "failed"]);
+    }
+
+    #[test]
     fn libtest_binaries_run_one_process_per_plan() {
         let scratch = tempfile::tempdir().unwrap();
         let rec = recorder(scratch.path(), Duration::from_secs(60), 2);
