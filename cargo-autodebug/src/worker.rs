@@ -70,8 +70,12 @@ pub struct Worker<Q, A, R = (), S = ()> {
     start_mb: u64,
     /// The largest resident size the child reached (MiB), known once it has ended.
     pub peak_mb: Option<u64>,
-    _types: PhantomData<fn(Q, S) -> (A, R)>,
+    _types: PhantomData<Exchange<Q, A, R, S>>,
 }
+
+/// What goes each way between the tool and a worker: questions and replies to it, answers
+/// and requests from it.
+type Exchange<Q, A, R, S> = fn(Q, S) -> (A, R);
 
 /// What a child says: a request of the tool, or the answer to the question it serves.
 #[derive(Serialize, Deserialize)]
