@@ -109,7 +109,8 @@ where
     /// Forks a child that answers each question with `serve`, under `bounds`; `serve` may
     /// ask the tool requests through its [`Parent`] and gets the replies the tool's
     /// [`Worker::converse`] gives. `serve` runs in the child only, on the memory of the
-    /// tool as it is now.
+    /// tool as it is now. The child is killed when the calling thread ends: the worker
+    /// belongs to that thread.
     pub fn start_conversing(
         bounds: Bounds,
         serve: impl FnMut(Q, &mut Parent<R, S>) -> A,
