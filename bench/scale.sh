@@ -3,8 +3,10 @@
 # tests/many.rs), one of them red, debugged by the release build of cargo-autodebug with
 # --jobs 1 and with --jobs 2 (the machine's cores) side by side. Prints a Markdown table of
 # wall time, the time of each phase, the tool's own peak memory (VmHWM, from report.json;
-# the tests' and cargo's processes are not counted), the solver's worker's peak (its
-# resident size, the tool's as it forked included) and trace sizes; writes it to
+# the tests' and cargo's processes are not counted), the largest peak of the solver's
+# workers (diagnosis, path generation, synthesis: `timing.solver_peak_mb`, or
+# `repair.solver_peak_mb` from a tool before it; their resident size, the tool's as it
+# forked included) and trace sizes; writes it to
 # results/scale.md.
 #
 #   bench/scale.sh                 # 2000 tests
@@ -138,7 +140,7 @@ top = report["suspects"][0] if report["suspects"] else {}
 fix = next((f for f in report["fixes"] if f["validated"]), None)
 print(f"| {jobs} | {report['tests']['total']} | {report['tests']['failed']} | {end - start:.1f} | {t['build_s']:.1f} | {t['baseline_s']:.1f} | "
       f"{t['record_s'] + t['oracle_s']:.1f} | {t['localize_s']:.1f} | {t['repair_s']:.1f} | {t.get('peak_rss_mb', 0):.0f} | "
-      f"{report['repair'].get('solver_peak_mb', '-')} | {end - start - t['build_s']:.1f} | "
+      f"{t.get('solver_peak_mb', (report.get('repair') or {}).get('solver_peak_mb', '-'))} | {end - start - t['build_s']:.1f} | "
       f"{len(report['traces'])} ({size / 1e6:.1f} MB) | {top.get('file', '')}:{top.get('line', '-')} | {'`' + fix['replacement'] + '`' if fix else '-'} |")
 EOF
 }

@@ -7,7 +7,8 @@
 //! clears what it left.
 //!
 //! What a signal must clean up lives in an [`Interrupts`] value the session owns and hands
-//! to the engine, not in process-wide statics of this crate.
+//! to the engine, not in process-wide statics of this crate. The solver's worker processes
+//! need nothing here: they die with the tool however it ends (see [`crate::worker`]).
 
 use std::path::PathBuf;
 use std::process::{Child, Command};

@@ -231,6 +231,7 @@ pub fn combine(mut reports: Vec<Report>, limits: &crate::repair::Limits) -> Resu
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
+        m.solver_peak_mb = m.solver_peak_mb.max(t.solver_peak_mb);
     }
     let mut notes = Vec::new();
     for report in &reports {

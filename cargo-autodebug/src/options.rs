@@ -147,6 +147,18 @@ pub struct Options {
     )]
     pub pathgen_timeout: f64,
 
+    /// Memory, in MiB beyond the tool's own, the solver may take for one failing test's
+    /// diagnosis, one failing test's path generation, or one site's synthesis: each runs its
+    /// z3 queries in a process of its own, and past this (or its time limit) that test is
+    /// not diagnosed or searched, or that site gets no synthesized candidates, with a note.
+    #[arg(
+        help_heading = "Solver",
+        long,
+        value_name = "MIB",
+        default_value_t = 1024
+    )]
+    pub solver_memory: u64,
+
     /// Run every test under this switch/override plan (JSON, see the runtime's `Plan`).
     #[arg(help_heading = "Test Runs", long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
@@ -222,17 +234,6 @@ pub struct Options {
         default_value_t = 300.0
     )]
     pub repair_timeout: f64,
-
-    /// Memory, in MiB, the solver may take for a site's synthesis: its queries run in a
-    /// process of their own, and past this (or its time) that site gets no synthesized
-    /// candidates, with a note.
-    #[arg(
-        help_heading = "Repair",
-        long,
-        value_name = "MIB",
-        default_value_t = 1024
-    )]
-    pub solver_memory: u64,
 
     /// Run as shard K of N (K from 0): every shard analyses the same failures and makes
     /// its share of the repair queue's rebuilds (split by the candidates' code); `cargo

@@ -1,27 +1,35 @@
 //! Solver work in a child process. A [`Worker`] is a fork of the tool that answers
 //! questions over a pipe: it starts with everything the tool holds (the lowered program,
 //! the traces) without serializing any of it, runs under an address-space limit, and each
-//! question has a time limit. A z3 query that goes past either ends the child, not the
-//! tool: the technique that asked loses that site and says so in a note.
+//! answer has a time limit. A z3 query that goes past either ends the child, not the
+//! tool: the technique that asked loses that site or test and says so in a note.
+//!
+//! A conversing worker ([`Worker::start_conversing`]) may ask the tool questions of its own
+//! while it serves one (path generation's search reruns tests, which only the tool can do):
+//! the child keeps its solver state across them, and the tool's time answering does not
+//! count against the child's limit.
 //!
 //! The fork happens on the pipeline's thread between stages' parallel work: no other
 //! thread of the tool is in the solver or the allocator's critical sections then (glibc
-//! makes its allocator safe across `fork`), and the child prints nothing.
+//! makes its allocator safe across `fork`), and the child prints nothing. The child dies
+//! with the thread that started it (and so with the tool, however it ends: an interrupt,
+//! `kill -9`), and on the signals that end the tool: a worker never outlives the run.
 
 use std::io::{BufRead, BufReader, Write};
 use std::marker::PhantomData;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 /// The bounds of a worker.
 #[derive(Debug, Clone, Copy)]
 pub struct Bounds {
     /// Memory the child may add to what the tool had mapped when it forked, in MiB.
     pub memory_mb: u64,
-    /// Time for one answer.
+    /// Time for one answer (for a conversing worker: for each of its messages, the tool's
+    /// time replying to it not counted).
     pub time: Duration,
 }
 
@@ -50,8 +58,9 @@ impl std::fmt::Display for Ended {
     }
 }
 
-/// A child process answering questions `Q` with answers `A`.
-pub struct Worker<Q, A> {
+/// A child process answering questions `Q` with answers `A`; while it serves one, a
+/// conversing child asks the tool requests `R`, which the tool replies to with `S`.
+pub struct Worker<Q, A, R = (), S = ()> {
     pid: libc::pid_t,
     questions: Option<std::io::PipeWriter>,
     answers: mpsc::Receiver<String>,
@@ -61,14 +70,54 @@ pub struct Worker<Q, A> {
     start_mb: u64,
     /// The largest resident size the child reached (MiB), known once it has ended.
     pub peak_mb: Option<u64>,
-    _types: PhantomData<fn(Q) -> A>,
+    _types: PhantomData<Exchange<Q, A, R, S>>,
+}
+
+/// What goes each way between the tool and a worker: questions and replies to it, answers
+/// and requests from it.
+type Exchange<Q, A, R, S> = fn(Q, S) -> (A, R);
+
+/// What a child says: a request of the tool, or the answer to the question it serves.
+#[derive(Serialize, Deserialize)]
+enum Said<R, A> {
+    Asks(R),
+    Answers(A),
 }
 
 impl<Q: Serialize + DeserializeOwned, A: Serialize + DeserializeOwned> Worker<Q, A> {
     /// Forks a child that answers each question with `serve`, under `bounds`. `serve` runs
     /// in the child only, on the memory of the tool as it is now.
-    pub fn start(bounds: Bounds, serve: impl FnMut(Q) -> A) -> std::io::Result<Worker<Q, A>> {
+    pub fn start(bounds: Bounds, mut serve: impl FnMut(Q) -> A) -> std::io::Result<Worker<Q, A>> {
+        Worker::start_conversing(bounds, move |question, _: &mut Parent<(), ()>| {
+            serve(question)
+        })
+    }
+
+    /// Asks `question` and waits for the answer, at most the time limit.
+    pub fn ask(&mut self, question: &Q) -> Result<A, Ended> {
+        self.converse(question, |()| ())
+    }
+}
+
+impl<Q, A, R, S> Worker<Q, A, R, S>
+where
+    Q: Serialize + DeserializeOwned,
+    A: Serialize + DeserializeOwned,
+    R: Serialize + DeserializeOwned,
+    S: Serialize + DeserializeOwned,
+{
+    /// Forks a child that answers each question with `serve`, under `bounds`; `serve` may
+    /// ask the tool requests through its [`Parent`] and gets the replies the tool's
+    /// [`Worker::converse`] gives. `serve` runs in the child only, on the memory of the
+    /// tool as it is now. The child is killed when the calling thread ends: the worker
+    /// belongs to that thread.
+    pub fn start_conversing(
+        bounds: Bounds,
+        serve: impl FnMut(Q, &mut Parent<R, S>) -> A,
+    ) -> std::io::Result<Worker<Q, A, R, S>> {
         let start_mb = resident_mb();
+        // SAFETY: a plain system call.
+        let tool = unsafe { libc::getpid() };
         let (question_reader, question_writer) = std::io::pipe()?;
         let (answer_reader, answer_writer) = std::io::pipe()?;
         // SAFETY: the child runs `child` and ends with `_exit`: it returns to no caller,
@@ -81,7 +130,7 @@ impl<Q: Serialize + DeserializeOwned, A: Serialize + DeserializeOwned> Worker<Q,
         if pid == 0 {
             drop(question_writer);
             drop(answer_reader);
-            child(bounds, question_reader, answer_writer, serve);
+            child(bounds, tool, question_reader, answer_writer, serve);
         }
         drop(question_reader);
         drop(answer_writer);
@@ -108,32 +157,20 @@ impl<Q: Serialize + DeserializeOwned, A: Serialize + DeserializeOwned> Worker<Q,
         })
     }
 
-    /// Asks `question` and waits for the answer, at most the time limit.
-    pub fn ask(&mut self, question: &Q) -> Result<A, Ended> {
+    /// Asks `question` and waits for the answer, replying to each request the child makes
+    /// meanwhile with `reply`. Each message of the child has the time limit.
+    pub fn converse(&mut self, question: &Q, mut reply: impl FnMut(R) -> S) -> Result<A, Ended> {
         if let Some(ended) = &self.ended {
             return Err(ended.clone());
         }
-        let sent = self.questions.as_mut().is_some_and(|w| {
-            let mut line = serde_json::to_string(question).expect("a question serializes");
-            line.push('\n');
-            w.write_all(line.as_bytes())
-                .and_then(|()| w.flush())
-                .is_ok()
-        });
-        let answer = if sent {
-            self.answers.recv_timeout(self.bounds.time)
-        } else {
-            Err(mpsc::RecvTimeoutError::Disconnected)
-        };
-        match answer {
-            Ok(line) => match serde_json::from_str(&line) {
-                Ok(answer) => Ok(answer),
-                Err(e) => Err(self.end(Ended::Crashed(format!("an unreadable answer: {e}")))),
-            },
-            Err(mpsc::RecvTimeoutError::Timeout) => Err(self.end(Ended::Time(self.bounds.time))),
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                let how = self.reap();
-                Err(self.end(how))
+        self.send(question)?;
+        loop {
+            match self.receive()? {
+                Said::Answers(answer) => return Ok(answer),
+                Said::Asks(request) => {
+                    let replied = reply(request);
+                    self.send(&replied)?;
+                }
             }
         }
     }
@@ -146,6 +183,38 @@ impl<Q: Serialize + DeserializeOwned, A: Serialize + DeserializeOwned> Worker<Q,
         self.peak_mb
     }
 
+    /// Writes `message` to the child, as one line.
+    fn send(&mut self, message: &impl Serialize) -> Result<(), Ended> {
+        let sent = self.questions.as_mut().is_some_and(|w| {
+            let mut line = serde_json::to_string(message).expect("a message serializes");
+            line.push('\n');
+            w.write_all(line.as_bytes())
+                .and_then(|()| w.flush())
+                .is_ok()
+        });
+        if sent {
+            Ok(())
+        } else {
+            let how = self.reap();
+            Err(self.end(how))
+        }
+    }
+
+    /// The child's next message, waited for at most the time limit.
+    fn receive(&mut self) -> Result<Said<R, A>, Ended> {
+        match self.answers.recv_timeout(self.bounds.time) {
+            Ok(line) => serde_json::from_str(&line)
+                .map_err(|e| self.end(Ended::Crashed(format!("an unreadable answer: {e}")))),
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(self.end(Ended::Time(self.bounds.time))),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let how = self.reap();
+                Err(self.end(how))
+            }
+        }
+    }
+}
+
+impl<Q, A, R, S> Worker<Q, A, R, S> {
     /// Ends the child (if it is still there) and keeps why.
     fn end(&mut self, why: Ended) -> Ended {
         self.questions = None;
@@ -187,7 +256,7 @@ impl<Q: Serialize + DeserializeOwned, A: Serialize + DeserializeOwned> Worker<Q,
     }
 }
 
-impl<Q, A> Drop for Worker<Q, A> {
+impl<Q, A, R, S> Drop for Worker<Q, A, R, S> {
     fn drop(&mut self) {
         // Closing the questions ends a child that is waiting for one; one still working is
         // killed.
@@ -202,12 +271,46 @@ impl<Q, A> Drop for Worker<Q, A> {
     }
 }
 
-/// The child: bounds itself, then answers until the questions end.
-fn child<Q: DeserializeOwned, A: Serialize>(
+/// The child's side of a conversation with the tool, handed to `serve` with each question.
+pub struct Parent<'c, R, S> {
+    questions: &'c mut BufReader<std::io::PipeReader>,
+    answers: &'c mut std::io::PipeWriter,
+    _types: PhantomData<fn(R) -> S>,
+}
+
+impl<R: Serialize, S: DeserializeOwned> Parent<'_, R, S> {
+    /// Asks the tool `request` and waits for its reply. A tool that is gone or replies
+    /// what cannot be read ends the child.
+    pub fn ask(&mut self, request: R) -> S {
+        let mut line =
+            serde_json::to_string(&Said::<R, ()>::Asks(request)).expect("a request serializes");
+        line.push('\n');
+        if self.answers.write_all(line.as_bytes()).is_err() {
+            // SAFETY: ends the child as `child` does.
+            unsafe { libc::_exit(3) }
+        }
+        line.clear();
+        match self.questions.read_line(&mut line) {
+            Ok(n) if n > 0 => {}
+            // SAFETY: as above.
+            _ => unsafe { libc::_exit(0) },
+        }
+        match serde_json::from_str(&line) {
+            Ok(reply) => reply,
+            // SAFETY: as above.
+            Err(_) => unsafe { libc::_exit(2) },
+        }
+    }
+}
+
+/// The child: bounds itself, then answers until the questions end. `tool` is the parent's
+/// process id.
+fn child<Q: DeserializeOwned, A: Serialize, R: Serialize, S: DeserializeOwned>(
     bounds: Bounds,
+    tool: libc::pid_t,
     questions: std::io::PipeReader,
     mut answers: std::io::PipeWriter,
-    mut serve: impl FnMut(Q) -> A,
+    mut serve: impl FnMut(Q, &mut Parent<R, S>) -> A,
 ) -> ! {
     let limit = (address_space_mb() + bounds.memory_mb) << 20;
     let rlimit = libc::rlimit {
@@ -216,6 +319,7 @@ fn child<Q: DeserializeOwned, A: Serialize>(
     };
     // SAFETY: a plain system call on a valid struct.
     unsafe { libc::setrlimit(libc::RLIMIT_AS, &rlimit) };
+    die_with_the_tool(tool);
     {
         use std::os::fd::AsRawFd;
         keep_only_fds([questions.as_raw_fd(), answers.as_raw_fd()]);
@@ -232,8 +336,14 @@ fn child<Q: DeserializeOwned, A: Serialize>(
             break 2;
         };
         let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let answer = serve(question);
-            let mut text = serde_json::to_string(&answer).expect("an answer serializes");
+            let mut parent = Parent {
+                questions: &mut reader,
+                answers: &mut answers,
+                _types: PhantomData,
+            };
+            let answer = serve(question, &mut parent);
+            let mut text = serde_json::to_string(&Said::<(), A>::Answers(answer))
+                .expect("an answer serializes");
             text.push('\n');
             answers.write_all(text.as_bytes())
         }));
@@ -245,6 +355,23 @@ fn child<Q: DeserializeOwned, A: Serialize>(
     };
     // SAFETY: ends the child without running the parent's exit handlers or destructors.
     unsafe { libc::_exit(code) }
+}
+
+/// Makes the child end with the tool: killed when the thread that forked it ends (the
+/// tool's exit, an interrupt, `kill -9`: the kernel sends the signal), and ended by the
+/// signals that end the tool, whose handlers (the tool's) it inherited. Only system calls.
+fn die_with_the_tool(tool: libc::pid_t) {
+    // SAFETY: plain system calls; `SIG_DFL` is a valid disposition.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        // The tool may have ended before the line above: then nothing would signal us.
+        if libc::getppid() != tool {
+            libc::_exit(0);
+        }
+        for signal in [libc::SIGHUP, libc::SIGINT, libc::SIGTERM] {
+            libc::signal(signal, libc::SIG_DFL);
+        }
+    }
 }
 
 /// Closes every file descriptor of the child but `keep` and standard input and output, and
@@ -350,5 +477,81 @@ mod tests {
             worker.ask(&60_000),
             Err(Ended::Time(Duration::from_millis(300)))
         );
+    }
+
+    #[test]
+    fn a_conversing_worker_asks_the_tool_and_keeps_its_state_across_replies() {
+        // The child sums the squares the tool computes for it; its running total stays in
+        // the child from question to question.
+        let mut total = 0u64;
+        let mut worker: Worker<u64, u64, u64, u64> =
+            Worker::start_conversing(ROOMY, move |n, tool: &mut Parent<u64, u64>| {
+                for i in 1..=n {
+                    total += tool.ask(i);
+                }
+                total
+            })
+            .unwrap();
+        let mut asked = Vec::new();
+        let mut square = |i: u64| {
+            asked.push(i);
+            i * i
+        };
+        assert_eq!(worker.converse(&3, &mut square), Ok(14));
+        assert_eq!(worker.converse(&2, &mut square), Ok(19));
+        assert_eq!(asked, [1, 2, 3, 1, 2]);
+    }
+
+    #[test]
+    fn the_time_the_tool_takes_to_reply_is_not_the_childs() {
+        let bounds = Bounds {
+            memory_mb: 64,
+            time: Duration::from_millis(300),
+        };
+        let mut worker: Worker<u64, u64, u64, u64> =
+            Worker::start_conversing(bounds, |n, tool: &mut Parent<u64, u64>| {
+                (0..n).map(|i| tool.ask(i)).sum()
+            })
+            .unwrap();
+        let slow = |i: u64| {
+            std::thread::sleep(Duration::from_millis(200));
+            i
+        };
+        assert_eq!(worker.converse(&3, slow), Ok(3));
+    }
+
+    #[test]
+    fn a_worker_dies_with_the_thread_that_started_it() {
+        // The tool's end (its exit, an interrupt, `kill -9`) ends the thread that started
+        // its workers; one left behind, busy, is killed by the kernel then.
+        let pid = std::thread::spawn(|| {
+            let mut worker: Worker<u64, u64> = Worker::start(ROOMY, |ms| {
+                std::thread::sleep(Duration::from_millis(ms));
+                ms
+            })
+            .unwrap();
+            assert_eq!(worker.ask(&1), Ok(1));
+            // Busy for a minute, and never ended by the tool.
+            let line = "60000\n";
+            worker
+                .questions
+                .as_mut()
+                .unwrap()
+                .write_all(line.as_bytes())
+                .unwrap();
+            let pid = worker.pid;
+            std::mem::forget(worker);
+            pid
+        })
+        .join()
+        .unwrap();
+        let began = std::time::Instant::now();
+        let mut status = 0;
+        // SAFETY: `pid` is a child of this process that nothing else waits for.
+        let reaped = unsafe { libc::waitpid(pid, &mut status, 0) };
+        assert_eq!(reaped, pid);
+        assert!(libc::WIFSIGNALED(status), "{status}");
+        assert_eq!(libc::WTERMSIG(status), libc::SIGKILL);
+        assert!(began.elapsed() < Duration::from_secs(20));
     }
 }

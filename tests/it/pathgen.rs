@@ -72,4 +72,14 @@ fn path_generation_is_evidence_in_the_merged_ranking() {
         .map(|t| t["technique"].as_str().unwrap())
         .collect();
     assert!(techniques.contains(&"pathgen"), "{techniques:?}");
+    // Diagnosis and path generation ran their solvers in worker processes: each reports
+    // its workers' peak, and the run the largest of all.
+    let peak = |v: &Value| v["solver_peak_mb"].as_u64();
+    let localization = &report["localization"];
+    let (diagnosis, pathgen) = (
+        peak(&localization["diagnosis"]),
+        peak(&localization["pathgen"]),
+    );
+    assert!(diagnosis.is_some() && pathgen.is_some(), "{localization:#}");
+    assert_eq!(peak(&report["timing"]), diagnosis.max(pathgen));
 }

@@ -7,9 +7,10 @@
 use std::collections::HashMap;
 
 use autodebug_runtime::protocol::SiteKey;
+use serde::{Deserialize, Serialize};
 
 /// What happened at an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Kind {
     /// Entry of a function (the first event of the run is the entry of the call under
     /// study; a callee's entry depends on the event its call site depends on).

@@ -32,12 +32,13 @@ mod tests;
 use std::time::Duration;
 
 use autodebug_runtime::protocol::{Binding, Record, SiteInfo};
+use serde::{Deserialize, Serialize};
 
 use crate::encode::Spec;
 use crate::ir::Program;
 pub use distance::{Event, Kind};
 pub use search::Bounds;
-pub use session::{Differing, Found, Report, Tried};
+pub use session::{Differing, Feasibility, Found, Report, Tried};
 pub use walk::Step;
 
 /// The bounds of one search.
@@ -93,8 +94,9 @@ pub struct Problem<'a> {
     pub override_sequences: bool,
 }
 
-/// What a rerun with generated arguments showed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a rerun with generated arguments showed (it crosses from the tool to a search in
+/// a process of its own).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rerun {
     /// The rerun met the specification.
     pub successful: bool,

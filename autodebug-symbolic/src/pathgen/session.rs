@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use autodebug_runtime::protocol::{Binding, SiteKey, Value};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use z3::ast::{BV, Bool};
 use z3::{Model, Optimize, Params, SatResult, Solver};
 
@@ -42,14 +42,14 @@ enum InputKind {
 }
 
 /// A generated run the search tried, for the report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Tried {
     /// Its distance from the failing run: the branch instances evaluated differently.
     pub distance: Vec<Differing>,
     /// The run, as the events of the call (`line:column` and the outcome of branches).
     pub path: Vec<String>,
-    /// `feasible`, `infeasible`, `unknown` (the solver timed out).
-    pub feasibility: &'static str,
+    /// Whether z3 found arguments that drive it.
+    pub feasibility: Feasibility,
     /// Whether the model predicts that the inputs it found meet the specification.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicted_success: Option<bool>,
@@ -58,8 +58,18 @@ pub struct Tried {
     pub rerun: Option<String>,
 }
 
+/// Whether a generated run can be driven by some arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Feasibility {
+    Feasible,
+    Infeasible,
+    /// The solver could not tell (it timed out).
+    Unknown,
+}
+
 /// A branch instance of the failing run that the successful run evaluates differently.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Differing {
     /// The branch's site.
     pub site: SiteKey,
@@ -72,7 +82,7 @@ pub struct Differing {
 }
 
 /// The successful run the search found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Found {
     /// The inputs that drive it (the overridden parameters).
     pub inputs: Vec<Binding>,
@@ -83,7 +93,7 @@ pub struct Found {
 }
 
 /// What a search did.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Report {
     /// The feasible successful run, if one was found.
     pub found: Option<Found>,
@@ -733,7 +743,7 @@ impl Session<'_, '_> {
     fn tried(
         &mut self,
         c: &Candidate,
-        feasibility: &'static str,
+        feasibility: Feasibility,
         predicted: Option<bool>,
         rerun: Option<String>,
     ) {
@@ -857,7 +867,7 @@ impl Space for Session<'_, '_> {
             if c.feasible == Some(false) && !self.feasible_after(&c, br) {
                 self.report.candidates += 1;
                 self.report.infeasible += 1;
-                self.tried(&c, "infeasible", None, None);
+                self.tried(&c, Feasibility::Infeasible, None, None);
                 continue;
             }
             out.push(c);
@@ -880,11 +890,11 @@ impl Space for Session<'_, '_> {
         match c.feasible {
             Some(false) => {
                 self.report.infeasible += 1;
-                self.tried(c, "infeasible", None, None);
+                self.tried(c, Feasibility::Infeasible, None, None);
                 return false;
             }
             None => {
-                self.tried(c, "unknown", None, None);
+                self.tried(c, Feasibility::Unknown, None, None);
                 return false;
             }
             Some(true) => self.report.feasible += 1,
@@ -896,21 +906,21 @@ impl Space for Session<'_, '_> {
             _ => {
                 self.report.predicted_failing += 1;
                 if !self.options.rerun_predicted_failing {
-                    self.tried(c, "feasible", Some(false), None);
+                    self.tried(c, Feasibility::Feasible, Some(false), None);
                     return false;
                 }
                 let f = self.feasibility(c);
                 match self.solve_near(&f) {
                     (SatResult::Sat, Some(m)) => (m, false),
                     _ => {
-                        self.tried(c, "feasible", Some(false), None);
+                        self.tried(c, Feasibility::Feasible, Some(false), None);
                         return false;
                     }
                 }
             }
         };
         if self.report.reruns >= self.options.max_reruns {
-            self.tried(c, "feasible", Some(predicted), None);
+            self.tried(c, Feasibility::Feasible, Some(predicted), None);
             return false;
         }
         let inputs = self.arguments(&model);
@@ -930,7 +940,12 @@ impl Space for Session<'_, '_> {
         if followed == Some(false) {
             self.report.diverged += 1;
         }
-        self.tried(c, "feasible", Some(predicted), Some(verdict.clone()));
+        self.tried(
+            c,
+            Feasibility::Feasible,
+            Some(predicted),
+            Some(verdict.clone()),
+        );
         if rerun.successful && followed == Some(true) {
             self.report.found = Some(Found {
                 inputs,

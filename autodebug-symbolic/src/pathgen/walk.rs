@@ -20,6 +20,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use autodebug_runtime::protocol::SiteKey;
+use serde::{Deserialize, Serialize};
 use z3::ast::{Ast, Bool};
 
 use super::cfg::{FnGraph, Graphs, NodeKey, Part};
@@ -54,7 +55,7 @@ impl From<Stop> for Halt {
 type W<T> = Result<T, Halt>;
 
 /// One event of a path, as a script names it: a site and what happened there.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Step {
     /// The site (a branch, a loop head, a function entry).
     pub stmt: SiteKey,

@@ -11,6 +11,10 @@
 //! Each failing test has its own model (the joint model of all of them times out on loops
 //! that unroll a few hundred times); a diagnosis of the whole failure must explain every
 //! failing test, so the per-test diagnoses are combined as minimal unions.
+//!
+//! Each test's model lives in a worker process of its own (see [`crate::worker`]), under
+//! `--solver-memory` and the technique's time: a model that needs more ends that worker,
+//! and the test is not diagnosed, with a note.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -24,12 +28,13 @@ use autodebug_symbolic::diagnose::{Bounds, ConflictOracle, Cut, Verdict, diagnos
 use autodebug_symbolic::encode::{self, Call, Encoder, Encoding, Spec};
 use autodebug_symbolic::ir::Program;
 use autodebug_symbolic::wp;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Context, Findings, Suspect, Technique, is_candidate};
 use crate::model::Evidence;
 use crate::oracle::{self, Oracle};
 use crate::trace::{RecordedTrace, workspace_path};
+use crate::worker::{self, Worker};
 
 /// The technique's name in evidence and in the report.
 const NAME: &str = "diagnosis";
@@ -46,6 +51,8 @@ pub struct Diagnosis {
     pub max_passing_calls: usize,
     /// Time limit of one of those checks (undecided keeps the diagnosis).
     pub prune_timeout: Duration,
+    /// Memory a test's solver process may take beyond the tool's, in MiB.
+    pub memory_mb: u64,
     /// What was done, for the report.
     pub account: Mutex<Account>,
 }
@@ -58,10 +65,26 @@ impl Default for Diagnosis {
             max_cardinality: 2,
             max_passing_calls: 3,
             prune_timeout: Duration::from_millis(200),
+            memory_mb: 1024,
             account: Mutex::default(),
         }
     }
 }
+
+impl Diagnosis {
+    /// The technique as the options configure it (its other bounds are fixed).
+    pub fn new(options: &crate::options::Options) -> Diagnosis {
+        Diagnosis {
+            memory_mb: options.solver_memory,
+            ..Diagnosis::default()
+        }
+    }
+}
+
+/// Time a test's worker is given beyond what is left of the technique's budget before it
+/// counts as hung (the budget is checked between solver checks; one check, or an
+/// explanation, can run past it).
+const WORKER_SLACK: Duration = Duration::from_secs(10);
 
 /// The report's `localization.diagnosis`.
 #[derive(Debug, Default, Serialize)]
@@ -74,10 +97,15 @@ pub struct Account {
     pub complete: bool,
     /// Seconds spent.
     pub seconds: f64,
+    /// The largest resident size a test's solver process reached, in MiB (the tool's
+    /// memory as it forked included), when one ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver_peak_mb: Option<u64>,
 }
 
-/// One failing test's model.
-#[derive(Debug, Default, Serialize)]
+/// One failing test's model (it crosses back from the test's worker).
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TestAccount {
     pub test: String,
     /// The failing call (`max(3, 5)`), when the oracle named one.
@@ -139,7 +167,7 @@ pub struct ComponentEntry {
 }
 
 /// A component as the per-test models know it, by site (component ids differ per model).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Known {
     info: SiteInfo,
     statement: String,
@@ -154,6 +182,10 @@ impl Technique for Diagnosis {
 
     fn details(&self) -> Option<serde_json::Value> {
         serde_json::to_value(&*self.account.lock().unwrap()).ok()
+    }
+
+    fn solver_peak_mb(&self) -> Option<u64> {
+        self.account.lock().unwrap().solver_peak_mb
     }
 
     fn findings(&self, findings: &mut Findings) {
@@ -196,14 +228,26 @@ impl Technique for Diagnosis {
                 ));
                 account.complete = false;
             } else {
-                match self.diagnose_test(
-                    context,
-                    oracle,
-                    &mut programs,
-                    &mut known,
-                    &mut test,
-                    start + self.budget,
-                ) {
+                let diagnosed = self
+                    .prepare(context, oracle, &mut programs, &mut test)
+                    .and_then(|prepared| {
+                        let deadline = start + self.budget;
+                        let (diagnosed, peak) =
+                            self.in_worker(&prepared, &known, &test, began, deadline);
+                        account.solver_peak_mb = account.solver_peak_mb.max(peak);
+                        match diagnosed {
+                            Ok(diagnosed) => {
+                                test = diagnosed.test;
+                                known = diagnosed.known.into_iter().collect();
+                                diagnosed.diagnoses
+                            }
+                            Err(why) => {
+                                test.skipped = Some(why);
+                                None
+                            }
+                        }
+                    });
+                match diagnosed {
                     // A search that found nothing but was cut short says nothing: it
                     // must not empty the diagnoses of the other tests.
                     Some(diagnoses) if diagnoses.is_empty() && test.incomplete.is_some() => {
@@ -252,26 +296,83 @@ impl Technique for Diagnosis {
     }
 }
 
+/// What the model of one failing test is made of, prepared by the tool (the lowering is
+/// shared by the tests of a file): the worker that diagnoses the test starts with it.
+struct Prepared<'c, 'p> {
+    recorded: &'c RecordedTrace,
+    program: &'p Program,
+    /// The failing call, the calls the test accepted, and the calls that prune.
+    failing: Call<'c>,
+    accepted: Vec<Call<'c>>,
+    passing: Vec<Call<'c>>,
+    /// Iterations unrolled beyond the recorded ones.
+    slack: u32,
+}
+
+/// What a test's worker found, as it crosses back to the tool.
+#[derive(Serialize, Deserialize)]
+struct Diagnosed {
+    test: TestAccount,
+    /// `None` when the test could not be diagnosed (`test.skipped` says why).
+    diagnoses: Option<Vec<BTreeSet<SiteKey>>>,
+    /// The components known after this test (those known before it included).
+    known: Vec<(SiteKey, Known)>,
+}
+
 impl Diagnosis {
-    /// Builds the model of one failing test and diagnoses it. `None` when the test could
-    /// not be diagnosed (`test.skipped` says why).
-    ///
-    /// The search runs on the failing call and the calls the test accepted; each diagnosis
-    /// found is then checked against each passing test's call in a model of its own (the
-    /// failing call, the accepted ones and that call), which removes the diagnoses a fix
-    /// could not make without breaking it. One joint model of every call is more complete
-    /// but its checks time out on loops; a diagnosis pruned by one passing call is pruned
-    /// by all of them together, so the pruning is sound.
-    fn diagnose_test(
+    /// Diagnoses the `prepared` test in a worker process of its own, which starts from the
+    /// components `known` so far and the account `test`: what it found, or why the test
+    /// was not diagnosed (the worker ended), and the worker's peak (MiB).
+    fn in_worker(
         &self,
-        context: &Context,
-        oracle: &Oracle,
-        programs: &mut HashMap<String, Result<Program, String>>,
-        known: &mut BTreeMap<SiteKey, Known>,
-        test: &mut TestAccount,
+        prepared: &Prepared,
+        known: &BTreeMap<SiteKey, Known>,
+        test: &TestAccount,
+        began: Instant,
         deadline: Instant,
-    ) -> Option<Vec<BTreeSet<SiteKey>>> {
-        let began = Instant::now();
+    ) -> (Result<Diagnosed, String>, Option<u64>) {
+        let bounds = worker::Bounds {
+            memory_mb: self.memory_mb,
+            time: deadline.saturating_duration_since(Instant::now()) + WORKER_SLACK,
+        };
+        let serve = |()| {
+            let mut known = known.clone();
+            let mut test = test.clone();
+            let diagnoses = self.diagnose(prepared, &mut known, &mut test, began, deadline);
+            Diagnosed {
+                test,
+                diagnoses,
+                known: known.into_iter().collect(),
+            }
+        };
+        let mut worker = match Worker::start(bounds, serve) {
+            Ok(worker) => worker,
+            Err(e) => {
+                return (
+                    Err(format!("could not start the solver's process: {e}")),
+                    None,
+                );
+            }
+        };
+        let answer = worker.ask(&());
+        let peak = worker.finish();
+        let answer = answer.map_err(|ended| {
+            let peak = peak.map_or(String::new(), |mb| format!(" (its peak: {mb} MiB)"));
+            format!("{ended}{peak}")
+        });
+        (answer, peak)
+    }
+
+    /// What the model of `oracle`'s test is made of, lowering its file into `programs` if
+    /// it is not there yet. `None` when the test cannot be diagnosed (`test.skipped` says
+    /// why).
+    fn prepare<'c, 'p>(
+        &self,
+        context: &Context<'c>,
+        oracle: &'c Oracle,
+        programs: &'p mut HashMap<String, Result<Program, String>>,
+        test: &mut TestAccount,
+    ) -> Option<Prepared<'c, 'p>> {
         let recorded = &context.traces[oracle.trace];
         let Some(call) = &oracle.call else {
             test.skipped = Some(
@@ -320,15 +421,52 @@ impl Diagnosis {
             &file,
             self.max_passing_calls - passing.len(),
         ));
-
-        // The search, on the failing call and the calls the test accepted.
-        let mut base: Vec<&Call> = vec![&failing];
-        base.extend(&accepted);
         let slack = if call.end == oracle::End::Panicked {
             4
         } else {
             2
         };
+        Some(Prepared {
+            recorded,
+            program,
+            failing,
+            accepted,
+            passing,
+            slack,
+        })
+    }
+
+    /// Builds the model of one failing test and diagnoses it (in the test's worker; the
+    /// test's work began at `began`). `None` when the test could not be diagnosed
+    /// (`test.skipped` says why).
+    ///
+    /// The search runs on the failing call and the calls the test accepted; each diagnosis
+    /// found is then checked against each passing test's call in a model of its own (the
+    /// failing call, the accepted ones and that call), which removes the diagnoses a fix
+    /// could not make without breaking it. One joint model of every call is more complete
+    /// but its checks time out on loops; a diagnosis pruned by one passing call is pruned
+    /// by all of them together, so the pruning is sound.
+    fn diagnose(
+        &self,
+        prepared: &Prepared,
+        known: &mut BTreeMap<SiteKey, Known>,
+        test: &mut TestAccount,
+        began: Instant,
+        deadline: Instant,
+    ) -> Option<Vec<BTreeSet<SiteKey>>> {
+        let Prepared {
+            recorded,
+            program,
+            failing,
+            accepted,
+            passing,
+            slack,
+        } = prepared;
+        let (program, slack) = (*program, *slack);
+
+        // The search, on the failing call and the calls the test accepted.
+        let mut base: Vec<&Call> = vec![failing];
+        base.extend(accepted);
         let mut model = self.model(program, &base, self.check_timeout, slack);
         if !encoded_failing_call(&model, test) {
             return None;
@@ -338,7 +476,7 @@ impl Diagnosis {
         let mut found = self.search(&mut model, test, deadline);
 
         // The pruning, one passing call at a time.
-        for call in &passing {
+        for call in passing {
             if found.diagnoses.is_empty() || Instant::now() >= deadline {
                 break;
             }

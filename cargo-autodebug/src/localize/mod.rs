@@ -67,6 +67,12 @@ pub trait Technique {
 
     /// What later stages read of its work beyond the ranking (after [`Technique::localize`]).
     fn findings(&self, _findings: &mut Findings) {}
+
+    /// The largest resident size of its solver processes, in MiB (after
+    /// [`Technique::localize`]); none if it ran none.
+    fn solver_peak_mb(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A site as a diagnosis names it: the file relative to the workspace root, line, column
@@ -90,6 +96,8 @@ pub struct Localization {
     pub notes: Vec<String>,
     pub details: BTreeMap<&'static str, serde_json::Value>,
     pub findings: Findings,
+    /// The largest resident size of the techniques' solver processes (MiB), when one ran.
+    pub solver_peak_mb: Option<u64>,
 }
 
 /// Runs every registered technique the options ask for and merges their rankings.
@@ -121,6 +129,7 @@ pub fn localize_with(
     let mut rankings = Vec::new();
     let mut details = BTreeMap::new();
     let mut findings = Findings::default();
+    let mut solver_peak_mb = None;
     // Each technique's weight in the merge, so that a reader can redo it (the benchmark
     // compares the ranking with and without a technique).
     let mut weights = serde_json::Map::new();
@@ -142,6 +151,7 @@ pub fn localize_with(
             details.insert(technique.name(), detail);
         }
         technique.findings(&mut findings);
+        solver_peak_mb = solver_peak_mb.max(technique.solver_peak_mb());
     }
     details.insert("weights", serde_json::Value::Object(weights));
     details.insert("seconds", serde_json::Value::Object(seconds));
@@ -152,6 +162,7 @@ pub fn localize_with(
         notes,
         details,
         findings,
+        solver_peak_mb,
     }
 }
 

@@ -9,6 +9,11 @@
 //! the call meets its specification (no panic, its contracts, the value the confirmed
 //! oracle expects; for a value the test only rejected, the test passing) *and* took the
 //! generated path. Every suspect is backed by that rerun.
+//!
+//! Each test's search runs in a worker process of its own (see [`crate::worker`]), under
+//! `--solver-memory` and the technique's time, holding its solver state while it asks the
+//! tool for the reruns: a search that needs more ends that worker, and the test is not
+//! searched, with a note.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,6 +34,7 @@ use crate::engine::Recorder;
 use crate::model::Evidence;
 use crate::oracle::{Call, End, Expectation, Oracle};
 use crate::trace::{RawTrace, RecordedTrace, workspace_path};
+use crate::worker::{self, Parent, Worker};
 
 /// The technique's name in evidence and in the report.
 const NAME: &str = "pathgen";
@@ -43,9 +49,20 @@ pub struct PathGeneration {
     pub paths_per_distance: usize,
     /// Flip branches of loops too (the paper does not).
     pub flip_loops: bool,
+    /// Memory a test's solver process may take beyond the tool's, in MiB.
+    pub memory_mb: u64,
     /// What was done, for the report.
     pub account: Mutex<Account>,
 }
+
+/// Time a test's worker is given beyond what is left of the technique's budget before it
+/// counts as hung (the budget is checked between solver checks; one check can run past
+/// it). The tool's reruns do not count: the limit is on the worker's silences.
+const WORKER_SLACK: Duration = Duration::from_secs(10);
+
+/// A test's search in its worker: asked to search (`()`), it asks the tool for reruns with
+/// generated arguments, and answers with what it did or why it could not.
+type Search = Worker<(), Result<pathgen::Report, String>, Vec<Binding>, Rerun>;
 
 impl Default for PathGeneration {
     fn default() -> Self {
@@ -54,6 +71,7 @@ impl Default for PathGeneration {
             max_reruns: 20,
             paths_per_distance: Bounds::default().paths_per_distance,
             flip_loops: false,
+            memory_mb: 1024,
             account: Mutex::default(),
         }
     }
@@ -64,6 +82,10 @@ impl Default for PathGeneration {
 pub struct Account {
     pub tests: Vec<TestAccount>,
     pub seconds: f64,
+    /// The largest resident size a test's solver process reached, in MiB (the tool's
+    /// memory as it forked included), when one ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver_peak_mb: Option<u64>,
 }
 
 /// One failing test's search.
@@ -118,6 +140,7 @@ impl PathGeneration {
             max_reruns: options.pathgen_reruns,
             paths_per_distance: options.pathgen_paths.max(1),
             flip_loops: options.pathgen_flip_loops,
+            memory_mb: options.solver_memory,
             account: Default::default(),
         }
     }
@@ -130,6 +153,10 @@ impl Technique for PathGeneration {
 
     fn details(&self) -> Option<serde_json::Value> {
         serde_json::to_value(&*self.account.lock().unwrap()).ok()
+    }
+
+    fn solver_peak_mb(&self) -> Option<u64> {
+        self.account.lock().unwrap().solver_peak_mb
     }
 
     fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
@@ -153,7 +180,9 @@ impl Technique for PathGeneration {
                     self.budget.as_secs()
                 ));
             } else {
-                self.search(context, oracle, &mut programs, &mut test, left, &mut blamed);
+                let peak =
+                    self.search(context, oracle, &mut programs, &mut test, left, &mut blamed);
+                account.solver_peak_mb = account.solver_peak_mb.max(peak);
             }
             test.seconds = began.elapsed().as_secs_f64();
             if let Some(why) = &test.skipped {
@@ -190,7 +219,7 @@ impl Technique for PathGeneration {
 
 impl PathGeneration {
     /// Searches the closest successful run of `oracle`'s failing call; what it found goes
-    /// into `blamed`.
+    /// into `blamed`. The peak of the search's worker (MiB), when one ran.
     fn search(
         &self,
         context: &Context,
@@ -199,7 +228,7 @@ impl PathGeneration {
         test: &mut TestAccount,
         budget: Duration,
         blamed: &mut BTreeMap<SiteKey, (SiteInfo, usize, String)>,
-    ) {
+    ) -> Option<u64> {
         let recorded = &context.traces[oracle.trace];
         let Some(call) = &oracle.call else {
             test.skipped = Some(
@@ -208,29 +237,29 @@ impl PathGeneration {
                     .clone()
                     .unwrap_or_else(|| "the oracle named no failing call".into()),
             );
-            return;
+            return None;
         };
         test.call = Some(call.shown());
         if recorded.trace.coverage || recorded.trace.events.is_empty() {
             test.skipped = Some("the failing test's trace has no events".into());
-            return;
+            return None;
         }
         if recorded.trace.events[call.events.clone()]
             .iter()
             .any(|e| matches!(e, Record::Truncated { .. }))
         {
             test.skipped = Some("the failing call's events were cut at the event cap".into());
-            return;
+            return None;
         }
         let Some(entry) = recorded.trace.sites.get(&call.site).cloned() else {
             test.skipped = Some("the failing call's site is not in the trace".into());
-            return;
+            return None;
         };
         let judge = match Judge::of(oracle) {
             Ok(judge) => judge,
             Err(why) => {
                 test.skipped = Some(why);
-                return;
+                return None;
             }
         };
         test.success = Some(judge.describe());
@@ -241,7 +270,7 @@ impl PathGeneration {
             Ok(program) => &*program,
             Err(why) => {
                 test.skipped = Some(why.clone());
-                return;
+                return None;
             }
         };
         let failing = pathgen::steps_of(
@@ -282,42 +311,80 @@ impl PathGeneration {
             judge,
             fuel: 20 * recorded.trace.events.len() as u64 + 10_000,
         };
-        let Some(report) = generate_guarded(&problem, &options, &mut runner, test) else {
-            return;
+        let bounds = worker::Bounds {
+            memory_mb: self.memory_mb,
+            time: budget + WORKER_SLACK,
         };
-        if let Some(found) = &report.found {
-            test.found = Some(blame_differing(context, recorded, call, found, blamed));
+        let (searched, peak) = in_worker(bounds, &problem, &options, &mut runner);
+        match searched {
+            Ok(report) => {
+                if let Some(found) = &report.found {
+                    test.found = Some(blame_differing(context, recorded, call, found, blamed));
+                }
+                test.search = Some(report);
+            }
+            Err(why) => test.skipped = Some(why),
         }
-        test.search = Some(report);
+        peak
     }
 }
 
-/// Runs the search; `None` when it gave up or failed (`test.skipped` says why).
-fn generate_guarded(
+/// Runs the search in a worker process of its own, under `bounds`, the tool making the
+/// reruns it asks for with `runner`: what it did, or why it gave up, failed or ended; and
+/// the worker's peak (MiB).
+fn in_worker(
+    bounds: worker::Bounds,
     problem: &Problem,
     options: &pathgen::Options,
     runner: &mut Rerunner,
-    test: &mut TestAccount,
-) -> Option<pathgen::Report> {
+) -> (Result<pathgen::Report, String>, Option<u64>) {
+    let serve = |(), tool: &mut Parent<Vec<Binding>, Rerun>| {
+        generate_guarded(problem, options, &mut AskTheTool(tool))
+    };
+    let mut worker: Search = match Worker::start_conversing(bounds, serve) {
+        Ok(worker) => worker,
+        Err(e) => {
+            return (
+                Err(format!("could not start the solver's process: {e}")),
+                None,
+            );
+        }
+    };
+    let answer = worker.converse(&(), |arguments| runner.rerun(&arguments));
+    let peak = worker.finish();
+    let searched = answer.unwrap_or_else(|ended| {
+        let peak = peak.map_or(String::new(), |mb| format!(" (its peak: {mb} MiB)"));
+        Err(format!("{ended}{peak}"))
+    });
+    (searched, peak)
+}
+
+/// Runs the search (in its worker); `Err` when it gave up or failed (why).
+fn generate_guarded(
+    problem: &Problem,
+    options: &pathgen::Options,
+    runner: &mut dyn Runner,
+) -> Result<pathgen::Report, String> {
     // A defect of the model must cost this test's search, not the run.
     let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         pathgen::generate(problem, options, runner)
     }));
-    match searched {
-        Ok(Ok(report)) => Some(report),
-        Ok(Err(why)) => {
-            test.skipped = Some(why);
-            None
-        }
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            test.skipped = Some(format!("the search failed: {what}"));
-            None
-        }
+    searched.unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        Err(format!("the search failed: {what}"))
+    })
+}
+
+/// The reruns a search in its worker asks of the tool.
+struct AskTheTool<'t, 'c>(&'t mut Parent<'c, Vec<Binding>, Rerun>);
+
+impl Runner for AskTheTool<'_, '_> {
+    fn rerun(&mut self, arguments: &[Binding]) -> Rerun {
+        self.0.ask(arguments.to_vec())
     }
 }
 

@@ -35,7 +35,7 @@ pub const TECHNIQUES: &[Registration] = &[
     Registration {
         option: TechniqueName::Diagnosis,
         weight: 2.0,
-        make: |_| Box::new(diagnosis::Diagnosis::default()),
+        make: |options| Box::new(diagnosis::Diagnosis::new(options)),
     },
     // A critical predicate is confirmed by a rerun that passed.
     Registration {

@@ -180,6 +180,11 @@ pub struct Timing {
     /// where the system says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_rss_mb: Option<f64>,
+    /// The largest resident size any solver worker process of the run reached (diagnosis,
+    /// path generation, synthesis), in MiB (the tool's memory as it forked included), when
+    /// one ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solver_peak_mb: Option<u64>,
 }
 
 /// The process's peak resident set size in MB, from `/proc/self/status` (Linux).

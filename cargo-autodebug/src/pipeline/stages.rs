@@ -308,6 +308,7 @@ pub fn localize(
     report.suspects = localization.suspects;
     report.notes.extend(localization.notes);
     report.localization = localization.details;
+    report.timing.solver_peak_mb = localization.solver_peak_mb;
     let excluded = options.exclude.filter_suspects(&mut report.suspects);
     if excluded > 0 {
         report.notes.push(format!(
@@ -387,6 +388,8 @@ pub fn repair(
         super::publish::rank_fixed_first(report);
     }
     report.notes.extend(repaired.notes);
+    report.timing.solver_peak_mb =
+        (report.timing.solver_peak_mb).max(repaired.details.solver_peak_mb);
     report.repair = Some(repaired.details);
     report.timing.repair_s = phase.elapsed().as_secs_f64();
     if session.zero.is_none() {
