@@ -152,6 +152,14 @@ impl Z3Oracle {
         }
     }
 
+    /// Changes the per-check time limit (z3's `timeout`) of the checks to come.
+    pub fn set_timeout_ms(&mut self, timeout_ms: u32) {
+        let mut params = Params::new();
+        params.set_u32("timeout", timeout_ms);
+        self.solver.set_params(&params);
+        self.options.timeout_ms = timeout_ms;
+    }
+
     /// Declares a component; `name` is for people (e.g. `"line 4: x"`), need not be unique.
     pub fn component(&mut self, name: impl Into<String>) -> ComponentId {
         let id = ComponentId(self.components.len());

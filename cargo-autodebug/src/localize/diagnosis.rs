@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use autodebug_runtime::protocol::{SiteInfo, SiteKey, SiteKind};
 use autodebug_symbolic::conflicts::{self, ComponentId, Role, Z3Oracle};
-use autodebug_symbolic::diagnose::{Bounds, ConflictOracle, Cut, Verdict, diagnose};
+use autodebug_symbolic::diagnose::{
+    Bounds, ConflictOracle, Cut, Diagnoses, Undecided, Verdict, diagnose,
+};
 use autodebug_symbolic::encode::{self, Call, Encoder, Encoding, Spec};
 use autodebug_symbolic::ir::Program;
 use autodebug_symbolic::wp;
@@ -500,7 +502,7 @@ impl Diagnosis {
             deadline,
             slowest: 0.0,
         };
-        let result = diagnose(
+        let mut result = diagnose(
             &mut timed,
             &Bounds {
                 max_cardinality: self.max_cardinality,
@@ -509,7 +511,8 @@ impl Diagnosis {
                 ..Bounds::default()
             },
         );
-        test.checks = result.checks;
+        let retried = self.second_chances(&mut timed, &mut result);
+        test.checks = result.checks + retried;
         test.slowest_check_s = timed.slowest;
         if let Some(cut) = result.cut.filter(|c| *c != Cut::Cardinality) {
             test.incomplete = Some(cut.to_string());
@@ -539,6 +542,58 @@ impl Diagnosis {
             diagnoses: found,
             statements,
         }
+    }
+
+    /// Gives the candidates the search left undecided at the per-check time limit one
+    /// more check each, [`RETRY_FACTOR`] times as long (within the deadline), smallest
+    /// first, at most [`MAX_RETRIES`] of them: a check near the limit decides differently
+    /// on a busier machine, and a single-statement diagnosis should not depend on it. A
+    /// candidate found consistent joins the minimal diagnoses (those it is a subset of
+    /// leave them); one found in conflict stays undecided, as its supersets were never
+    /// searched. How many checks were made.
+    fn second_chances(&self, timed: &mut Timed, result: &mut Diagnoses<ComponentId>) -> usize {
+        let mut pending = std::mem::take(&mut result.undecided);
+        pending
+            .sort_by(|a, b| (a.abnormal.len(), &a.abnormal).cmp(&(b.abnormal.len(), &b.abnormal)));
+        let mut checks = 0;
+        let mut still = Vec::new();
+        for candidate in pending {
+            let subsumed = result
+                .minimal
+                .iter()
+                .any(|d| d.is_subset(&candidate.abnormal));
+            let left = timed.deadline.saturating_duration_since(Instant::now());
+            if subsumed || checks >= MAX_RETRIES || left < self.check_timeout {
+                if !subsumed {
+                    still.push(candidate);
+                }
+                continue;
+            }
+            timed
+                .model
+                .set_timeout_ms(millis((self.check_timeout * RETRY_FACTOR).min(left)));
+            checks += 1;
+            match timed.check(&candidate.abnormal) {
+                Verdict::Consistent => {
+                    result.minimal.retain(|d| !candidate.abnormal.is_subset(d));
+                    result.minimal.push(candidate.abnormal);
+                }
+                Verdict::Conflict(_) => still.push(Undecided {
+                    reason: "in conflict at a longer check; its supersets were not searched".into(),
+                    ..candidate
+                }),
+                Verdict::Unknown(reason) => still.push(Undecided {
+                    reason,
+                    ..candidate
+                }),
+            }
+        }
+        timed.model.set_timeout_ms(millis(self.check_timeout));
+        result
+            .minimal
+            .sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+        result.undecided = still;
+        checks
     }
 
     /// Drops the diagnoses that conflict with the model of `calls` (the failing call, the
@@ -726,6 +781,11 @@ impl ConflictOracle for Timed<'_> {
         verdict
     }
 }
+
+/// How many candidates the search left undecided get a second, longer check.
+const MAX_RETRIES: usize = 4;
+/// How many times the per-check time limit a second check may take.
+const RETRY_FACTOR: u32 = 3;
 
 /// `duration` in whole milliseconds, as z3 takes time limits.
 fn millis(duration: Duration) -> u32 {
