@@ -1,14 +1,19 @@
 //! The baseline: every selected test once (recording which sites each reaches), then the
 //! failing ones again to tell deterministic failures from flaky ones.
 
-use anyhow::Result;
-use autodebug_runtime::protocol;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use autodebug_runtime::protocol::{self, SiteInfo, SiteKey};
+use serde::{Deserialize, Serialize};
 
 use crate::console::Console;
 use crate::engine::Recorder;
 use crate::engine::batch::Job;
 use crate::engine::{self, RunConfig, RunResult};
-use crate::model::{Outcome, TestId};
+use crate::model::{Outcome, Shard, TestId};
 use crate::trace::{self, Coverage};
 
 /// One test's baseline.
@@ -234,3 +239,161 @@ fn batched_runs(
     alone.sort_unstable();
     (firsts, batched, alone)
 }
+
+/// A shard's share of the baseline (`--shard K/N --baseline-only`, `baseline.json` in its
+/// output directory), read back by `--baseline-from`: the runs of the tests the shard
+/// owns, with what the analysis needs of them (outcomes, output, coverage).
+#[derive(Serialize, Deserialize)]
+pub struct Part {
+    /// [`PART_VERSION`]: a part of another version of the tool is refused.
+    pub version: u32,
+    pub shard: Shard,
+    /// Every test the selection kept, in order: the run that reads the parts must have
+    /// selected the same.
+    pub selected: Vec<TestId>,
+    /// Seconds the share took.
+    pub seconds: f64,
+    pub results: Vec<StoredResult>,
+}
+
+/// The format of [`Part`].
+pub const PART_VERSION: u32 = 1;
+
+/// One test's baseline in a [`Part`].
+#[derive(Serialize, Deserialize)]
+pub struct StoredResult {
+    pub test: TestId,
+    pub outcome: Outcome,
+    pub stdout: String,
+    pub stderr: String,
+    pub duration_s: f64,
+    pub reruns: Vec<Outcome>,
+    /// The sites the first run reached (a list: JSON maps take text keys only).
+    pub coverage: Vec<(SiteKey, SiteInfo)>,
+}
+
+impl StoredResult {
+    fn new(result: &BaselineResult) -> StoredResult {
+        StoredResult {
+            test: result.test.clone(),
+            outcome: result.first.outcome.clone(),
+            stdout: result.first.stdout.clone(),
+            stderr: result.first.stderr.clone(),
+            duration_s: result.first.duration.as_secs_f64(),
+            reruns: result.reruns.clone(),
+            coverage: (result.coverage.iter())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }
+    }
+}
+
+/// The part of `shard`, whose share of the selected `tests` gave `results`.
+pub fn part(shard: Shard, tests: &[TestId], results: &[BaselineResult], seconds: f64) -> Part {
+    Part {
+        version: PART_VERSION,
+        shard,
+        selected: tests.to_vec(),
+        seconds,
+        results: results.iter().map(StoredResult::new).collect(),
+    }
+}
+
+/// The baseline of the selected `tests` from the parts in `dirs` (every shard of one split,
+/// run on the same selection), in the order of `tests`, and the slowest part's seconds.
+pub fn from_parts(dirs: &[PathBuf], tests: &[TestId]) -> Result<(Vec<BaselineResult>, f64)> {
+    let mut parts: Vec<(PathBuf, Part)> = Vec::new();
+    for dir in dirs {
+        let file = dir.join(PART_FILE);
+        let text = std::fs::read_to_string(&file).with_context(|| {
+            format!(
+                "could not read {}: --baseline-from takes the output directories of \
+                 `cargo autodebug --shard K/N --baseline-only` runs",
+                file.display()
+            )
+        })?;
+        let part: Part = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a baseline part", file.display()))?;
+        if part.version != PART_VERSION {
+            bail!(
+                "{} was written by another version of cargo-autodebug (format {}, this one \
+                 reads {PART_VERSION}): run every shard with the same version",
+                file.display(),
+                part.version
+            );
+        }
+        parts.push((dir.clone(), part));
+    }
+    let count = parts[0].1.shard.count;
+    let mut by_index: Vec<Option<&Path>> = vec![None; count];
+    for (dir, part) in &parts {
+        if part.shard.count != count {
+            bail!(
+                "{} holds shard {} but {} holds shard {}: the parts are of different splits",
+                dir.display(),
+                part.shard,
+                parts[0].0.display(),
+                parts[0].1.shard
+            );
+        }
+        if let Some(other) = by_index[part.shard.index].replace(dir) {
+            bail!(
+                "shard {} is given twice ({} and {})",
+                part.shard,
+                other.display(),
+                dir.display()
+            );
+        }
+        let keys = |tests: &[TestId]| -> Vec<[String; 4]> {
+            tests.iter().map(|t| t.key().map(str::to_owned)).collect()
+        };
+        if keys(&part.selected) != keys(tests) {
+            bail!(
+                "{} ran the baseline of another selection ({} tests; this run selects {}): \
+                 run every shard on the same commit with the same test selection",
+                dir.display(),
+                part.selected.len(),
+                tests.len()
+            );
+        }
+    }
+    if let Some(missing) = by_index.iter().position(Option::is_none) {
+        bail!(
+            "shard {missing}/{count} is missing: --baseline-from needs the directory of \
+             every shard of the split"
+        );
+    }
+    let mut stored: HashMap<[String; 4], StoredResult> = HashMap::new();
+    let mut seconds: f64 = 0.0;
+    for (_, part) in parts {
+        seconds = seconds.max(part.seconds);
+        for result in part.results {
+            stored.insert(result.test.key().map(str::to_owned), result);
+        }
+    }
+    let mut results = Vec::with_capacity(tests.len());
+    for test in tests {
+        let Some(stored) = stored.remove(&test.key().map(str::to_owned)) else {
+            bail!(
+                "no shard ran {}: the parts were written by runs that split the tests \
+                 differently",
+                test.display()
+            );
+        };
+        results.push(BaselineResult {
+            test: test.clone(),
+            first: RunResult {
+                outcome: stored.outcome,
+                stdout: stored.stdout,
+                stderr: stored.stderr,
+                duration: Duration::from_secs_f64(stored.duration_s.max(0.0)),
+            },
+            reruns: stored.reruns,
+            coverage: stored.coverage.into_iter().collect(),
+        });
+    }
+    Ok((results, seconds))
+}
+
+/// The name of a part in a shard's output directory.
+pub const PART_FILE: &str = "baseline.json";

@@ -253,10 +253,21 @@ pub struct Options {
     pub rebuild_all: bool,
 
     /// Stop after the baseline: the instrumented build and one run of every test, written
-    /// to report.json and coverage.json (what the equivalence sweep compares with a plain
-    /// `cargo test`).
-    #[arg(long, hide = true)]
+    /// to report.json and coverage.json. With `--shard K/N`, the shard's share of the
+    /// tests only, also written to baseline.json for `--baseline-from`.
+    #[arg(help_heading = "Test Runs", long, conflicts_with = "baseline_from")]
     pub baseline_only: bool,
+
+    /// Take the baseline from the output directories of `--shard K/N --baseline-only` runs
+    /// (every shard of one split, on the same commit and selection; comma-separated or the
+    /// flag repeated) instead of running it.
+    #[arg(
+        help_heading = "Test Runs",
+        long,
+        value_name = "DIR,…",
+        value_delimiter = ','
+    )]
+    pub baseline_from: Vec<PathBuf>,
 
     /// Write the top validated fix into the source tree: the last report's when the files
     /// are as it saw them (nothing rerun), else after an analysis (refuses a tree with

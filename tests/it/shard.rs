@@ -158,3 +158,122 @@ fn three_shards_merge_into_the_unsharded_report() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no report in src"), "{stderr}");
 }
+
+/// Two rounds of a matrix: the shards split the baseline's test runs
+/// (`--shard K/N --baseline-only`), then each goes on from every shard's part
+/// (`--baseline-from`) and makes its share of the rebuilds; the merge is the unsharded run.
+#[test]
+fn a_sharded_baseline_then_sharded_rebuilds_merge_into_the_unsharded_report() {
+    let dir = common::copy_crate(&fixture("repair-search"));
+    let root = dir.path();
+    let techniques = ["--techniques", "spectrum,switching,repair"];
+    let whole = common::autodebug(root, &[&techniques[..], &["-o", "whole"]].concat());
+    assert_eq!(whole.status.code(), Some(5), "{}", common::describe(&whole));
+    let whole = read(&root.join("whole"));
+    let total = whole["tests"]["total"].as_u64().unwrap();
+
+    // Round 1: each shard runs its share of the tests, no more.
+    let mut shares = Vec::new();
+    for k in 0..3 {
+        let (shard, out) = (format!("{k}/3"), format!("base-{k}"));
+        let output = common::autodebug(
+            root,
+            &[
+                &techniques[..],
+                &["--shard", &shard, "--baseline-only", "-o", &out],
+            ]
+            .concat(),
+        );
+        // The share with the red test exits as a red run does; the others are clean.
+        assert!(
+            matches!(output.status.code(), Some(0 | 5)),
+            "{}",
+            common::describe(&output)
+        );
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.contains(&format!("Shard  {shard}: ran the baseline of ")),
+            "{stdout}"
+        );
+        let part: Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join(&out).join("baseline.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(part["selected"].as_array().unwrap().len() as u64, total);
+        shares.push(part["results"].as_array().unwrap().len() as u64);
+        assert!(root.join(&out).join("report.json").is_file());
+        assert!(
+            !root.join(&out).join("traces").exists(),
+            "round 1 records nothing"
+        );
+    }
+    assert_eq!(shares.iter().sum::<u64>(), total, "{shares:?}");
+    assert!(shares.iter().filter(|&&n| n > 0).count() >= 2, "{shares:?}");
+
+    // Round 2: every shard reads the three parts instead of running the baseline.
+    for k in 0..3 {
+        let (shard, out) = (format!("{k}/3"), format!("shard-{k}"));
+        let output = common::autodebug(
+            root,
+            &[
+                &techniques[..],
+                &[
+                    "--shard",
+                    &shard,
+                    "--baseline-from",
+                    "base-2,base-0",
+                    "--baseline-from",
+                    "base-1",
+                    "-o",
+                    &out,
+                ],
+            ]
+            .concat(),
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(5),
+            "{}",
+            common::describe(&output)
+        );
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.contains(&format!("Baseline  of {total} tests from 3 shards' parts")),
+            "{stdout}"
+        );
+    }
+    let output = merge(root, &["shard-0", "shard-1", "shard-2", "-o", "merged"]);
+    assert_eq!(
+        output.status.code(),
+        Some(5),
+        "{}",
+        common::describe(&output)
+    );
+    let merged = read(&root.join("merged"));
+    assert_eq!(outcome(&merged), outcome(&whole));
+    let failing = |report: &Value| -> Vec<Value> {
+        (report["failing_tests"].as_array().unwrap().iter())
+            .map(|t| serde_json::json!([t["target"], t["name"], t["outcome"], t["reruns"]]))
+            .collect()
+    };
+    assert_eq!(failing(&merged), failing(&whole));
+
+    // Parts of an incomplete split: refused before anything runs.
+    let output = common::autodebug(
+        root,
+        &[
+            &techniques[..],
+            &["--baseline-from", "base-0,base-2", "-o", "nope"],
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        common::describe(&output)
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("shard 1/3 is missing"), "{stderr}");
+    assert!(!root.join("nope/traces").exists());
+}

@@ -94,10 +94,20 @@ impl Shard {
 
     /// The shard that rebuilds `item`.
     pub fn owner(&self, item: &Item) -> usize {
+        self.owner_of(item.code.iter().map(String::as_str))
+    }
+
+    /// Whether the test is this shard's to run in a sharded baseline: by its identity.
+    pub fn owns_test(&self, test: &super::TestId) -> bool {
+        self.owner_of(test.key().into_iter()) == self.index
+    }
+
+    /// The shard of a thing named by `parts` (deterministic across machines and runs).
+    fn owner_of<'a>(&self, parts: impl Iterator<Item = &'a str>) -> usize {
         use std::hash::Hasher;
         let mut hasher = fnv::FnvHasher::default();
-        for code in &item.code {
-            hasher.write(code.as_bytes());
+        for part in parts {
+            hasher.write(part.as_bytes());
             hasher.write_u8(0);
         }
         // FNV's low bits follow the last bytes closely: mixed (splitmix64's finalizer) so

@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One test: a name inside a test binary.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TestId {
     /// Package of the test target.
     pub package: String,
@@ -22,6 +22,11 @@ pub struct TestId {
 }
 
 impl TestId {
+    /// What names the test wherever it was built: package, kind, target and name.
+    pub fn key(&self) -> [&str; 4] {
+        [&self.package, &self.kind, &self.target, &self.name]
+    }
+
     /// `package/target::name`, for people.
     pub fn display(&self) -> String {
         format!("{}::{}", self.target, self.name)

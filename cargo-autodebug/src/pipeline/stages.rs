@@ -142,9 +142,55 @@ pub fn baseline(
 ) -> Result<Baseline, Failure> {
     let options = session.options();
     let phase = Instant::now();
-    let results =
-        baseline_run::run(runner, tests, options.reruns, console).or_exit(ExitCode::Software)?;
-    report.timing.baseline_s = phase.elapsed().as_secs_f64();
+    let results = if !options.baseline_from.is_empty() {
+        let (results, seconds) = baseline_run::from_parts(&options.baseline_from, tests)
+            .map_err(|e| e.context("--baseline-from refused"))
+            .or_exit(ExitCode::Usage)?;
+        console.status(
+            "Baseline",
+            &format!(
+                "of {} tests from {} shards' parts ({})",
+                tests.len(),
+                options.baseline_from.len(),
+                (options.baseline_from.iter())
+                    .map(|d| crate::output_dir::display_path(d))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+        report.timing.baseline_s = seconds;
+        results
+    } else if let Some(shard) = options.shard.filter(|_| options.baseline_only) {
+        // A share of the baseline: the tests this shard owns, written for the runs that
+        // go on from every shard's part.
+        let share: Vec<TestId> = tests
+            .iter()
+            .filter(|t| shard.owns_test(t))
+            .cloned()
+            .collect();
+        let results = baseline_run::run(runner, &share, options.reruns, console)
+            .or_exit(ExitCode::Software)?;
+        report.timing.baseline_s = phase.elapsed().as_secs_f64();
+        report.tests.total = share.len();
+        let part = baseline_run::part(shard, tests, &results, report.timing.baseline_s);
+        let file = session.output.path().join(baseline_run::PART_FILE);
+        trace::write_json(&file, &part).or_exit(ExitCode::Software)?;
+        console.status(
+            "Shard",
+            &format!(
+                "{shard}: ran the baseline of {} of the {} tests, written to {}; go on with                  `--baseline-from` and every shard's directory",
+                share.len(),
+                tests.len(),
+                crate::output_dir::display_path(&file)
+            ),
+        );
+        results
+    } else {
+        let results = baseline_run::run(runner, tests, options.reruns, console)
+            .or_exit(ExitCode::Software)?;
+        report.timing.baseline_s = phase.elapsed().as_secs_f64();
+        results
+    };
 
     let mut code = ExitCode::Clean;
     let mut failing_coverage = BTreeSet::new();

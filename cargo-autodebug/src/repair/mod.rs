@@ -428,7 +428,7 @@ fn rank(fixes: Vec<Fix>) -> Vec<Fix> {
 /// aside.
 pub(crate) fn code_key(fix: &Fix) -> Vec<String> {
     (fix.files.iter())
-        .map(|f| fingerprint(&patch::squeeze(&f.after)))
+        .map(|f| patch::changed_code(&f.before, &f.after))
         .collect()
 }
 

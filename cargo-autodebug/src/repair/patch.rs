@@ -51,12 +51,22 @@ struct Index {
 
 impl Index {
     fn of(text: &str) -> Result<Index> {
+        Index::of_part(text, 0)
+    }
+
+    /// The index of `text`, a part of a file after its first `lines_before` lines (the
+    /// line of an error is the file's).
+    fn of_part(text: &str, lines_before: u32) -> Result<Index> {
         let (offset, body) = parseable(text);
         let file: syn::File = match autodebug_syntax::parse_file(&body) {
             Ok(file) => file,
             Err(error) => {
                 let at = position(error.span().start());
-                bail!("does not parse at {}:{}: {error}", at.0, at.1)
+                bail!(
+                    "does not parse at {}:{}: {error}",
+                    at.0 + lines_before,
+                    at.1
+                )
             }
         };
         let mut visitor = Collector {
@@ -303,15 +313,66 @@ pub fn apply_edits(text: &str, edits: &[Edit]) -> Result<String> {
         }
         texts.push(edit.replacement.clone());
     }
-    // Parenthesize, one edit at a time, the replacements that do not stand alone (or
-    // that keep the file from parsing: `a as u8 < b` needs parentheses).
+    // Only the functions the edits are in are parsed again (the rest of the file is as it
+    // was, and a function parses alone as it does in its file): a suite's file of
+    // thousands of tests is not parsed once per candidate.
+    let Some(groups) = by_function(text, &sorted) else {
+        return fit(text, &sorted, texts, 0);
+    };
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut at = 0;
+    let mut texts = texts.into_iter();
+    for (window, count) in groups {
+        let group: Vec<Edit> = sorted[..count]
+            .iter()
+            .map(|e| Edit {
+                bytes: e.bytes.start - window.start..e.bytes.end - window.start,
+                replacement: e.replacement.clone(),
+                statement: e.statement,
+            })
+            .collect();
+        sorted = sorted.split_off(count);
+        let lines_before = text[..window.start].matches('\n').count() as u32;
+        out.push_str(&text[at..window.start]);
+        out.push_str(&fit(
+            &text[window.clone()],
+            &group.iter().collect::<Vec<_>>(),
+            texts.by_ref().take(count).collect(),
+            lines_before,
+        )?);
+        at = window.end;
+    }
+    out.push_str(&text[at..]);
+    Ok(out)
+}
+
+/// The innermost function of each of the sorted `edits`, in order, with how many of the
+/// edits are in it; `None` when an edit is in none, or in a function that holds another
+/// edit's function.
+fn by_function(text: &str, edits: &[&Edit]) -> Option<Vec<(Range<usize>, usize)>> {
+    let mut groups: Vec<(Range<usize>, usize)> = Vec::new();
+    for edit in edits {
+        let function = enclosing_function(text, &edit.bytes)?;
+        match groups.last_mut() {
+            Some((last, count)) if *last == function => *count += 1,
+            Some((last, _)) if function.start < last.end => return None,
+            _ => groups.push((function, 1)),
+        }
+    }
+    Some(groups)
+}
+
+/// `part` (a file, or a function of one after its first `lines_before` lines) with the
+/// sorted edits' bytes replaced by `texts`, each replacement parenthesized where it does
+/// not stand alone (or keeps the part from parsing: `a as u8 < b` needs parentheses).
+fn fit(part: &str, sorted: &[&Edit], mut texts: Vec<String>, lines_before: u32) -> Result<String> {
     let mut wrapped = vec![false; texts.len()];
     loop {
-        let (patched, ranges) = splice(text, &sorted, &texts);
+        let (patched, ranges) = splice(part, sorted, &texts);
         let culprit =
-            match Index::of(&patched) {
+            match Index::of_part(&patched, lines_before) {
                 Ok(index) => {
-                    match ranges.iter().zip(&sorted).position(|(r, e)| {
+                    match ranges.iter().zip(sorted).position(|(r, e)| {
                         !e.statement && !index.nodes.iter().any(|n| &n.bytes == r)
                     }) {
                         None => return Ok(patched),
@@ -330,6 +391,137 @@ pub fn apply_edits(text: &str, edits: &[Edit]) -> Result<String> {
         texts[culprit] = format!("({})", texts[culprit]);
         wrapped[culprit] = true;
     }
+}
+
+/// A fingerprint of `after`'s code, whitespace and comments aside, for a patch of `before`:
+/// two patches of the same file have the same fingerprint when their code is the same.
+/// Where the change is inside one function, only that function is read (the rest of the
+/// file is `before`'s, and its place is in the fingerprint).
+pub fn changed_code(before: &str, after: &str) -> String {
+    let prefix = (before.bytes().zip(after.bytes()))
+        .take_while(|(a, b)| a == b)
+        .count();
+    let suffix = (before.bytes().rev().zip(after.bytes().rev()))
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(before.len().min(after.len()) - prefix);
+    let (start, end) = (prefix, before.len() - suffix);
+    let around = |at: usize| enclosing_function(before, &(at..at));
+    let window = match (around(start), around(end)) {
+        (Some(first), Some(last)) if first.start <= start && end <= last.end => {
+            Some(first.start..last.end.max(first.end))
+        }
+        _ => None,
+    };
+    match window {
+        Some(window) => {
+            let tail = before.len() - window.end;
+            super::fingerprint(&format!(
+                "{}..{}\n{}",
+                window.start,
+                tail,
+                squeeze(&after[window.start..after.len() - tail])
+            ))
+        }
+        None => super::fingerprint(&squeeze(after)),
+    }
+}
+
+/// The byte range of the innermost function of `text` (its attributes included) that
+/// holds all of `span` and parses alone, if there is one. The functions of a text are
+/// found once (the last few texts are remembered).
+fn enclosing_function(text: &str, span: &Range<usize>) -> Option<Range<usize>> {
+    use std::sync::{Arc, Mutex};
+    type Known = Vec<(u64, usize, Arc<Vec<Range<usize>>>)>;
+    static KNOWN: Mutex<Known> = Mutex::new(Vec::new());
+    let hash = {
+        use std::hash::Hasher;
+        let mut hasher = fnv::FnvHasher::default();
+        hasher.write(text.as_bytes());
+        hasher.finish()
+    };
+    let found = KNOWN
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(h, len, _)| *h == hash && *len == text.len())
+        .map(|(_, _, ranges)| Arc::clone(ranges));
+    let ranges = match found {
+        Some(ranges) => ranges,
+        None => {
+            let ranges = Arc::new(functions(text));
+            let mut known = KNOWN.lock().unwrap();
+            if known.len() >= 16 {
+                known.remove(0);
+            }
+            known.push((hash, text.len(), Arc::clone(&ranges)));
+            ranges
+        }
+    };
+    (ranges.iter())
+        .filter(|r| r.start <= span.start && span.end <= r.end)
+        .min_by_key(|r| r.len())
+        .cloned()
+}
+
+/// The byte ranges of `text`'s functions with a body (free functions, methods, trait
+/// methods with a default, nested ones) that parse alone.
+fn functions(text: &str) -> Vec<Range<usize>> {
+    struct Functions {
+        offset: usize,
+        ranges: Vec<Range<usize>>,
+    }
+    impl Functions {
+        fn add(&mut self, node: &impl Spanned) {
+            let range = node.span().byte_range();
+            self.ranges
+                .push(range.start + self.offset..range.end + self.offset);
+        }
+    }
+    impl<'ast> Visit<'ast> for Functions {
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            self.add(f);
+            visit::visit_item_fn(self, f);
+        }
+        fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+            self.add(f);
+            visit::visit_impl_item_fn(self, f);
+        }
+        fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+            if f.default.is_some() {
+                self.add(f);
+            }
+            visit::visit_trait_item_fn(self, f);
+        }
+    }
+    let (offset, body) = parseable(text);
+    let Ok(file) = autodebug_syntax::parse_file(&body) else {
+        return Vec::new();
+    };
+    let mut functions = Functions {
+        offset,
+        ranges: Vec::new(),
+    };
+    functions.visit_file(&file);
+    // A function that does not parse as a file of its own (`default fn`, say) is left out:
+    // its edits are checked in the whole file.
+    // Each starts at the beginning of its line when only indentation is before it there,
+    // so that a position in it has the column it has in the file.
+    let mut ranges = functions.ranges;
+    for range in &mut ranges {
+        let line = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+        if text[line..range.start]
+            .chars()
+            .all(|c| c == ' ' || c == '\t')
+        {
+            range.start = line;
+        }
+    }
+    ranges.retain(|r| {
+        text.get(r.clone())
+            .is_some_and(|f| autodebug_syntax::parse_file(f).is_ok())
+    });
+    ranges
 }
 
 /// `text` with the sorted edits' bytes replaced by `texts`, and where each replacement
@@ -393,6 +585,70 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_patch_parses_the_functions_it_edits_and_keys_their_code() {
+        let mut text = String::from(
+            "fn f(x: u32) -> u32 {\n    if x == 7 { x + 1 } else { x }\n}\n\nimpl S {\n    fn g(&self, y: u32) -> bool {\n        y < 3\n    }\n}\n",
+        );
+        for i in 0..50 {
+            text.push_str(&format!(
+                "#[test]\nfn t{i}() {{\n    assert_eq!(f({i}), {i});\n}}\n"
+            ));
+        }
+        let at = |code: &str| {
+            let start = text.find(code).unwrap();
+            start..start + code.len()
+        };
+        let edit = |code: &str, replacement: &str| Edit {
+            bytes: at(code),
+            replacement: replacement.into(),
+            statement: false,
+        };
+        // The innermost function, from the start of its line.
+        let g = text.find("    fn g").unwrap()..text.find("    }\n}").unwrap() + 5;
+        assert_eq!(enclosing_function(&text, &at("y < 3")), Some(g));
+        assert_eq!(enclosing_function(&text, &(0..text.len())), None);
+        // Edits in two functions: each is parsed alone, the result is the whole file's.
+        let two = [edit("x + 1", "x"), edit("y < 3", "y <= 3 || y == 9")];
+        let patched = apply_edits(&text, &two).unwrap();
+        assert_eq!(
+            patched,
+            text.replace("x + 1", "x")
+                .replace("y < 3", "y <= 3 || y == 9")
+        );
+        // A replacement that regroups its neighbours is parenthesized in its function.
+        let regrouping = apply_edits(&text, &[edit("x == 7", "x == 7 || x == 8")]).unwrap();
+        assert!(regrouping.contains("if x == 7 || x == 8 {"), "{regrouping}");
+        let y = at("y < 3").start;
+        let cast = Edit {
+            bytes: y..y + 1,
+            replacement: "y as u8 as u32".into(),
+            statement: false,
+        };
+        let cast = apply_edits(&text, &[cast]).unwrap();
+        assert!(cast.contains("        (y as u8 as u32) < 3\n"), "{cast}");
+        // Errors name the file's line and column, not the function's.
+        let error = apply_edits(&text, &[edit("y: u32", "y as u8")]).unwrap_err();
+        assert!(
+            error.to_string().contains("does not parse at 6:20"),
+            "{error}"
+        );
+        // The code key: the same code whatever the spacing, another code another key,
+        // the same key as the whole file's comparison gives.
+        let spaced = apply_edits(&text, &[edit("x + 1", "x+0")]).unwrap();
+        let tight = apply_edits(&text, &[edit("x + 1", "x + 0")]).unwrap();
+        let other = apply_edits(&text, &[edit("x + 1", "x + 2")]).unwrap();
+        assert_eq!(changed_code(&text, &spaced), changed_code(&text, &tight));
+        assert_ne!(changed_code(&text, &spaced), changed_code(&text, &other));
+        assert_ne!(changed_code(&text, &patched), changed_code(&text, &tight));
+        let outside = text.replace("impl S {", "impl  S {");
+        assert_eq!(changed_code(&text, &outside), changed_code(&text, &text));
+        assert_eq!(
+            changed_code(&text, &text.replace("#[test]\nfn t3()", "fn t3()")),
+            changed_code(&text, &text.replace("#[test]\nfn t3()", "fn   t3()"))
+        );
+    }
 
     /// The site of `code`, found as the first `code` inside the first `context` in `text`.
     fn site(text: &str, kind: SiteKind, context: &str, code: &str) -> SiteInfo {
