@@ -190,10 +190,10 @@ fn a_sharded_baseline_then_sharded_rebuilds_merge_into_the_unsharded_report() {
             "{}",
             common::describe(&output)
         );
-        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
-            stdout.contains(&format!("Shard  {shard}: ran the baseline of ")),
-            "{stdout}"
+            stderr.contains(&format!("Shard {shard}: ran the baseline of ")),
+            "{stderr}"
         );
         let part: Value = serde_json::from_str(
             &std::fs::read_to_string(root.join(&out).join("baseline.json")).unwrap(),
@@ -236,10 +236,10 @@ fn a_sharded_baseline_then_sharded_rebuilds_merge_into_the_unsharded_report() {
             "{}",
             common::describe(&output)
         );
-        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
-            stdout.contains(&format!("Baseline  of {total} tests from 3 shards' parts")),
-            "{stdout}"
+            stderr.contains(&format!("Baseline of {total} tests from 3 shards' parts")),
+            "{stderr}"
         );
     }
     let output = merge(root, &["shard-0", "shard-1", "shard-2", "-o", "merged"]);

@@ -178,7 +178,7 @@ pub fn baseline(
         console.status(
             "Shard",
             &format!(
-                "{shard}: ran the baseline of {} of the {} tests, written to {}; go on with                  `--baseline-from` and every shard's directory",
+                "{shard}: ran the baseline of {} of the {} tests, written to {}; go on with `--baseline-from` and every shard's directory",
                 share.len(),
                 tests.len(),
                 crate::output_dir::display_path(&file)
