@@ -336,6 +336,14 @@ pub fn from_parts(dirs: &[PathBuf], tests: &[TestId]) -> Result<(Vec<BaselineRes
                 parts[0].1.shard
             );
         }
+        if part.shard.index >= count {
+            bail!(
+                "{} names shard {} of a split in {count}: it was not written by \
+                 `--shard K/N --baseline-only`",
+                dir.join(PART_FILE).display(),
+                part.shard.index,
+            );
+        }
         if let Some(other) = by_index[part.shard.index].replace(dir) {
             bail!(
                 "shard {} is given twice ({} and {})",
@@ -397,3 +405,50 @@ pub fn from_parts(dirs: &[PathBuf], tests: &[TestId]) -> Result<(Vec<BaselineRes
 
 /// The name of a part in a shard's output directory.
 pub const PART_FILE: &str = "baseline.json";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes `part` as the `baseline.json` of a new directory under `root`.
+    fn write_part(root: &Path, name: &str, part: &Part) -> PathBuf {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(PART_FILE), serde_json::to_string(part).unwrap()).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_part_naming_a_shard_past_its_split_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let tests: Vec<TestId> = Vec::new();
+        let dirs = [
+            write_part(
+                root.path(),
+                "a",
+                &part(Shard { index: 0, count: 2 }, &tests, &[], 0.1),
+            ),
+            // Edited by hand: shard 5 of 2.
+            write_part(
+                root.path(),
+                "b",
+                &part(Shard { index: 5, count: 2 }, &tests, &[], 0.1),
+            ),
+        ];
+        let Err(error) = from_parts(&dirs, &tests) else {
+            panic!("a part past its split is read");
+        };
+        let error = error.to_string();
+        assert!(error.contains("names shard 5 of a split in 2"), "{error}");
+        // The two shards of the split are read.
+        let dirs = [
+            dirs[0].clone(),
+            write_part(
+                root.path(),
+                "c",
+                &part(Shard { index: 1, count: 2 }, &tests, &[], 0.1),
+            ),
+        ];
+        assert!(from_parts(&dirs, &tests).is_ok());
+    }
+}

@@ -21,6 +21,16 @@ fn merge(dir: &Path, args: &[&str]) -> Output {
         .expect("cargo-autodebug runs")
 }
 
+/// Asserts that the run of `output` exited with `code`.
+fn exited(output: &Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{}",
+        common::describe(output)
+    );
+}
+
 fn read(dir: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join("report.json")).unwrap();
     serde_json::from_str(&text).unwrap()
@@ -66,7 +76,7 @@ fn three_shards_merge_into_the_unsharded_report() {
     // is (a solver's time limit can run out on one run and not on another).
     let techniques = ["--techniques", "spectrum,switching,repair"];
     let whole = common::autodebug(root, &[&techniques[..], &["-o", "whole"]].concat());
-    assert_eq!(whole.status.code(), Some(5), "{}", common::describe(&whole));
+    exited(&whole, 5);
     let whole = read(&root.join("whole"));
     assert!(whole.get("shard").is_none());
     let mut rebuilt_here = Vec::new();
@@ -76,12 +86,7 @@ fn three_shards_merge_into_the_unsharded_report() {
             root,
             &[&techniques[..], &["--shard", &shard, "-o", &out]].concat(),
         );
-        assert_eq!(
-            output.status.code(),
-            Some(5),
-            "{}",
-            common::describe(&output)
-        );
+        exited(&output, 5);
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(
             stdout.contains(&format!("Shard  {shard}: rebuilt ")),
@@ -105,12 +110,7 @@ fn three_shards_merge_into_the_unsharded_report() {
 
     // The order of the directories does not matter; the merged report is the unsharded one.
     let output = merge(root, &["shard-2", "shard-0", "shard-1", "-o", "merged"]);
-    assert_eq!(
-        output.status.code(),
-        Some(5),
-        "{}",
-        common::describe(&output)
-    );
+    exited(&output, 5);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("Fix    `lo < hi` → `lo <= hi`"), "{stdout}");
     assert!(!stdout.contains("Shard "), "{stdout}");
@@ -126,35 +126,20 @@ fn three_shards_merge_into_the_unsharded_report() {
 
     // A shard left out, or the output written over a shard's: refused, nothing written.
     let output = merge(root, &["shard-0", "shard-2", "-o", "partial"]);
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "{}",
-        common::describe(&output)
-    );
+    exited(&output, 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("shard 1/3 is missing"), "{stderr}");
     assert!(!root.join("partial").exists());
     let before = std::fs::read(root.join("shard-0/report.json")).unwrap();
     let output = merge(root, &["shard-0", "shard-1", "shard-2", "-o", "shard-0"]);
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "{}",
-        common::describe(&output)
-    );
+    exited(&output, 2);
     assert_eq!(
         std::fs::read(root.join("shard-0/report.json")).unwrap(),
         before
     );
     // Not a report at all.
     let output = merge(root, &["src"]);
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "{}",
-        common::describe(&output)
-    );
+    exited(&output, 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no report in src"), "{stderr}");
 }
@@ -168,7 +153,7 @@ fn a_sharded_baseline_then_sharded_rebuilds_merge_into_the_unsharded_report() {
     let root = dir.path();
     let techniques = ["--techniques", "spectrum,switching,repair"];
     let whole = common::autodebug(root, &[&techniques[..], &["-o", "whole"]].concat());
-    assert_eq!(whole.status.code(), Some(5), "{}", common::describe(&whole));
+    exited(&whole, 5);
     let whole = read(&root.join("whole"));
     let total = whole["tests"]["total"].as_u64().unwrap();
 
@@ -230,12 +215,7 @@ fn a_sharded_baseline_then_sharded_rebuilds_merge_into_the_unsharded_report() {
             ]
             .concat(),
         );
-        assert_eq!(
-            output.status.code(),
-            Some(5),
-            "{}",
-            common::describe(&output)
-        );
+        exited(&output, 5);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
             stderr.contains(&format!("Baseline of {total} tests from 3 shards' parts")),
@@ -243,12 +223,7 @@ fn a_sharded_baseline_then_sharded_rebuilds_merge_into_the_unsharded_report() {
         );
     }
     let output = merge(root, &["shard-0", "shard-1", "shard-2", "-o", "merged"]);
-    assert_eq!(
-        output.status.code(),
-        Some(5),
-        "{}",
-        common::describe(&output)
-    );
+    exited(&output, 5);
     let merged = read(&root.join("merged"));
     assert_eq!(outcome(&merged), outcome(&whole));
     let failing = |report: &Value| -> Vec<Value> {
@@ -267,12 +242,7 @@ fn a_sharded_baseline_then_sharded_rebuilds_merge_into_the_unsharded_report() {
         ]
         .concat(),
     );
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "{}",
-        common::describe(&output)
-    );
+    exited(&output, 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("shard 1/3 is missing"), "{stderr}");
     assert!(!root.join("nope/traces").exists());

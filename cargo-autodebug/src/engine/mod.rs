@@ -232,6 +232,11 @@ impl Engine {
         }))
     }
 
+    /// Where running processes are registered, to be killed on an interrupt.
+    pub fn interrupts(&self) -> &Interrupts {
+        &self.0.interrupts
+    }
+
     /// A fresh engine like this one (its results directory, interrupts and library path,
     /// which `new` asks the toolchain for) whose tests do or do not carry the test attribute.
     pub fn with_wrapped_tests(&self, wrapped_tests: bool) -> Engine {

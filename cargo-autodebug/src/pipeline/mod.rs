@@ -113,6 +113,7 @@ fn analyse(
     if session.options().baseline_only {
         return Ok(Ended::Analysed(baseline.code));
     }
+    let prebuild = stages::prebuild(session, &baseline);
     let traces = stages::record(report, &baseline, &recorder, console)?;
     let oracles = stages::oracles(report, &baseline.results, &traces, &recorder, console);
     let evidence = stages::Evidence {
@@ -122,6 +123,13 @@ fn analyse(
         recorder: &recorder,
     };
     let findings = stages::localize(session, report, &evidence, console);
-    stages::repair(session, report, &evidence, &findings, console);
+    stages::repair(
+        session,
+        report,
+        &evidence,
+        &findings,
+        prebuild.as_ref(),
+        console,
+    );
     Ok(Ended::Analysed(baseline.code))
 }

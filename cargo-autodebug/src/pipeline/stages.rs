@@ -384,13 +384,42 @@ pub fn localize(
     localization.findings
 }
 
+/// Where the rebuilds' scratch copy and its persistent target dir go: under the user's
+/// target dir, not the zero-annotation copy's place: one repair copy (a fixed path, one run
+/// at a time) whose rebuilds stay incremental from run to run and from checkout to
+/// checkout.
+fn repair_dir(session: &Session) -> std::path::PathBuf {
+    cargo_build::target_dir(&session.user, &session.configured).join("repair")
+}
+
+/// Starts building the rebuilds' scratch copy in the background (see
+/// [`candidates::prebuild`]) when repair will run: fixes are asked for and a test failed
+/// deterministically.
+pub fn prebuild(session: &Session, baseline: &Baseline) -> Option<candidates::prebuild::Prebuild> {
+    let options = session.options();
+    let failed = baseline.results.iter().any(|r| r.deterministic_failure());
+    if options.no_fix || !options.runs(TechniqueName::Repair) || !failed {
+        return None;
+    }
+    let workspace = session.workspace();
+    Some(candidates::prebuild::Prebuild::start(
+        workspace.root.clone(),
+        repair_dir(session),
+        session.own_dirs.clone(),
+        candidates::validate::Selection::of(workspace, options),
+        session.engine.interrupts().clone(),
+    ))
+}
+
 /// Looks for fixes at the suspects (validated by reruns and rebuilds); the sites of
-/// validated fixes then lead the suspects.
+/// validated fixes then lead the suspects. `prebuild`: the scratch copy building since the
+/// baseline.
 pub fn repair(
     session: &Session,
     report: &mut Report,
     evidence: &Evidence,
     findings: &Findings,
+    prebuild: Option<&candidates::prebuild::Prebuild>,
     console: &Console,
 ) {
     let options = session.options();
@@ -408,11 +437,9 @@ pub fn repair(
             oracles: evidence.oracles,
             findings,
             rerun: evidence.recorder,
-            // Under the user's target dir, not the scratch copy's place: one repair copy
-            // (a fixed path, one run at a time) whose rebuilds stay incremental from run
-            // to run and from checkout to checkout.
-            scratch_dir: cargo_build::target_dir(&session.user, &session.configured).join("repair"),
+            scratch_dir: repair_dir(session),
             skip: session.own_dirs.clone(),
+            prebuild,
             selection: candidates::validate::Selection::of(workspace, options),
             timeout: options.test_timeout(),
             jobs: options.jobs(),

@@ -14,6 +14,7 @@ pub mod joint;
 pub mod overfit;
 mod partial;
 pub mod patch;
+pub mod prebuild;
 pub mod rebuilds;
 pub mod recorded;
 pub mod rerun;
@@ -186,6 +187,8 @@ pub struct Context<'a> {
     pub scratch_dir: PathBuf,
     /// Directories inside the workspace not to copy (the tool's output and build dirs).
     pub skip: Vec<PathBuf>,
+    /// The scratch copy made and built in the background since the baseline, if one was.
+    pub prebuild: Option<&'a prebuild::Prebuild>,
     /// What the tool's own build selected (the rebuilds build the same).
     pub selection: Selection,
     /// Per-test timeout of the run (the rebuilds' timeouts are at most this).

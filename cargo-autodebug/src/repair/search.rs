@@ -540,6 +540,15 @@ impl Search<'_> {
     /// The scratch copy the rebuilds patch (kept from run to run).
     fn scratch_copy(&self, suite: &[SuiteTest]) -> anyhow::Result<Rebuild> {
         let context = self.context;
+        if let Some(copy) = context.prebuild.and_then(|p| p.take()) {
+            return Ok(Rebuild::in_copy(
+                copy,
+                context.selection.clone(),
+                suite.to_vec(),
+                context.jobs,
+                context.rerun.engine.clone(),
+            ));
+        }
         Rebuild::new(
             context.workspace_root,
             &context.scratch_dir,

@@ -168,12 +168,19 @@ impl Rebuild {
         engine: Engine,
     ) -> Result<Rebuild> {
         let copy = ScratchCopy::create(workspace_root, dir, skip, wait)?;
-        // The runtime's units from the per-user cache: the copy's first build compiles the
-        // user's crates only (a cache that cannot be read costs that build's time alone).
-        if let Some(cache) = crate::unit_cache::UnitCache::locate() {
-            let _ = cache.seed(&copy.target_dir.join("debug"));
-        }
-        Ok(Rebuild {
+        seed(&copy);
+        Ok(Rebuild::in_copy(copy, selection, suite, jobs, engine))
+    }
+
+    /// Rebuilds in `copy`, made (and seeded, see [`seed`]) before.
+    pub fn in_copy(
+        copy: ScratchCopy,
+        selection: Selection,
+        suite: Vec<SuiteTest>,
+        jobs: usize,
+        engine: Engine,
+    ) -> Rebuild {
+        Rebuild {
             target_dir: copy.target_dir.clone(),
             copy,
             selection,
@@ -183,7 +190,7 @@ impl Rebuild {
             dirty: BTreeMap::new(),
             joined: Vec::new(),
             builds: 0,
-        })
+        }
     }
 
     /// Writes `files` (paths relative to the workspace root, and their patched text) into
@@ -247,29 +254,7 @@ impl Rebuild {
     /// cargo judged it fresh by timestamps, and its binaries do not contain the patch.
     fn build(&mut self, changed: &BTreeSet<PathBuf>) -> Result<Result<Vec<TestBinary>, String>> {
         self.builds += 1;
-        let mut command = Command::new(build::cargo());
-        command
-            .args(["test", "--no-run", "--message-format=json"])
-            .arg("--target-dir")
-            .arg(&self.target_dir)
-            .env_remove(autodebug_runtime::protocol::ENV_INSTRUMENT)
-            .current_dir(&self.copy.root)
-            .stdin(Stdio::null());
-        if let Some(manifest) = &self.selection.manifest_path {
-            command
-                .arg("--manifest-path")
-                .arg(self.copy.root.join(manifest));
-        }
-        for package in self.selection.packages.iter().chain(&self.joined) {
-            command.arg("-p").arg(package);
-        }
-        if self.selection.lib {
-            command.arg("--lib");
-        }
-        command.args(&self.selection.cargo_args);
-        for test in &self.selection.test_targets {
-            command.arg("--test").arg(test);
-        }
+        let mut command = build_command(&self.copy, &self.selection, &self.joined);
         let cargo = build::run_seeded_build(&mut command, &self.target_dir, |_| {})?;
         if !cargo.success {
             let first = cargo
@@ -442,6 +427,43 @@ impl Rebuild {
         }
         Ok(passed)
     }
+}
+
+/// The runtime's units from the per-user cache into `copy`'s target dir: its first build
+/// compiles the user's crates only (a cache that cannot be read costs that build's time
+/// alone).
+pub fn seed(copy: &ScratchCopy) {
+    if let Some(cache) = crate::unit_cache::UnitCache::locate() {
+        let _ = cache.seed(&copy.target_dir.join("debug"));
+    }
+}
+
+/// `cargo test --no-run` in `copy` of what `selection` and the `joined` dependents
+/// (`name@version`) select, as the user builds the tests (no instrumentation), with JSON
+/// messages.
+pub fn build_command(copy: &ScratchCopy, selection: &Selection, joined: &[String]) -> Command {
+    let mut command = Command::new(build::cargo());
+    command
+        .args(["test", "--no-run", "--message-format=json"])
+        .arg("--target-dir")
+        .arg(&copy.target_dir)
+        .env_remove(autodebug_runtime::protocol::ENV_INSTRUMENT)
+        .current_dir(&copy.root)
+        .stdin(Stdio::null());
+    if let Some(manifest) = &selection.manifest_path {
+        command.arg("--manifest-path").arg(copy.root.join(manifest));
+    }
+    for package in selection.packages.iter().chain(joined) {
+        command.arg("-p").arg(package);
+    }
+    if selection.lib {
+        command.arg("--lib");
+    }
+    command.args(&selection.cargo_args);
+    for test in &selection.test_targets {
+        command.arg("--test").arg(test);
+    }
+    command
 }
 
 /// Writes `text` to `path` and makes its modification time later than now by a margin,
