@@ -127,6 +127,7 @@ mod tests {
 
     use super::*;
     use crate::engine::Engine;
+    use crate::repair::validate::tests::tiny_crate;
     use crate::repair::validate::{Rebuild, SuiteTest, TestKey};
 
     const LIB: &str = "pub fn double(x: i32) -> i32 {
@@ -138,18 +139,6 @@ fn doubles() {
     assert_eq!(double(2), 4);
 }
 ";
-
-    fn tiny_crate() -> tempfile::TempDir {
-        let ws = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(ws.path().join("src")).unwrap();
-        std::fs::write(
-            ws.path().join("Cargo.toml"),
-            "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
-        )
-        .unwrap();
-        std::fs::write(ws.path().join("src/lib.rs"), LIB).unwrap();
-        ws
-    }
 
     fn start(ws: &Path, dir: &Path) -> Prebuild {
         Prebuild::start(
@@ -178,7 +167,7 @@ fn doubles() {
     /// patched build, in the same copy, validates the fix.
     #[test]
     fn the_copy_comes_built_and_rebuilds_patch_it() {
-        let ws = tiny_crate();
+        let ws = tiny_crate(LIB);
         let dir = tempfile::tempdir().unwrap();
         let prebuild = start(ws.path(), dir.path());
         let copy = prebuild.take().expect("the place was free");
@@ -211,7 +200,7 @@ fn doubles() {
     /// holds gets no prebuild (the rebuilds then wait for it as before).
     #[test]
     fn an_untaken_prebuild_stops_and_a_held_place_gets_none() {
-        let ws = tiny_crate();
+        let ws = tiny_crate(LIB);
         let dir = tempfile::tempdir().unwrap();
         drop(start(ws.path(), dir.path()));
         assert!(

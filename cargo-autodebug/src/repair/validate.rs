@@ -480,7 +480,7 @@ fn write_newer(path: &Path, text: &str) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const LIB: &str = "pub fn max(x: i32, y: i32) -> i32 {
@@ -528,10 +528,8 @@ mod tests {
             .collect()
     }
 
-    /// A real crate, a real `cargo test` build: a patched build runs the patched code,
-    /// patch after patch in the same copy and target dir, however fast they come.
-    #[test]
-    fn patched_builds_contain_their_patch() {
+    /// A crate `tiny` of one library, `src/lib.rs` being `lib`, in a new directory.
+    pub fn tiny_crate(lib: &str) -> tempfile::TempDir {
         let ws = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(ws.path().join("src")).unwrap();
         std::fs::write(
@@ -539,7 +537,15 @@ mod tests {
             "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
         )
         .unwrap();
-        std::fs::write(ws.path().join("src/lib.rs"), LIB).unwrap();
+        std::fs::write(ws.path().join("src/lib.rs"), lib).unwrap();
+        ws
+    }
+
+    /// A real crate, a real `cargo test` build: a patched build runs the patched code,
+    /// patch after patch in the same copy and target dir, however fast they come.
+    #[test]
+    fn patched_builds_contain_their_patch() {
+        let ws = tiny_crate(LIB);
         let dir = tempfile::tempdir().unwrap();
         let mut rebuild = Rebuild::new(
             ws.path(),
