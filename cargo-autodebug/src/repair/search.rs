@@ -475,6 +475,11 @@ impl Search<'_> {
                     return Outcome::NotMine;
                 }
                 let started = Instant::now();
+                // Said first: the first rebuild may wait for the scratch copy's build.
+                self.console.status(
+                    "Rebuilding",
+                    &format!("[{}/{total}] {}", results.len() + 1, at_and_edit(fix)),
+                );
                 if rebuild.is_none() {
                     match self.scratch_copy(suite) {
                         Ok(r) => rebuild = Some(r),
@@ -486,10 +491,6 @@ impl Search<'_> {
                     }
                 }
                 let builder = rebuild.as_mut().expect("created above");
-                self.console.status(
-                    "Rebuilding",
-                    &format!("[{}/{total}] {}", results.len() + 1, at_and_edit(fix)),
-                );
                 let changes: Vec<(String, String)> = fix
                     .files
                     .iter()
