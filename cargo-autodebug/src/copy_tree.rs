@@ -54,27 +54,6 @@ impl ScratchCopy {
         skip: &[PathBuf],
         wait: Duration,
     ) -> Result<ScratchCopy> {
-        Ok(Self::make(workspace_root, dir, skip, Some(wait))?
-            .expect("a copy of its own when the wait ends"))
-    }
-
-    /// The copy at the shared place, as [`ScratchCopy::create`] makes it, if no other run
-    /// holds the place now; `None` (nothing copied) if one does.
-    pub fn create_if_free(
-        workspace_root: &Path,
-        dir: &Path,
-        skip: &[PathBuf],
-    ) -> Result<Option<ScratchCopy>> {
-        Self::make(workspace_root, dir, skip, None)
-    }
-
-    /// The copy; with no `wait`, none when the shared place is held.
-    fn make(
-        workspace_root: &Path,
-        dir: &Path,
-        skip: &[PathBuf],
-        wait: Option<Duration>,
-    ) -> Result<Option<ScratchCopy>> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("could not create {}", dir.display()))?;
         let lock_path = dir.join("workspace.lock");
@@ -84,7 +63,7 @@ impl ScratchCopy {
             .write(true)
             .open(&lock_path)
             .with_context(|| format!("could not open {}", lock_path.display()))?;
-        let mut copy = if lock_within(&lock, wait.unwrap_or_default()) {
+        let mut copy = if lock_within(&lock, wait) {
             std::fs::write(
                 dir.join(ROOT_FILE),
                 workspace_root.as_os_str().as_encoded_bytes(),
@@ -96,8 +75,6 @@ impl ScratchCopy {
                 own: None,
                 _lock: Some(lock),
             }
-        } else if wait.is_none() {
-            return Ok(None);
         } else {
             let own = tempfile::Builder::new()
                 .prefix("own-")
@@ -121,7 +98,7 @@ impl ScratchCopy {
             copy.root = canonical;
         }
         rewrite_manifests(workspace_root, &copy.root)?;
-        Ok(Some(copy))
+        Ok(copy)
     }
 }
 

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::copy_tree::ScratchCopy;
 use crate::interrupt::Interrupts;
@@ -38,9 +39,9 @@ struct Running {
 }
 
 impl Prebuild {
-    /// Copies `workspace_root` to the shared place under `dir` (see
-    /// [`ScratchCopy::create_if_free`]: when another run holds it, nothing is done and the
-    /// rebuilds make their copy as before) and builds `selection` in it.
+    /// Copies `workspace_root` to the shared place under `dir` (see [`ScratchCopy::create`];
+    /// when another run holds it, to a place of this run's own, whose build is cold) and
+    /// builds `selection` in it.
     pub fn start(
         workspace_root: PathBuf,
         dir: PathBuf,
@@ -51,7 +52,9 @@ impl Prebuild {
         let running = Arc::new(Mutex::new(Running::default()));
         let shared = Arc::clone(&running);
         let thread = std::thread::spawn(move || {
-            let copy = ScratchCopy::create_if_free(&workspace_root, &dir, &skip).ok()??;
+            // Another run's copy (it holds the shared place from its baseline to its end)
+            // is not waited for: this one builds a copy of its own.
+            let copy = ScratchCopy::create(&workspace_root, &dir, &skip, Duration::ZERO).ok()?;
             validate::seed(&copy);
             let mut command = validate::build_command(&copy, &selection, &[]);
             command.stdout(Stdio::null()).stderr(Stdio::null());
@@ -83,8 +86,8 @@ impl Prebuild {
     }
 
     /// The copy, once its build has ended (built or not: a build that failed leaves what it
-    /// compiled, and the first rebuild says what failed); `None` if there is none (the
-    /// place was held, or the copy could not be made) or it was taken already.
+    /// compiled, and the first rebuild says what failed); `None` if there is none (it could
+    /// not be made) or it was taken already.
     pub fn take(&self) -> Option<ScratchCopy> {
         let thread = self
             .thread
@@ -123,7 +126,6 @@ fn lock(running: &Mutex<Running>) -> std::sync::MutexGuard<'_, Running> {
 #[cfg(test)]
 mod tests {
     use std::path::Path;
-    use std::time::Duration;
 
     use super::*;
     use crate::engine::Engine;
@@ -196,10 +198,10 @@ fn doubles() {
         assert!(!faulty.validated, "{faulty:?}");
     }
 
-    /// A prebuild nobody takes is stopped and gives the place back; a place another run
-    /// holds gets no prebuild (the rebuilds then wait for it as before).
+    /// A prebuild nobody takes is stopped and gives the place back; while another run
+    /// holds the place, a prebuild builds a copy of its own instead of waiting.
     #[test]
-    fn an_untaken_prebuild_stops_and_a_held_place_gets_none() {
+    fn an_untaken_prebuild_stops_and_a_held_place_gets_a_copy_of_its_own() {
         let ws = tiny_crate(LIB);
         let dir = tempfile::tempdir().unwrap();
         drop(start(ws.path(), dir.path()));
@@ -207,10 +209,16 @@ fn doubles() {
             !dir.path().join("workspace").exists(),
             "the copy is removed"
         );
-        let held = ScratchCopy::create_if_free(ws.path(), dir.path(), &[])
-            .unwrap()
-            .expect("the place is free again");
-        assert!(start(ws.path(), dir.path()).take().is_none());
-        drop(held);
+        let held = ScratchCopy::create(ws.path(), dir.path(), &[], Duration::ZERO).unwrap();
+        assert_eq!(
+            held.root,
+            dir.path().join("workspace").canonicalize().unwrap()
+        );
+        let own = start(ws.path(), dir.path())
+            .take()
+            .expect("a copy of its own");
+        assert_ne!(own.target_dir, held.target_dir);
+        assert_eq!(test_binaries(&own.target_dir), 1);
+        assert_eq!(test_binaries(&held.target_dir), 0);
     }
 }

@@ -474,7 +474,6 @@ impl Search<'_> {
                 if shard.is_some_and(|s| !s.owns(item)) {
                     return Outcome::NotMine;
                 }
-                let started = Instant::now();
                 // Said first: the first rebuild may wait for the scratch copy's build.
                 self.console.status(
                     "Rebuilding",
@@ -491,6 +490,9 @@ impl Search<'_> {
                     }
                 }
                 let builder = rebuild.as_mut().expect("created above");
+                // A rebuild's time is its patched build and suite: not the wait for the
+                // copy (another run's lock, or its unpatched build), which is paid once.
+                let started = Instant::now();
                 let changes: Vec<(String, String)> = fix
                     .files
                     .iter()
