@@ -14,7 +14,9 @@ for arg in "$@"; do
 done
 
 have_z3() {
-    [ -e /usr/include/z3.h ] && ldconfig -p 2>/dev/null | grep -q 'libz3\.so'
+    # grep reads ldconfig's whole list: with -q it would stop at the first match, and
+    # ldconfig, killed by SIGPIPE, would fail the pipeline under pipefail now and then.
+    [ -e /usr/include/z3.h ] && ldconfig -p 2>/dev/null | grep 'libz3\.so' >/dev/null
 }
 
 have_browser() {
