@@ -134,7 +134,11 @@ pub fn autodebug_in(
 
 /// Runs `cargo autodebug ARGS` in `dir` and checks its exit code (showing its output if not).
 pub fn autodebug_expecting(dir: &Path, args: &[&str], code: i32) -> Output {
-    let output = autodebug(dir, args);
+    exited(autodebug(dir, args), code)
+}
+
+/// `output`, once checked to be that of a run that exited with `code` (showing it if not).
+pub fn exited(output: Output, code: i32) -> Output {
     assert_eq!(output.status.code(), Some(code), "{}", describe(&output));
     output
 }

@@ -21,16 +21,6 @@ fn merge(dir: &Path, args: &[&str]) -> Output {
         .expect("cargo-autodebug runs")
 }
 
-/// Asserts that the run of `output` exited with `code`.
-fn exited(output: &Output, code: i32) {
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "{}",
-        common::describe(output)
-    );
-}
-
 fn read(dir: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join("report.json")).unwrap();
     serde_json::from_str(&text).unwrap()
@@ -75,18 +65,17 @@ fn three_shards_merge_into_the_unsharded_report() {
     // Spectrum and switching only: their verdicts do not depend on how loaded the machine
     // is (a solver's time limit can run out on one run and not on another).
     let techniques = ["--techniques", "spectrum,switching,repair"];
-    let whole = common::autodebug(root, &[&techniques[..], &["-o", "whole"]].concat());
-    exited(&whole, 5);
+    common::autodebug_expecting(root, &[&techniques[..], &["-o", "whole"]].concat(), 5);
     let whole = read(&root.join("whole"));
     assert!(whole.get("shard").is_none());
     let mut rebuilt_here = Vec::new();
     for k in 0..3 {
         let (shard, out) = (format!("{k}/3"), format!("shard-{k}"));
-        let output = common::autodebug(
+        let output = common::autodebug_expecting(
             root,
             &[&techniques[..], &["--shard", &shard, "-o", &out]].concat(),
+            5,
         );
-        exited(&output, 5);
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(
             stdout.contains(&format!("Shard  {shard}: rebuilt ")),
@@ -109,8 +98,10 @@ fn three_shards_merge_into_the_unsharded_report() {
     );
 
     // The order of the directories does not matter; the merged report is the unsharded one.
-    let output = merge(root, &["shard-2", "shard-0", "shard-1", "-o", "merged"]);
-    exited(&output, 5);
+    let output = common::exited(
+        merge(root, &["shard-2", "shard-0", "shard-1", "-o", "merged"]),
+        5,
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("Fix    `lo < hi` → `lo <= hi`"), "{stdout}");
     assert!(!stdout.contains("Shard "), "{stdout}");
@@ -125,21 +116,21 @@ fn three_shards_merge_into_the_unsharded_report() {
     assert!(root.join("merged/report.html").is_file());
 
     // A shard left out, or the output written over a shard's: refused, nothing written.
-    let output = merge(root, &["shard-0", "shard-2", "-o", "partial"]);
-    exited(&output, 2);
+    let output = common::exited(merge(root, &["shard-0", "shard-2", "-o", "partial"]), 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("shard 1/3 is missing"), "{stderr}");
     assert!(!root.join("partial").exists());
     let before = std::fs::read(root.join("shard-0/report.json")).unwrap();
-    let output = merge(root, &["shard-0", "shard-1", "shard-2", "-o", "shard-0"]);
-    exited(&output, 2);
+    common::exited(
+        merge(root, &["shard-0", "shard-1", "shard-2", "-o", "shard-0"]),
+        2,
+    );
     assert_eq!(
         std::fs::read(root.join("shard-0/report.json")).unwrap(),
         before
     );
     // Not a report at all.
-    let output = merge(root, &["src"]);
-    exited(&output, 2);
+    let output = common::exited(merge(root, &["src"]), 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no report in src"), "{stderr}");
 }
@@ -152,8 +143,7 @@ fn a_sharded_baseline_then_sharded_rebuilds_merge_into_the_unsharded_report() {
     let dir = common::copy_crate(&fixture("repair-search"));
     let root = dir.path();
     let techniques = ["--techniques", "spectrum,switching,repair"];
-    let whole = common::autodebug(root, &[&techniques[..], &["-o", "whole"]].concat());
-    exited(&whole, 5);
+    common::autodebug_expecting(root, &[&techniques[..], &["-o", "whole"]].concat(), 5);
     let whole = read(&root.join("whole"));
     let total = whole["tests"]["total"].as_u64().unwrap();
 
@@ -198,7 +188,7 @@ fn a_sharded_baseline_then_sharded_rebuilds_merge_into_the_unsharded_report() {
     // Round 2: every shard reads the three parts instead of running the baseline.
     for k in 0..3 {
         let (shard, out) = (format!("{k}/3"), format!("shard-{k}"));
-        let output = common::autodebug(
+        let output = common::autodebug_expecting(
             root,
             &[
                 &techniques[..],
@@ -214,16 +204,18 @@ fn a_sharded_baseline_then_sharded_rebuilds_merge_into_the_unsharded_report() {
                 ],
             ]
             .concat(),
+            5,
         );
-        exited(&output, 5);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
             stderr.contains(&format!("Baseline of {total} tests from 3 shards' parts")),
             "{stderr}"
         );
     }
-    let output = merge(root, &["shard-0", "shard-1", "shard-2", "-o", "merged"]);
-    exited(&output, 5);
+    common::exited(
+        merge(root, &["shard-0", "shard-1", "shard-2", "-o", "merged"]),
+        5,
+    );
     let merged = read(&root.join("merged"));
     assert_eq!(outcome(&merged), outcome(&whole));
     let failing = |report: &Value| -> Vec<Value> {
@@ -234,15 +226,15 @@ fn a_sharded_baseline_then_sharded_rebuilds_merge_into_the_unsharded_report() {
     assert_eq!(failing(&merged), failing(&whole));
 
     // Parts of an incomplete split: refused before anything runs.
-    let output = common::autodebug(
+    let output = common::autodebug_expecting(
         root,
         &[
             &techniques[..],
             &["--baseline-from", "base-0,base-2", "-o", "nope"],
         ]
         .concat(),
+        2,
     );
-    exited(&output, 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("shard 1/3 is missing"), "{stderr}");
     assert!(!root.join("nope/traces").exists());

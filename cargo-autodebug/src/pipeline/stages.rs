@@ -10,7 +10,7 @@ use crate::console::Console;
 use crate::engine::Recorder;
 use crate::localize::Findings;
 use crate::model::{ExitCode, FailingTest, Failure, OrExit, Outcome, Report, Role, TestId};
-use crate::options::TechniqueName;
+use crate::options::{Options, TechniqueName};
 use crate::oracle::Oracle;
 use crate::session::Session;
 use crate::trace::RecordedTrace;
@@ -392,13 +392,18 @@ fn repair_dir(session: &Session) -> std::path::PathBuf {
     cargo_build::target_dir(&session.user, &session.configured).join("repair")
 }
 
+/// Whether the run looks for fixes (not `--no-fix`, and repair among the techniques).
+fn asks_for_fixes(options: &Options) -> bool {
+    !options.no_fix && options.runs(TechniqueName::Repair)
+}
+
 /// Starts building the rebuilds' scratch copy in the background (see
 /// [`candidates::prebuild`]) when repair will run: fixes are asked for and a test failed
 /// deterministically.
 pub fn prebuild(session: &Session, baseline: &Baseline) -> Option<candidates::prebuild::Prebuild> {
     let options = session.options();
     let failed = baseline.results.iter().any(|r| r.deterministic_failure());
-    if options.no_fix || !options.runs(TechniqueName::Repair) || !failed {
+    if !asks_for_fixes(options) || !failed {
         return None;
     }
     let workspace = session.workspace();
@@ -423,7 +428,7 @@ pub fn repair(
     console: &Console,
 ) {
     let options = session.options();
-    if options.no_fix || !options.runs(TechniqueName::Repair) || report.suspects.is_empty() {
+    if !asks_for_fixes(options) || report.suspects.is_empty() {
         return;
     }
     let workspace = session.workspace();
