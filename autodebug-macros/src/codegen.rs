@@ -51,11 +51,11 @@ pub(crate) fn expand(
         args,
         span: Span::call_site(),
     };
-    let mut item: Item = match syn::parse2(item.clone()) {
+    // Older editions' syntax (`&mut FnMut(u8)`, unnamed parameters) is repaired on the
+    // tokens, spans kept; what still does not parse is said.
+    let mut item: Item = match autodebug_syntax::parse_repaired(item.clone()) {
         Ok(item) => item,
         Err(error) => {
-            // What did not parse is said too: edition-2015 syntax (`&mut FnMut(u8)`, a
-            // trait object without `dyn`) is an item the attribute fits but cannot read.
             let err = syn::Error::new_spanned(
                 &item,
                 format!(

@@ -16,7 +16,7 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Attribute, Expr, ItemFn, Lit, Meta, ReturnType, Stmt, Type};
 
 pub(crate) fn expand(item: TokenStream) -> TokenStream {
-    let Ok(function) = syn::parse2::<ItemFn>(item.clone()) else {
+    let Ok(function) = autodebug_syntax::parse_repaired::<ItemFn>(item.clone()) else {
         return item;
     };
     if !wrappable(&function) {

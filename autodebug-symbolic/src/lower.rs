@@ -72,15 +72,17 @@ impl std::error::Error for Error {}
 
 /// Lowers every function of the Rust file `text` (named `file_name` in sites).
 pub(crate) fn lower_file(text: &str, file_name: &str) -> Result<Program, Error> {
-    let file = autodebug_syntax::parse_file(text).map_err(|e| {
-        let at = source::pos(e.span().start());
-        Error::Parse {
-            file: file_name.to_string(),
-            line: at.line,
-            column: at.column,
-            message: e.to_string(),
-        }
-    })?;
+    let file = autodebug_syntax::parse_file_by_item(text)
+        .map(|b| b.file)
+        .map_err(|e| {
+            let at = source::pos(e.span().start());
+            Error::Parse {
+                file: file_name.to_string(),
+                line: at.line,
+                column: at.column,
+                message: e.to_string(),
+            }
+        })?;
     let source = Source::new(text);
     let env = Env::collect(&file, &source);
     let functions = env

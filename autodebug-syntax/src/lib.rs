@@ -11,10 +11,12 @@
 //! [`sites`] walks a file and names every expression that has the shape of a site.
 
 pub mod catalogue;
+pub mod lenient;
 mod lines;
 mod rules;
 pub mod sites;
 
+pub use lenient::{ByItem, LeftOutItem, parse_file, parse_file_by_item, parse_repaired};
 pub use lines::LineIndex;
 pub use rules::*;
 
@@ -55,84 +57,6 @@ pub fn parseable(text: &str) -> (usize, String) {
     (offset, body)
 }
 
-/// Parses a file as [`syn::parse_file`] does, and also one whose functions declare
-/// parameters without names (`fn reseed(&mut self, Seed);`, which edition 2015 allows in a
-/// trait and syn does not parse): such a parameter list is blanked to spaces and the file
-/// parsed again, so that every position in the result is still a position in `text`. A
-/// function parsed that way has no parameters; nothing else changes. Other errors are
-/// returned as they are.
-pub fn parse_file(text: &str) -> syn::Result<syn::File> {
-    let mut text = text.to_string();
-    let mut blanked = 0;
-    loop {
-        let error = match syn::parse_file(&text) {
-            Ok(file) => return Ok(file),
-            Err(error) => error,
-        };
-        let at = LineIndex::new(&text).offset(error.span().start());
-        match at.and_then(|at| unnamed_parameters(&text, at)) {
-            Some(list) if blanked < MAX_BLANKED => {
-                // A character becomes as many spaces as it has bytes; lines stay lines.
-                let spaces: String = text[list.clone()]
-                    .chars()
-                    .map(|c| match c {
-                        '\n' => "\n".to_string(),
-                        c => " ".repeat(c.len_utf8()),
-                    })
-                    .collect();
-                text.replace_range(list, &spaces);
-                blanked += 1;
-            }
-            _ => return Err(error),
-        }
-    }
-}
-
-/// Parameter lists [`parse_file`] blanks at most.
-const MAX_BLANKED: usize = 64;
-
-/// The inside of the parameter list of a `fn` declaration holding byte `at`, if `at` is in
-/// one: the innermost unclosed `(` before it follows `fn NAME` (or `fn NAME<…>`).
-fn unnamed_parameters(text: &str, at: usize) -> Option<std::ops::Range<usize>> {
-    let bytes = text.as_bytes();
-    let mut depth = 0usize;
-    let mut open = None;
-    for i in (0..at.min(bytes.len())).rev() {
-        match bytes[i] {
-            b')' => depth += 1,
-            b'(' if depth == 0 => {
-                open = Some(i);
-                break;
-            }
-            b'(' => depth -= 1,
-            b'{' | b'}' | b';' => return None,
-            _ => {}
-        }
-    }
-    let open = open?;
-    let before = text[..open].trim_end();
-    let before = match before.strip_suffix('>') {
-        Some(generic) => generic[..generic.rfind('<')?].trim_end(),
-        None => before,
-    };
-    let name_start = before
-        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .map_or(0, |i| i + 1);
-    if name_start == before.len() || !before[..name_start].trim_end().ends_with("fn") {
-        return None;
-    }
-    let mut depth = 0usize;
-    for (i, b) in bytes.iter().enumerate().skip(open + 1) {
-        match b {
-            b'(' => depth += 1,
-            b')' if depth == 0 => return Some(open + 1..i),
-            b')' => depth -= 1,
-            _ => {}
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod parse_tests {
     use super::*;
@@ -150,6 +74,13 @@ mod parse_tests {
         assert_eq!(larger.sig.ident, "larger");
         assert_eq!(position(larger.sig.ident.span().start()), (6, 8));
         assert_eq!(larger.sig.inputs.len(), 2);
+        let syn::Item::Trait(seedable) = &file.items[0] else {
+            panic!("{:?}", file.items[0]);
+        };
+        let syn::TraitItem::Fn(reseed) = &seedable.items[0] else {
+            panic!()
+        };
+        assert_eq!(reseed.sig.inputs.len(), 2);
         // Other errors stay errors.
         assert!(parse_file("fn f() { let = ; }").is_err());
         assert!(parse_file("fn f(x) -> u8 { x }").is_ok_and(|f| f.items.len() == 1));

@@ -642,9 +642,9 @@ fn baseline_only_stops_after_the_baseline() {
 
 /// In an edition-2015 crate a path that starts with `::` starts at the crate root: the
 /// inserted attributes name the runtime without it, and the crate (a function in a module,
-/// a unit test run in batches) is instrumented, diagnosed and fixed. A trait method that
-/// declares a parameter without a name (edition 2015 allows it; syn does not parse it) does
-/// not keep the file from being instrumented.
+/// a unit test run in batches) is instrumented, diagnosed and fixed. Syntax edition 2015
+/// allows and syn does not parse is instrumented too: parameters without a name, closure
+/// traits without `dyn` (`&Fn(i32) -> i32`, `Box<FnMut()>`), a later keyword as a name.
 #[test]
 fn an_edition_2015_crate_builds_instrumented() {
     let _serial = serial();
@@ -659,7 +659,11 @@ fn an_edition_2015_crate_builds_instrumented() {
              pub fn larger(a: i32, b: i32) -> i32 {\n        if a > b { b } else { a }\n    }\n}\n\n\
              #[cfg(test)]\nmod tests {\n    #[test]\n    fn larger() {\n        \
              assert_eq!(::pick::larger(2, 5), 5);\n    }\n}\n\n\
-             pub trait Reseed {\n    fn reseed(&mut self, u64);\n}\n",
+             pub trait Reseed {\n    fn reseed(&mut self, u64);\n    \
+             fn seed(&self, u64) -> u64 {\n        7\n    }\n}\n\n\
+             pub fn apply(f: &Fn(i32) -> i32, x: i32) -> i32 {\n    f(x)\n}\n\n\
+             pub fn adder(n: i32) -> Box<FnMut(i32) -> i32> {\n    Box::new(move |x| x + n)\n}\n\n\
+             pub fn async(x: i32) -> i32 {\n    let await = x;\n    await\n}\n",
         ),
     ]);
     let output = common::autodebug_expecting(dir.path(), &[], 5);
@@ -671,6 +675,15 @@ fn an_edition_2015_crate_builds_instrumented() {
     let report = common::report(dir.path());
     let fix = common::validated_fix(&report);
     assert_eq!(fix["line"], 4, "{report:#}");
+    // larger, seed, apply, adder, async: all instrumented, none left out.
+    let instrumentation = &report["instrumentation"];
+    assert_eq!(instrumentation["functions"], 5, "{instrumentation:#}");
+    assert_eq!(instrumentation["instrumented"], 5, "{instrumentation:#}");
+    assert_eq!(
+        instrumentation["left_out"],
+        serde_json::json!([]),
+        "{instrumentation:#}"
+    );
 }
 
 #[test]

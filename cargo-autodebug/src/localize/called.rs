@@ -193,7 +193,7 @@ impl Code {
 /// The functions of one file, with their sites and calls.
 fn functions_of(path: &str, text: &str) -> Vec<Function> {
     let (offset, body) = autodebug_syntax::parseable(text);
-    let Ok(file) = autodebug_syntax::parse_file(&body) else {
+    let Ok(file) = autodebug_syntax::parse_file_by_item(&body).map(|b| b.file) else {
         return Vec::new();
     };
     let mut items = Items::default();
@@ -348,7 +348,7 @@ impl<'ast> Visit<'ast> for Calls {
 /// assertion), or by the whole function holding it when that statement calls none.
 fn names_called_at(text: &str, line: u32) -> BTreeSet<String> {
     let (_, body) = autodebug_syntax::parseable(text);
-    let Ok(file) = autodebug_syntax::parse_file(&body) else {
+    let Ok(file) = autodebug_syntax::parse_file_by_item(&body).map(|b| b.file) else {
         return BTreeSet::new();
     };
     let line = line as usize;

@@ -119,7 +119,7 @@ struct Found {
 /// `line:column` (1-based, as panics and sites give them).
 fn innermost_site(text: &str, line: u32, column: u32) -> Option<Found> {
     let (offset, body) = autodebug_syntax::parseable(text);
-    let file = autodebug_syntax::parse_file(&body).ok()?;
+    let file = autodebug_syntax::parse_file_by_item(&body).ok()?.file;
     let mut best: Option<Found> = None;
     autodebug_syntax::sites::visit_file(&file, |expr, kind| {
         let kind = crate::repair::patch::site_kind(kind);

@@ -120,7 +120,7 @@ pub struct FileFacts {
 impl FileFacts {
     /// Parses `text` (a whole Rust file). `None` when it does not parse.
     pub fn parse(text: &str) -> Option<FileFacts> {
-        let file = autodebug_syntax::parse_file(text).ok()?;
+        let file = autodebug_syntax::parse_file_by_item(text).ok()?.file;
         let mut walker = Walker::default();
         walker.visit_file(&file);
         Some(FileFacts {

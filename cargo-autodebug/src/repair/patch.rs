@@ -58,7 +58,7 @@ impl Index {
     /// line of an error is the file's).
     fn of_part(text: &str, lines_before: u32) -> Result<Index> {
         let (offset, body) = parseable(text);
-        let file: syn::File = match autodebug_syntax::parse_file(&body) {
+        let file: syn::File = match autodebug_syntax::parse_file_by_item(&body).map(|b| b.file) {
             Ok(file) => file,
             Err(error) => {
                 let at = position(error.span().start());
@@ -495,7 +495,7 @@ fn functions(text: &str) -> Vec<Range<usize>> {
         }
     }
     let (offset, body) = parseable(text);
-    let Ok(file) = autodebug_syntax::parse_file(&body) else {
+    let Ok(file) = autodebug_syntax::parse_file_by_item(&body).map(|b| b.file) else {
         return Vec::new();
     };
     let mut functions = Functions {

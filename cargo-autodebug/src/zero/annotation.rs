@@ -149,6 +149,9 @@ pub struct FilePlan {
     /// `thread_local!`, `lazy_static!`, a call setting the working directory, an
     /// environment variable or the panic hook), as `` `NAME` at line N ``.
     pub keeps_state: Option<String>,
+    /// Items that do not parse even as an older edition's code: left as they are, the rest
+    /// of the file instrumented.
+    pub unparsed: Vec<autodebug_syntax::LeftOutItem>,
 }
 
 impl FilePlan {
@@ -184,12 +187,21 @@ pub fn plan_tests(text: &str) -> syn::Result<FilePlan> {
 }
 
 fn plan_for(text: &str, mode: Mode) -> syn::Result<FilePlan> {
-    let file = autodebug_syntax::parse_file(text)?;
+    let autodebug_syntax::ByItem { file, left_out } = autodebug_syntax::parse_file_by_item(text)?;
+    let lines = LineIndex::new(text);
+    let left_out_ends = left_out
+        .iter()
+        .filter_map(|l| lines.offset_at(l.end.0, l.end.1))
+        .collect();
     let mut planner = Planner {
         text,
-        lines: LineIndex::new(text),
-        plan: FilePlan::default(),
+        lines,
+        plan: FilePlan {
+            unparsed: left_out,
+            ..FilePlan::default()
+        },
         mode,
+        left_out_ends,
     };
     // The first item follows the inner attributes (`#![…]`, `//!`), or a `#!` line.
     let mut start = Gap {
@@ -308,6 +320,9 @@ struct Planner<'a> {
     lines: LineIndex<'a>,
     plan: FilePlan,
     mode: Mode,
+    /// Byte offsets just past the items left out ([`FilePlan::unparsed`]): the code between
+    /// two parsed items is no gap to insert into.
+    left_out_ends: Vec<usize>,
 }
 
 impl Planner<'_> {
@@ -349,12 +364,33 @@ impl Planner<'_> {
         gap
     }
 
+    /// `gap` moved past the items left out before `start` (the start of the next item).
+    fn past_left_out(&self, gap: Gap, start: usize) -> Gap {
+        match self.left_out_ends.iter().filter(|&&end| end <= start).max() {
+            Some(&end) if end > gap.offset => Gap {
+                offset: end,
+                in_line_comment: false,
+                after_token: true,
+            },
+            _ => gap,
+        }
+    }
+
+    /// Whether an item left out lies inside `node` (an `impl` block or a trait).
+    fn holds_left_out(&self, node: &impl ToTokens) -> bool {
+        let Some((start, end)) = extent(node.to_token_stream()) else {
+            return false;
+        };
+        (self.plan.unparsed.iter()).any(|l| l.within(start.line as u32, end.line as u32))
+    }
+
     fn items(&mut self, items: &[Item], mut gap: Gap, parents: &[String]) {
         for item in items {
-            let Some((_, end)) = self.extent(item) else {
+            let Some((start, end)) = self.extent(item) else {
                 continue;
             };
-            self.item(item, gap, parents);
+            let gap_before = self.past_left_out(gap, start);
+            self.item(item, gap_before, parents);
             gap = Gap {
                 offset: end,
                 in_line_comment: false,
@@ -396,7 +432,8 @@ impl Planner<'_> {
         }
         let type_name = imp.self_ty.to_token_stream().to_string().replace(' ', "");
         let mut eligible = 0;
-        let mut blocking = false;
+        // A method that does not parse would make the whole block fail in the macro.
+        let mut blocking = self.holds_left_out(imp);
         for member in &imp.items {
             if let ImplItem::Fn(m) = member {
                 let why = refusal(&m.attrs, &m.sig, Some(&m.block)).or_else(|| {
@@ -440,9 +477,10 @@ impl Planner<'_> {
         };
         let mut gap = self.body_start(open, &imp.attrs);
         for member in &imp.items {
-            let Some((_, end)) = self.extent(member) else {
+            let Some((start, end)) = self.extent(member) else {
                 continue;
             };
+            let before = self.past_left_out(gap, start);
             if let ImplItem::Fn(m) = member
                 && refusal(&m.attrs, &m.sig, Some(&m.block)).is_none()
                 && m.modifiers.defaultness.is_none()
@@ -450,7 +488,7 @@ impl Planner<'_> {
                 let mut head = m.clone();
                 head.attrs.clear();
                 let name = format!("{type_name}::{}", m.sig.ident);
-                self.insert(gap, &m.attrs, &head, member, name, 1);
+                self.insert(before, &m.attrs, &head, member, name, 1);
             }
             gap = Gap {
                 offset: end,
@@ -470,9 +508,10 @@ impl Planner<'_> {
         };
         let mut gap = self.body_start(open, &t.attrs);
         for member in &t.items {
-            let Some((_, end)) = self.extent(member) else {
+            let Some((start, end)) = self.extent(member) else {
                 continue;
             };
+            let before = self.past_left_out(gap, start);
             if let TraitItem::Fn(m) = member
                 && m.default.is_some()
             {
@@ -482,7 +521,7 @@ impl Planner<'_> {
                     None => {
                         let mut head = m.clone();
                         head.attrs.clear();
-                        self.insert(gap, &m.attrs, &head, member, name, 1);
+                        self.insert(before, &m.attrs, &head, member, name, 1);
                     }
                 }
             }
@@ -859,7 +898,10 @@ mod tests {
     fn annotate_with(text: &str, planner: fn(&str) -> syn::Result<FilePlan>) -> (String, FilePlan) {
         let plan = planner(text).unwrap();
         let copy = annotated(text, &plan.insertions);
-        syn::parse_file(&copy).unwrap_or_else(|e| panic!("copy does not parse: {e}\n{copy}"));
+        // The copy parses as the text does: what was left out, and nothing more.
+        let parsed = autodebug_syntax::parse_file_by_item(&copy)
+            .unwrap_or_else(|e| panic!("copy does not parse: {e}\n{copy}"));
+        assert_eq!(parsed.left_out.len(), plan.unparsed.len(), "{copy}");
         assert_eq!(copy.matches('\n').count(), text.matches('\n').count());
         let shifts = Shifts::new([("f.rs".to_string(), plan.insertions.clone())].into());
         let index = LineIndex::new(&copy);
@@ -942,6 +984,32 @@ mod tests {
             plan.insertions.iter().map(|i| i.functions).sum::<usize>(),
             4
         );
+    }
+
+    #[test]
+    fn an_item_that_does_not_parse_is_left_as_it_is_and_its_neighbours_annotated() {
+        let text = "pub fn before() -> i32 { 1 }
+fn broken() { let = ; }
+// between
+pub fn after(x: i32) -> i32 { x }
+
+impl S {
+    fn good(&self) -> i32 { 1 }
+    fn bad(&self) { match }
+    fn good2(&self) -> i32 { 2 }
+}
+";
+        let (copy, plan) = annotate(text);
+        assert_eq!(items(&plan), ["before", "after", "S::good", "S::good2"]);
+        let left: Vec<&str> = plan.unparsed.iter().map(|l| l.what.as_str()).collect();
+        assert_eq!(left, ["fn broken", "fn bad"]);
+        let lines: Vec<&str> = copy.lines().collect();
+        assert_eq!(lines[1], "fn broken() { let = ; }");
+        assert!(
+            lines[7].trim().starts_with("fn bad(&self) { match }"),
+            "{copy}"
+        );
+        assert!(plan.insertions[1].line >= 3, "{:?}", plan.insertions[1]);
     }
 
     #[test]

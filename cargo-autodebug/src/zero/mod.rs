@@ -82,7 +82,7 @@ impl Zero {
         // Annotated files by path relative to the workspace root: the user's text and the
         // attributes the copy gets.
         let mut planned: BTreeMap<String, Annotated> = BTreeMap::new();
-        let (functions, annotated_packages) =
+        let (functions, annotated_packages, unparsed) =
             plan_functions(workspace, &reached, exclude, console, &mut planned)?;
         // Nothing instrumented, nothing to run under plans: the tree builds as it is.
         if functions == 0 && !workspace.packages.iter().any(|p| p.uses_runtime) {
@@ -132,7 +132,7 @@ impl Zero {
             instrumentation: RefCell::new(Instrumentation {
                 functions,
                 instrumented: functions,
-                left_out: Vec::new(),
+                left_out: unparsed,
                 sites_left_out: Vec::new(),
                 tests_wrapped: tests,
             }),
@@ -469,15 +469,16 @@ impl Zero {
 }
 
 /// Plans the attribute on every function of the packages to instrument (the selected ones
-/// and the members they reach, short of those using the runtime): the functions counted and
-/// the packages annotated (none when there is no function to instrument).
+/// and the members they reach, short of those using the runtime): the functions counted,
+/// the packages annotated (none when there is no function to instrument) and the items left
+/// as they are because they do not parse.
 fn plan_functions<'w>(
     workspace: &'w Workspace,
     reached: &'w [SelectedPackage],
     exclude: &Exclusions,
     console: &Console,
     planned: &mut BTreeMap<String, Annotated>,
-) -> Result<(usize, Vec<&'w SelectedPackage>)> {
+) -> Result<(usize, Vec<&'w SelectedPackage>, Vec<LeftOut>)> {
     let mut roots = Vec::new();
     let mut roots_2015 = Vec::new();
     let mut annotated_packages = Vec::new();
@@ -503,6 +504,7 @@ fn plan_functions<'w>(
         }
     }
     let mut functions = 0;
+    let mut unparsed = Vec::new();
     if !annotated_packages.is_empty() {
         let mut tree = ModuleTree::walk(&roots, &workspace.root);
         if !roots_2015.is_empty() {
@@ -518,6 +520,23 @@ fn plan_functions<'w>(
         }
         for unreadable in &tree.unreadable {
             console.warn(&format!("not instrumented: {unreadable}"));
+        }
+        for file in &tree.files {
+            let path = relative_path(&file.path, &workspace.root).unwrap_or_default();
+            for item in &file.plan.unparsed {
+                let (line, column) = item.start;
+                console.warn(&format!(
+                    "not instrumented: {path}:{line}:{column}: `{}` does not parse ({}); the \
+                     rest of the file is",
+                    item.what, item.reason
+                ));
+                unparsed.push(LeftOut {
+                    file: path.clone(),
+                    item: item.what.clone(),
+                    functions: 0,
+                    reason: format!("does not parse: {}", item.reason),
+                });
+            }
         }
         for file in &tree.files {
             for skipped in &file.plan.skipped {
@@ -541,7 +560,7 @@ fn plan_functions<'w>(
             add_insertions(planned, tree, &workspace.root)?;
         }
     }
-    Ok((functions, annotated_packages))
+    Ok((functions, annotated_packages, unparsed))
 }
 
 /// Plans the test attribute on the selected packages' plain tests, unless code they run
