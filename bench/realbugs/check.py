@@ -116,7 +116,7 @@ def parse_results(out):
         if line.startswith("   Doc-tests"):
             target = "doc"
             continue
-        m = re.match(r"test (.+?) \.\.\. (ok|FAILED|ignored)", line)
+        m = re.match(r"test (.+?)(?: - should panic)? \.\.\. (ok|FAILED|ignored)", line)
         if m:
             if m.group(2) == "FAILED":
                 fails.append((target, m.group(1)))
