@@ -102,14 +102,14 @@ impl Instrumenter {
     }
 
     /// Declares the parameters in the outermost scope and returns the entry statement
-    /// `let __autodebug_call = enter(SITE, || vec![("a", val(&a)), …]);`.
+    /// `let __autodebug_call = enter(SITE, &[Binding::new("a", &a), …]);`.
     fn declare_params(&mut self, sig: &syn::Signature) -> TokenStream {
         let mut args = Vec::new();
         for input in &sig.inputs {
             match input {
                 FnArg::Receiver(receiver) => {
                     let token = receiver.self_token;
-                    args.push(quote!(("self", ::autodebug_runtime::__rt::val(&#token))));
+                    args.push(quote!(::autodebug_runtime::__rt::Binding::new("self", &#token)));
                     let by_ref = matches!(receiver.kind, syn::ReceiverKind::Reference(..));
                     let shared = matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, None));
                     self.scopes.self_by_reference = by_ref;
@@ -121,7 +121,7 @@ impl Instrumenter {
                     Some((ident, _)) => {
                         let name = ident.to_string();
                         let shown = name.trim_start_matches("r#");
-                        args.push(quote!((#shown, ::autodebug_runtime::__rt::val(&#ident))));
+                        args.push(quote!(::autodebug_runtime::__rt::Binding::new(#shown, &#ident)));
                         self.scopes
                             .declare(name, ident.to_token_stream(), type_kind(&typed.ty));
                     }
@@ -130,7 +130,7 @@ impl Instrumenter {
             }
         }
         quote! {
-            let __autodebug_call = ::autodebug_runtime::__rt::enter(__autodebug_fn, || ::autodebug_runtime::__rt::vec![#(#args),*]);
+            let __autodebug_call = ::autodebug_runtime::__rt::enter(__autodebug_fn, &[#(#args),*]);
         }
     }
 
@@ -164,17 +164,16 @@ impl Instrumenter {
         }
     }
 
-    /// `|| vec![("x", val(&x)), …]` over the capturable variables in scope.
+    /// `&[Binding::new("x", &x), …]` over the capturable variables in scope.
     fn scope_closure(&self) -> TokenStream {
-        let entries = self
-            .scopes
-            .captures()
-            .into_iter()
-            .map(|(name, tokens)| quote!((#name, ::autodebug_runtime::__rt::val(&#tokens))));
-        quote!(|| ::autodebug_runtime::__rt::vec![#(#entries),*])
+        let entries =
+            self.scopes.captures().into_iter().map(
+                |(name, tokens)| quote!(::autodebug_runtime::__rt::Binding::new(#name, &#tokens)),
+            );
+        quote!(&[#(#entries),*])
     }
 
-    /// Replaces `expr` by `component(SITE, expr, || scope)`, the site covering `original`.
+    /// Replaces `expr` by `component(SITE, expr, &[bindings in scope])`, the site covering `original`.
     /// `expr` must already be instrumented inside.
     fn wrap_component(&self, expr: &mut Expr, original: &TokenStream, kind: &str) {
         if diverges(expr) || self.skipped(original) {
@@ -188,13 +187,24 @@ impl Instrumenter {
         });
     }
 
-    /// A call made for its effect (`v.push(x + 1);`, `f(a, b);`): each argument that is
-    /// computed (not a place, not a closure) is an `Arg` site, so that what the call was
-    /// given is recorded, covered and repairable like a `let`'s value. A call with no such
-    /// argument (`v.sort();`, `v.push(x);`) is a `Call` site itself.
+    /// A call made for its effect (`v.push(x + 1);`, `f(a, b);`): its arguments are sites
+    /// as every call's are ([`Instrumenter::visit_call`]); a call with no computed argument
+    /// (`v.sort();`, `v.push(x);`) is a `Call` site itself, so that the statement is
+    /// covered and ranked.
     fn visit_effect(&mut self, expr: &mut Expr) {
         let original = expr.to_token_stream();
         let whole = reports_call(expr);
+        self.visit_expr_mut(expr);
+        if whole {
+            self.wrap_component(expr, &original, "Call");
+        }
+    }
+
+    /// A call, wherever it stands (`f(x + 1)?`, `Some(a - 1)`, `out.push((c, n + 1))`):
+    /// each argument that is computed (not a place, not a closure) is an `Arg` site, so
+    /// that what the call was given is recorded, covered and repairable like a `let`'s
+    /// value.
+    fn visit_call(&mut self, expr: &mut Expr) {
         let args = match expr {
             Expr::MethodCall(call) => {
                 self.visit_expr_mut(&mut call.receiver);
@@ -204,7 +214,7 @@ impl Instrumenter {
                 self.visit_expr_mut(&mut call.func);
                 &mut call.args
             }
-            _ => return self.visit_expr_mut(expr),
+            _ => return,
         };
         for arg in args.iter_mut() {
             let original = arg.to_token_stream();
@@ -212,9 +222,6 @@ impl Instrumenter {
             if is_effect_argument(arg) {
                 self.wrap_component(arg, &original, "Arg");
             }
-        }
-        if whole {
-            self.wrap_component(expr, &original, "Call");
         }
     }
 
@@ -292,7 +299,7 @@ impl Instrumenter {
     }
 
     /// A branch condition of kind `kind` (`If`, `While`, `Guard`). A condition without
-    /// `let` becomes `branch(SITE, cond, || operands, || scope)`, and each operand of a
+    /// `let` becomes `branch(SITE, cond, &|| operands, &[bindings in scope])`, and each operand of a
     /// top-level `&&`/`||` chain an `Operand` branch; in a chain with `let`, only the
     /// non-`let` operands are wrapped. Bindings of `let`s are declared in the current scope.
     fn visit_condition(&mut self, cond: &mut Expr, kind: &str) {
@@ -357,10 +364,10 @@ impl Instrumenter {
                 && self.scopes.is_pure(&b.right, false)
             {
                 let (left, right) = (&b.left, &b.right);
-                return quote!(|| ::autodebug_runtime::__rt::#hook(&(#left), &(#right)));
+                return quote!(&|| ::autodebug_runtime::__rt::#hook(&(#left), &(#right)));
             }
         }
-        quote!(|| ::autodebug_runtime::__rt::vec![])
+        quote!(&|| ::autodebug_runtime::__rt::vec![])
     }
 
     /// `iter(SITE)` as the first statement of a loop body; `header` is the loop's
@@ -562,6 +569,7 @@ impl VisitMut for Instrumenter {
                     }
                 }
             }
+            Expr::Call(_) | Expr::MethodCall(_) => self.visit_call(expr),
             // The length of an array repeat is a constant.
             Expr::Repeat(e) => self.visit_expr_mut(&mut e.expr),
             _ => visit_mut::visit_expr_mut(self, expr),
@@ -651,8 +659,10 @@ mod tests {
     fn sites(func: &syn::ItemFn) -> Vec<(String, String)> {
         let mut found = Vec::new();
         calls(func.to_token_stream(), "new", &mut found);
+        // `Site::new` (not `Binding::new`, which takes two arguments).
         found
             .into_iter()
+            .filter(|a| a.len() > 2)
             .map(|a| (a[5].last().unwrap().to_string(), string_literal(&a[6][0])))
             .collect()
     }
@@ -670,7 +680,7 @@ mod tests {
         hook_scopes(func, "component", 2)
     }
 
-    /// The names each call of `hook` reports in its argument `at` (a scope closure).
+    /// The names each call of `hook` reports in its argument `at` (a scope of bindings).
     fn hook_scopes(func: &syn::ItemFn, hook: &str, at: usize) -> Vec<Vec<String>> {
         let mut found = Vec::new();
         calls(func.to_token_stream(), hook, &mut found);
@@ -679,14 +689,15 @@ mod tests {
             .map(|a| match a[at].last() {
                 Some(TokenTree::Group(vec)) => args(vec.stream())
                     .iter()
-                    .map(|entry| match &entry[0] {
-                        TokenTree::Group(pair) => {
-                            string_literal(&pair.stream().into_iter().next().unwrap())
+                    .map(|entry| match entry.last() {
+                        // `Binding::new("x", &x)`
+                        Some(TokenTree::Group(call)) => {
+                            string_literal(&call.stream().into_iter().next().unwrap())
                         }
-                        other => panic!("unexpected scope entry {other}"),
+                        other => panic!("unexpected scope entry {other:?}"),
                     })
                     .collect(),
-                other => panic!("unexpected scope closure {other:?}"),
+                other => panic!("unexpected scope {other:?}"),
             })
             .collect()
     }
@@ -752,7 +763,7 @@ mod tests {
     }
 
     #[test]
-    fn computed_arguments_of_call_statements_are_sites() {
+    fn computed_arguments_of_calls_are_sites() {
         let f = instrument(
             "fn f(v: &mut Vec<i32>, x: i32, s: &mut String) {
                 v.push(x + 1);
@@ -761,15 +772,31 @@ mod tests {
                 g(&mut *v, 2);
                 s.push_str(&x.to_string());
                 let n = h(x - 1);
-                v.push(n)
+                v.push(n);
+                let k = Some(h(x * 3))?;
+                v.extend([k, (n, 0).1]);
             }",
         );
+        // Arguments of calls wherever they stand: in a `let`, under `?`, nested (in the
+        // order of the text).
         assert_eq!(
             kinds(&f, "Arg"),
-            ["x + 1", "&mut *v", "2", "&x.to_string()"]
+            [
+                "x + 1",
+                "&mut *v",
+                "2",
+                "&x.to_string()",
+                "x - 1",
+                "h(x * 3)",
+                "x * 3",
+                "[k, (n, 0).1]"
+            ]
         );
         // A call statement with no computed argument is a site itself.
-        assert_eq!(kinds(&f, "Call"), ["v.push(x)", "v.retain(|y| *y > 0)"]);
+        assert_eq!(
+            kinds(&f, "Call"),
+            ["v.push(x)", "v.retain(|y| *y > 0)", "v.push(n)"]
+        );
         assert_eq!(kinds(&f, "Closure"), ["*y > 0"]);
     }
 
@@ -906,13 +933,15 @@ mod tests {
         assert_eq!(scopes[0], ["x"], "let y");
         assert_eq!(scopes[2], ["x", "y", "z"], "let k");
         // `x` is now a `String`.
+        // The argument `vec![1]` is evaluated before the `if let` binds its `y`.
+        assert_eq!(scopes[4], ["y"], "Some(vec![1])");
         assert!(
-            scopes[4].is_empty(),
+            scopes[5].is_empty(),
             "let q: `y` is shadowed by a vector: {:?}",
-            scopes[4]
+            scopes[5]
         );
-        assert_eq!(scopes[4 - 1], ["x", "y"], "let x");
-        let range_and_loop: Vec<_> = scopes[5..8].to_vec();
+        assert_eq!(scopes[3], ["x", "y"], "let x");
+        let range_and_loop: Vec<_> = scopes[6..9].to_vec();
         assert_eq!(
             range_and_loop,
             [vec!["y"], vec!["y"], vec!["y", "i"]],
@@ -1003,17 +1032,17 @@ mod tests {
             .collect();
         assert_eq!(
             operands[0],
-            "|| :: autodebug_runtime :: __rt :: ord_operands (& (a) , & (b . len ()))"
+            "& || :: autodebug_runtime :: __rt :: ord_operands (& (a) , & (b . len ()))"
         );
-        assert_eq!(operands[1], "|| :: autodebug_runtime :: __rt :: vec ! []");
+        assert_eq!(operands[1], "& || :: autodebug_runtime :: __rt :: vec ! []");
         // The whole `&&` is not a comparison; both operands are.
-        assert_eq!(operands[2], "|| :: autodebug_runtime :: __rt :: vec ! []");
+        assert_eq!(operands[2], "& || :: autodebug_runtime :: __rt :: vec ! []");
         assert!(
             operands[3].contains("b [a]") && operands[4].contains("a + 1"),
             "{operands:?}"
         );
         // `s + "x"` moves `s`: evaluating it again would not compile.
-        assert_eq!(operands[5], "|| :: autodebug_runtime :: __rt :: vec ! []");
+        assert_eq!(operands[5], "& || :: autodebug_runtime :: __rt :: vec ! []");
     }
 
     #[test]
@@ -1054,7 +1083,7 @@ mod tests {
         calls(f.to_token_stream(), "new", &mut found);
         let let_site = found
             .iter()
-            .find(|a| a[5].last().unwrap().to_string() == "Let")
+            .find(|a| a.len() > 2 && a[5].last().unwrap().to_string() == "Let")
             .unwrap();
         let numbers: Vec<String> = a_numbers(let_site);
         // line 2, column 13 (1-based) to line 3, column 12 (just past `1`).
@@ -1072,12 +1101,18 @@ mod tests {
         let all = instrument(src);
         assert_eq!(kinds(&all, "Let"), ["g(a + 1)"]);
         assert_eq!(kinds(&all, "If"), ["b > v.len() as i32"]);
-        // 2:17 is inside `a + 1`, which is no site: the innermost site holding it is the
-        // `let`'s value; the other sites stay.
-        let skipped = instrument_skipping(src, &[(2, 17)]);
+        assert_eq!(kinds(&all, "Arg"), ["a + 1"]);
+        // 2:13 is `g`, in no site but the `let`'s value: that site stays as written, the
+        // argument inside it and the other sites are instrumented.
+        let skipped = instrument_skipping(src, &[(2, 13)]);
         assert!(kinds(&skipped, "Let").is_empty(), "{:?}", sites(&skipped));
+        assert_eq!(kinds(&skipped, "Arg"), ["a + 1"]);
         assert_eq!(kinds(&skipped, "If"), ["b > v.len() as i32"]);
         assert_eq!(kinds(&skipped, "Return"), kinds(&all, "Return"));
+        // 2:17 is inside `a + 1`: the argument is the innermost site holding it.
+        let skipped = instrument_skipping(src, &[(2, 17)]);
+        assert!(kinds(&skipped, "Arg").is_empty(), "{:?}", sites(&skipped));
+        assert_eq!(kinds(&skipped, "Let"), ["g(a + 1)"]);
         // A position in the condition: the branch stays as written, the `let` instrumented.
         let skipped = instrument_skipping(src, &[(3, 8)]);
         assert!(kinds(&skipped, "If").is_empty());

@@ -1,6 +1,6 @@
 //! `#[autodebug_test]`: put by `cargo autodebug` on the `#[test]` functions of its
 //! instrumented copy (never written by people). The test's body moves into a function of
-//! its own that the runtime's test entry calls: once, as always, in a normal run; once per
+//! its own, of the test's name, that the runtime's test entry calls: once, as always, in a normal run; once per
 //! plan inside one process when the tool sends a batch. Tests the entry cannot call that
 //! way (parameters, generics, `async`, a return value) are left as they are.
 //!
@@ -29,15 +29,19 @@ pub(crate) fn expand(item: TokenStream) -> TokenStream {
     };
     let mut function = function;
     SoftAssertions.visit_block_mut(&mut function.block);
-    let name = function.sig.ident.to_string();
+    let ident = function.sig.ident.clone();
+    let name = ident.to_string();
     let body = &function.block;
+    // The body's function has the test's own name, so that what the body reads of its
+    // enclosing function's path (snapshot libraries name their files by it) ends as the
+    // test's: `module::test::test` reads as `test` where `module::test` did.
     let wrapped: syn::Block = syn::parse_quote!({
-        fn __autodebug_test_body() #body
+        fn #ident() #body
         ::autodebug_runtime::__rt::test_entry(
             ::autodebug_runtime::__rt::module_path!(),
             #name,
             #should_panic,
-            __autodebug_test_body,
+            #ident,
         )
     });
     *function.block = wrapped;
@@ -131,7 +135,7 @@ mod tests {
     #[test]
     fn a_plain_test_goes_through_the_entry() {
         let out = expanded("#[test] fn sums() { assert_eq!(1 + 1, 2); }");
-        assert!(out.contains("fn __autodebug_test_body ()"), "{out}");
+        assert!(out.contains("fn sums () { fn sums ()"), "{out}");
         assert!(out.contains("test_entry"), "{out}");
         assert!(out.contains("\"sums\""), "{out}");
         assert!(

@@ -68,8 +68,8 @@ pub enum SiteKind {
     Compound,
     /// A returned value: `return e` or the tail expression of a function body.
     Return,
-    /// An argument of a call made for its effect: `x + 1` in `v.push(x + 1);` (not a place
-    /// such as `x`, nor a closure).
+    /// A computed argument of a call, wherever the call stands: `x + 1` in `v.push(x + 1);`
+    /// or `f(x + 1)?` (not a place such as `x`, nor a closure).
     Arg,
     /// A call statement none of whose arguments is an `Arg` site: `v.sort();`,
     /// `out.push(x);`. Its event says the call returned (its value is not overridden): it

@@ -29,21 +29,22 @@
 //! a private [`FuelOut`] payload that the harness catches.
 //!
 //! A plan's replacement (a repair candidate, `crate::expr`) is evaluated in the hook, outside
-//! the lock: it needs the scope closure's values, and it panics where the candidate would
+//! the lock: it needs the values of the scope's bindings, and it panics where the candidate would
 //! (overflow, division by zero), in the program's own thread. A candidate that cannot be
 //! evaluated (it would not compile) ends the run with a `PlanError` record, like a plan that
 //! cannot be loaded: the process exits with [`CONFIG_EXIT_CODE`], a batch run unwinds with a
 //! [`PlanFailed`] payload and is reported refused. It never falls back to the written code,
 //! which would make a broken candidate look like the unchanged program.
 
-use crate::__rt::{CONFIG_EXIT_CODE, Site};
+use crate::__rt::{CONFIG_EXIT_CODE, Scope, Site, captured};
+use crate::expr::scalar::{Scalar, Ty};
 use crate::expr::{Candidate, Failure};
 use crate::plan::{PlanIndex, SitePlan};
 use crate::protocol::{
     DEFAULT_MAX_EVENTS, ENV_MAX_EVENTS, ENV_PLAN, ENV_TRACE, ENV_TRACE_MODE, FUEL_EXIT_CODE,
-    Record, SiteHits, SiteInfo, SiteKey, TRACE_VERSION,
+    Record, SiteHits, SiteInfo, SiteKey, TRACE_VERSION, Value,
 };
-use crate::value::{Val, from_scalar, from_value, scalar, scalar_type, val};
+use crate::value::{Val, made_from_scalar, made_from_value, scalar, scalar_type, unbox, val};
 use crate::wire::{self, Captured};
 use std::cell::Cell;
 use std::ffi::OsString;
@@ -419,25 +420,26 @@ fn plan_failure(site: &'static Site, id: u32, instance: u32, message: String) ->
     std::process::exit(CONFIG_EXIT_CODE)
 }
 
-/// The value the candidate gives at instance `instance` of a site of type `T` whose written
-/// code computed `value`, with the operands `operands` and the variables `scope`. Panics
-/// where the candidate panics; ends the run (see [`plan_failure`]) where it cannot be
-/// evaluated. Called without the lock.
-fn replaced<T>(
+/// The value `candidate` computes at instance `instance` of `site` (id `id`), as a scalar of
+/// the site's type `want` (an `Err` naming the type when it is not one a candidate computes);
+/// `current` is the written code's value. A candidate that panics panics here; one that
+/// cannot be evaluated ends the run (see [`plan_failure`]). Not generic: the hooks make the
+/// site's value of the scalar, and end the run the same way if they cannot.
+#[inline(never)]
+fn replaced(
     candidate: &Candidate,
-    value: &T,
+    (current, want): (Result<Scalar, &'static str>, Result<Ty, &'static str>),
     operands: &[Val],
     scope: &[Captured],
     (site, id, instance): (&'static Site, u32, u32),
-) -> T {
-    let result = scalar_type::<T>()
+) -> Scalar {
+    let result = want
         .map_err(|name| {
             Failure::Invalid(format!(
                 "the site has type `{name}`, not a primitive type a candidate computes"
             ))
         })
-        .and_then(|want| candidate.evaluate(scalar(value), operands, scope, want))
-        .and_then(|s| from_scalar::<T>(s).map_err(Failure::Invalid));
+        .and_then(|want| candidate.evaluate(current, operands, scope, want));
     match result {
         Ok(new) => new,
         Err(Failure::Panic(message)) => panic!("{message}"),
@@ -1026,10 +1028,10 @@ pub(crate) fn take_coverage() -> crate::protocol::InlineCoverage {
 /// is due).
 #[cold]
 #[inline(never)]
-pub(crate) fn enter<F: FnOnce() -> Vec<Captured>>(site: &'static Site, args: F) -> bool {
+pub(crate) fn enter(site: &'static Site, args: Scope<'_>) -> bool {
     match entry_work(site) {
         Work::Nothing => false,
-        Work::Record => record_enter(site, args()),
+        Work::Record => record_enter(site, captured(args)),
         Work::Plan => record_enter(site, Vec::new()),
     }
 }
@@ -1175,11 +1177,12 @@ pub(crate) fn exit(site: &'static Site) {
 /// for the event and the replacement alike.
 #[cold]
 #[inline(never)]
-pub(crate) fn branch<F, S>(site: &'static Site, outcome: bool, operands: F, scope: S) -> bool
-where
-    F: FnOnce() -> Vec<Val>,
-    S: FnOnce() -> Vec<Captured>,
-{
+pub(crate) fn branch(
+    site: &'static Site,
+    outcome: bool,
+    operands: &dyn Fn() -> Vec<Val>,
+    scope: Scope<'_>,
+) -> bool {
     match work(site) {
         Work::Nothing => return outcome,
         Work::Record => {
@@ -1189,12 +1192,7 @@ where
         Work::Plan => {}
     }
     run_over_again();
-    let mut operands = Some(operands);
-    let mut values = if recording() {
-        operands.take().map(|f| f())
-    } else {
-        None
-    };
+    let mut values = recording().then(operands);
     let Some(mut rec) = lock() else {
         return outcome;
     };
@@ -1211,15 +1209,24 @@ where
     if let Some(candidate) = candidate {
         drop(rec);
         if candidate.reads_operands() && values.is_none() {
-            values = operands.take().map(|f| f());
+            values = Some(operands());
         }
         let vars = if candidate.reads_scope() {
-            scope()
+            captured(scope)
         } else {
             Vec::new()
         };
         let read = values.as_deref().unwrap_or_default();
-        computed = replaced(&candidate, &outcome, read, &vars, (site, id, instance));
+        let typed = (Ok(Scalar::Bool(outcome)), Ok(Ty::Bool));
+        computed = match replaced(&candidate, typed, read, &vars, (site, id, instance)) {
+            Scalar::Bool(b) => b,
+            other => plan_failure(
+                site,
+                id,
+                instance,
+                format!("a `{:?}` is not a `bool`", other.ty()),
+            ),
+        };
         // Without events to write, the lock is not needed again.
         if !recording() {
             return computed != flip;
@@ -1263,30 +1270,77 @@ fn write_branch(
     }
 }
 
-/// Active [`crate::__rt::component`].
+/// Active [`crate::__rt::component`]: generic in the value's type only, and thin; the work is
+/// [`component_planned`]'s and [`component_recorded`]'s, compiled once with the runtime.
 #[cold]
 #[inline(never)]
-pub(crate) fn component<T, F: FnOnce() -> Vec<Captured>>(
+pub(crate) fn component<T>(site: &'static Site, value: T, scope: Scope<'_>) -> T {
+    let current = || val(&value);
+    let typed = || (scalar(&value), scalar_type::<T>());
+    let Some(planned) = component_planned(site, &current, &typed, scope) else {
+        return value;
+    };
+    let (name, size) = (std::any::type_name::<T>(), std::mem::size_of::<T>());
+    let (mut value, mut overridden) = (value, false);
+    if let Some(s) = planned.replacement {
+        match made_from_scalar(name, size, s) {
+            // SAFETY: `made_from_scalar` makes a value of the type named `name`: `T`.
+            Ok(made) => (value, overridden) = (unsafe { unbox::<T>(made) }, true),
+            Err(message) => plan_failure(site, planned.id, planned.instance, message),
+        }
+    }
+    // An override applies on top of a replacement, as it would on the written code.
+    if let Some(v) = planned.overriding {
+        match made_from_value(name, size, &v) {
+            // SAFETY: `made_from_value` makes a value of the type named `name`: `T`.
+            Ok(made) => (value, overridden) = (unsafe { unbox::<T>(made) }, true),
+            Err(message) => component_plan_error(planned.id, planned.instance, message),
+        }
+    }
+    if let Some(vars) = planned.record {
+        component_recorded(
+            (planned.id, planned.instance),
+            val(&value),
+            overridden,
+            vars,
+        );
+    }
+    value
+}
+
+/// What a plan does to one component instance ([`component_planned`]).
+struct Planned {
+    id: u32,
+    instance: u32,
+    /// A replacement's result.
+    replacement: Option<Scalar>,
+    /// An override's value.
+    overriding: Option<Value>,
+    /// The scope to record with the instance's final value, when events are recorded.
+    record: Option<Vec<Captured>>,
+}
+
+/// The plan's part of a component instance of `site`: `None` when there is nothing more to
+/// do (nothing is planned or recorded here, or the instance was recorded as written).
+/// `current` is the written value as recorded, `typed` as a scalar with the site's type.
+#[inline(never)]
+fn component_planned(
     site: &'static Site,
-    value: T,
-    scope: F,
-) -> T {
+    current: &dyn Fn() -> Val,
+    typed: &dyn Fn() -> (Result<Scalar, &'static str>, Result<Ty, &'static str>),
+    scope: Scope<'_>,
+) -> Option<Planned> {
     match work(site) {
-        Work::Nothing => return value,
+        Work::Nothing => return None,
         Work::Record => {
-            record_component(site, val(&value), scope());
-            return value;
+            record_component(site, current(), captured(scope));
+            return None;
         }
         Work::Plan => {}
     }
     run_over_again();
-    let mut scope = Some(scope);
-    let mut vars = if recording() {
-        scope.take().map(|f| f())
-    } else {
-        None
-    };
-    let Some(mut rec) = lock() else { return value };
+    let mut vars = recording().then(|| captured(scope));
+    let mut rec = lock()?;
     let id = rec.site(site);
     if let Err(fuel) = rec.tick() {
         drop(rec);
@@ -1296,45 +1350,44 @@ pub(crate) fn component<T, F: FnOnce() -> Vec<Captured>>(
     let instance = state.next_instance();
     let candidate = state.plan.replacement_for(instance).cloned();
     let planned = state.plan.override_for(instance).cloned();
-    let (mut value, mut overridden) = (value, false);
-    if let Some(candidate) = candidate {
-        drop(rec);
+    drop(rec);
+    let replacement = candidate.map(|candidate| {
         if candidate.reads_scope() && vars.is_none() {
-            vars = scope.take().map(|f| f());
+            vars = Some(captured(scope));
         }
         let reported = vars.as_deref().unwrap_or_default();
         // A component reports no operands: a plan reading one is refused when loaded.
-        value = replaced(&candidate, &value, &[], reported, (site, id, instance));
-        overridden = true;
-        // Without an override to apply or events to write, the lock is not needed again.
-        if planned.is_none() && !recording() {
-            return value;
-        }
-        rec = match lock() {
-            Some(rec) => rec,
-            None => return value,
-        };
-    }
-    // An override applies on top of a replacement, as it would on the written code.
-    match planned.map(|v| from_value::<T>(&v)) {
-        None => {}
-        Some(Ok(new)) => (value, overridden) = (new, true),
-        Some(Err(message)) => rec.event(Record::PlanError {
+        replaced(&candidate, typed(), &[], reported, (site, id, instance))
+    });
+    Some(Planned {
+        id,
+        instance,
+        replacement,
+        overriding: planned,
+        record: recording().then(|| vars.unwrap_or_default()),
+    })
+}
+
+/// An override that does not fit the site's type: a `PlanError` event.
+#[inline(never)]
+fn component_plan_error(id: u32, instance: u32, message: String) {
+    if let Some(mut rec) = lock() {
+        rec.event(Record::PlanError {
             site: id,
             instance,
             message,
-        }),
+        });
     }
-    if rec.recording() {
-        let recorded = val(&value);
-        write_component(
-            &mut rec,
-            (id, instance),
-            (recorded, overridden),
-            vars.unwrap_or_default(),
-        );
+}
+
+/// The record of a component instance the plan reached, with its final value.
+#[inline(never)]
+fn component_recorded(at: (u32, u32), value: Val, overridden: bool, vars: Vec<Captured>) {
+    if let Some(mut rec) = lock()
+        && rec.recording()
+    {
+        write_component(&mut rec, at, (value, overridden), vars);
     }
-    value
 }
 
 /// A component instance of `site` when the plan is idle and events are recorded, as

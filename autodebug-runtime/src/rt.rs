@@ -67,6 +67,71 @@ impl Site {
     }
 }
 
+/// The variables in scope at a site (or a call's arguments), as the generated code hands
+/// them to a hook: read only when they are recorded or a plan reads them.
+pub type Scope<'a> = &'a [Binding<'a>];
+
+/// A variable in scope at a site: its name and a reference to its value, its type erased.
+/// A slice of these is what a hook reads the scope from. It is not a closure, so that the
+/// generated code declares no function per site (closures made instrumented builds of
+/// generic code many times slower: each was compiled once per instantiation).
+#[derive(Clone, Copy)]
+pub struct Binding<'a> {
+    name: &'static str,
+    ty: &'static str,
+    /// The bytes of the `&T` (a thin or a wide pointer).
+    reference: [usize; 2],
+    ref_size: usize,
+    size: usize,
+    _borrow: std::marker::PhantomData<&'a ()>,
+}
+
+impl<'a> Binding<'a> {
+    /// The variable `name`, whose value `value` is borrowed while the hook runs.
+    #[inline]
+    pub fn new<T: ?Sized>(name: &'static str, value: &'a T) -> Binding<'a> {
+        let ref_size = std::mem::size_of::<&T>();
+        let mut reference = [0usize; 2];
+        // SAFETY: a reference takes one or two words; its bytes are copied into `reference`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                (&value as *const &T).cast::<u8>(),
+                reference.as_mut_ptr().cast::<u8>(),
+                ref_size,
+            );
+        }
+        Binding {
+            name,
+            ty: std::any::type_name::<T>(),
+            reference,
+            ref_size,
+            size: std::mem::size_of_val(value),
+            _borrow: std::marker::PhantomData,
+        }
+    }
+
+    /// The name and the value as recorded.
+    pub(crate) fn captured(&self) -> (&'static str, Val) {
+        // SAFETY: `reference` holds the bytes of a live `&T` (borrowed for `'a`) to a value of
+        // the type named `ty`, of `size` bytes.
+        let value = unsafe {
+            crate::value::capture(
+                self.ty,
+                self.reference.as_ptr().cast::<u8>(),
+                self.ref_size,
+                self.size,
+            )
+        };
+        (self.name, value)
+    }
+}
+
+/// The variables of `scope` as recorded.
+#[inline(never)]
+pub(crate) fn captured(scope: Scope<'_>) -> Vec<(&'static str, Val)> {
+    scope.iter().map(Binding::captured).collect()
+}
+
 /// Returned by [`enter`]; records the exit of the call when dropped.
 pub struct CallGuard {
     site: &'static Site,
@@ -75,7 +140,7 @@ pub struct CallGuard {
 }
 
 impl Drop for CallGuard {
-    #[inline(always)]
+    #[inline]
     fn drop(&mut self) {
         if self.recorded {
             recorder::exit(self.site);
@@ -85,8 +150,8 @@ impl Drop for CallGuard {
 
 /// Entry of an instrumented function; `args` yields the argument values (called only when
 /// recording).
-#[inline(always)]
-pub fn enter(site: &'static Site, args: impl FnOnce() -> Vec<(&'static str, Val)>) -> CallGuard {
+#[inline]
+pub fn enter(site: &'static Site, args: Scope<'_>) -> CallGuard {
     let recorded = !recorder::idle() && recorder::enter(site, args);
     CallGuard { site, recorded }
 }
@@ -99,7 +164,7 @@ pub struct Arguments {
 
 /// Entry of an instrumented function, before its preconditions: `names` are the parameters
 /// the generated code passes through [`argument`].
-#[inline(always)]
+#[inline]
 pub fn arguments(site: &'static Site, names: &[&str]) -> Arguments {
     if recorder::idle() {
         return Arguments { call: None };
@@ -110,7 +175,7 @@ pub fn arguments(site: &'static Site, names: &[&str]) -> Arguments {
 }
 
 /// Parameter `name` of the call `args`: `value`, or the value the plan replaces it with.
-#[inline(always)]
+#[inline]
 pub fn argument<T>(args: &Arguments, name: &str, value: T) -> T {
     match args.call {
         None => value,
@@ -121,9 +186,22 @@ pub fn argument<T>(args: &Arguments, name: &str, value: T) -> T {
 /// `v` as an argument of type `T`: a primitive, or a shared slice or `Vec` of primitives
 /// (a slice is leaked: it lives until the process ends, as long as any borrow may).
 pub(crate) fn argument_value<T>(v: &Value) -> Result<T, String> {
+    use std::mem::size_of;
+    let made = argument_made(std::any::type_name::<T>(), size_of::<T>(), v)?;
+    // SAFETY: `argument_made` makes a value of the type named so: `T`.
+    Ok(unsafe { crate::value::unbox::<T>(made) })
+}
+
+/// The value of [`argument_value`], boxed, for the type named `name` of `size` bytes: not
+/// generic, so compiled once with the runtime.
+#[inline(never)]
+fn argument_made(
+    name: &'static str,
+    size: usize,
+    v: &Value,
+) -> Result<Box<dyn std::any::Any>, String> {
     use std::any::type_name;
-    use std::mem::{ManuallyDrop, size_of, transmute_copy};
-    let name = type_name::<T>();
+    use std::mem::size_of;
     fn items<P>(v: &Value) -> Result<Vec<P>, String> {
         match v {
             Value::Seq { items, len } if items.len() == *len => {
@@ -135,28 +213,23 @@ pub(crate) fn argument_value<T>(v: &Value) -> Result<T, String> {
     }
     macro_rules! sequences {
         ($($p:ty),*) => {$(
-            if name == type_name::<&[$p]>() && size_of::<T>() == size_of::<&[$p]>() {
+            if name == type_name::<&[$p]>() && size == size_of::<&[$p]>() {
                 let leaked: &'static [$p] = Box::leak(items::<$p>(v)?.into_boxed_slice());
-                // SAFETY: `T` is `&[$p]` (same name, same size).
-                return Ok(unsafe { transmute_copy::<&[$p], T>(&leaked) });
+                return Ok(Box::new(leaked));
             }
-            if name == type_name::<Vec<$p>>() && size_of::<T>() == size_of::<Vec<$p>>() {
-                let owned = ManuallyDrop::new(items::<$p>(v)?);
-                // SAFETY: `T` is `Vec<$p>` (same name, same size); the original is not
-                // dropped, so the buffer has one owner.
-                return Ok(unsafe { transmute_copy::<Vec<$p>, T>(&*owned) });
+            if name == type_name::<Vec<$p>>() && size == size_of::<Vec<$p>>() {
+                return Ok(Box::new(items::<$p>(v)?));
             }
-            if name == type_name::<&Vec<$p>>() && size_of::<T>() == size_of::<&Vec<$p>>() {
+            if name == type_name::<&Vec<$p>>() && size == size_of::<&Vec<$p>>() {
                 let leaked: &'static Vec<$p> = Box::leak(Box::new(items::<$p>(v)?));
-                // SAFETY: `T` is `&Vec<$p>` (same name, same size).
-                return Ok(unsafe { transmute_copy::<&Vec<$p>, T>(&leaked) });
+                return Ok(Box::new(leaked));
             }
         )*};
     }
     sequences!(
         i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, bool, char
     );
-    crate::value::from_value::<T>(v)
+    crate::value::made_from_value(name, size, v)
 }
 
 /// A branch instance: returns the outcome the program goes on with (replaced or flipped by a
@@ -164,12 +237,12 @@ pub(crate) fn argument_value<T>(v: &Value) -> Result<T, String> {
 /// [`crate::protocol::Expr::Operand`] for which; called only when recording or when a plan's
 /// replacement at this site reads them), `scope` the variables in scope (called only when a
 /// plan's replacement at this site reads them).
-#[inline(always)]
+#[inline]
 pub fn branch(
     site: &'static Site,
     outcome: bool,
-    operands: impl FnOnce() -> Vec<Val>,
-    scope: impl FnOnce() -> Vec<(&'static str, Val)>,
+    operands: &dyn Fn() -> Vec<Val>,
+    scope: Scope<'_>,
 ) -> bool {
     if recorder::nothing_to_do(site) {
         return outcome;
@@ -180,13 +253,13 @@ pub fn branch(
 /// The operands of `a == b` or `a != b` when recording. The bound types the second
 /// evaluation of the operands as the comparison types them: an operand whose type only the
 /// comparison decides (`x == None`) would otherwise be left without one.
-#[inline(always)]
+#[inline]
 pub fn eq_operands<A: ?Sized + PartialEq<B>, B: ?Sized>(a: &A, b: &B) -> Vec<Val> {
     vec![val(a), val(b)]
 }
 
 /// The operands of `a < b`, `a <= b`, `a > b` or `a >= b` (see [`eq_operands`]).
-#[inline(always)]
+#[inline]
 pub fn ord_operands<A: ?Sized + PartialOrd<B>, B: ?Sized>(a: &A, b: &B) -> Vec<Val> {
     vec![val(a), val(b)]
 }
@@ -194,12 +267,8 @@ pub fn ord_operands<A: ?Sized + PartialOrd<B>, B: ?Sized>(a: &A, b: &B) -> Vec<V
 /// A component instance: returns the value the program goes on with (replaced or overridden
 /// by a plan). `scope` yields the variables in scope (called only when recording or when a
 /// plan's replacement at this site reads them).
-#[inline(always)]
-pub fn component<T>(
-    site: &'static Site,
-    value: T,
-    scope: impl FnOnce() -> Vec<(&'static str, Val)>,
-) -> T {
+#[inline]
+pub fn component<T>(site: &'static Site, value: T, scope: Scope<'_>) -> T {
     if recorder::nothing_to_do(site) {
         return value;
     }
@@ -207,7 +276,7 @@ pub fn component<T>(
 }
 
 /// One iteration of a loop.
-#[inline(always)]
+#[inline]
 pub fn iter(site: &'static Site) {
     if recorder::nothing_to_do(site) {
         return;
@@ -216,7 +285,7 @@ pub fn iter(site: &'static Site) {
 }
 
 /// A contract check: returns `ok`.
-#[inline(always)]
+#[inline]
 pub fn contract(site: &'static Site, ok: bool) -> bool {
     if recorder::idle() {
         return ok;
@@ -230,7 +299,7 @@ pub use crate::batch::test_entry;
 /// `#[autodebug_test]`, as a closure: run as written, unless the run's plan asks for soft
 /// assertions (see [`crate::protocol::Plan::soft_assertions`]). Then a failure is recorded
 /// and the test goes on; the test body's end raises the first one again.
-#[inline(always)]
+#[inline]
 pub fn assertion(check: impl FnOnce()) {
     if recorder::idle() || !recorder::soft_assertions() {
         return check();

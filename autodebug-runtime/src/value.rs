@@ -11,7 +11,7 @@
 //! cannot produce one of these strings, and the size check guards against a compiler whose
 //! spelling would differ. Nested types (the elements of a `Vec`, the pointee of a `&`) are
 //! then known exactly from the name. Everything unknown is `Value::Opaque`, never read.
-//! [`scalar`], [`scalar_type`] and [`from_scalar`] make the same decision for the values a
+//! [`scalar`], [`scalar_type`] and [`made_from_scalar`] make the same decision for the values a
 //! replacement computes with (`crate::expr`).
 //!
 //! [`val`] captures into a [`Val`], not a [`Value`]: the hooks call it for every variable in
@@ -22,8 +22,8 @@
 
 use crate::expr::scalar::{Machine, Scalar, Ty};
 use crate::protocol::{MAX_SEQ_LEN, MAX_STR_LEN, Value};
-use std::any::type_name;
-use std::mem::{ManuallyDrop, size_of, size_of_val};
+use std::any::{Any, type_name};
+use std::mem::{size_of, size_of_val};
 
 /// Runs `$mac!(types…)` with every primitive (a [`Prim`]), then any extra types given.
 macro_rules! with_prims {
@@ -307,7 +307,12 @@ pub fn val<T: ?Sized>(x: &T) -> Val {
 /// `place` points at a live reference of `ref_size` bytes to a value of the type named
 /// `name`, which takes `size` bytes.
 #[inline(never)]
-unsafe fn capture(name: &'static str, place: *const u8, ref_size: usize, size: usize) -> Val {
+pub(crate) unsafe fn capture(
+    name: &'static str,
+    place: *const u8,
+    ref_size: usize,
+    size: usize,
+) -> Val {
     let decoded = if ref_size == size_of::<&u8>() {
         // A thin reference: the type is sized, and the reference points at its value.
         if size_of_named(name) == Some(size) {
@@ -330,52 +335,73 @@ unsafe fn capture(name: &'static str, place: *const u8, ref_size: usize, size: u
 /// A value of type `T` made from `v`, for a plan's override: integers (when `v` fits),
 /// floats, `bool`, `char`, `()`, `String`, and a `Vec` of any of these (from a sequence
 /// recorded whole). Anything else is an error message.
+///
+/// Generic only in name: the work is [`made_from_value`]'s, compiled once with the runtime
+/// instead of once per type in every instrumented crate.
 pub fn from_value<T>(v: &Value) -> Result<T, String> {
-    let name = type_name::<T>();
+    let made = made_from_value(type_name::<T>(), size_of::<T>(), v)?;
+    // SAFETY: `made_from_value` makes a value of the type named `type_name::<T>()` with
+    // `size_of::<T>()` bytes: `T`.
+    Ok(unsafe { unbox::<T>(made) })
+}
+
+/// The value that `T` in [`from_value`] receives, boxed, for the type named `name` of `size`
+/// bytes.
+#[inline(never)]
+pub(crate) fn made_from_value(
+    name: &'static str,
+    size: usize,
+    v: &Value,
+) -> Result<Box<dyn Any>, String> {
     macro_rules! prim_arms {
         ($($t:ty),*) => {$(
-            if name == type_name::<$t>() && size_of::<T>() == size_of::<$t>() {
-                let x = <$t as Prim>::from_value(v)?;
-                // SAFETY: `T` is `$t` (same name, same size).
-                return Ok(unsafe { cast::<$t, T>(x) });
+            if name == type_name::<$t>() && size == size_of::<$t>() {
+                return Ok(Box::new(<$t as Prim>::from_value(v)?));
             }
         )*};
     }
     with_prims!(prim_arms);
-    if name == type_name::<String>() && size_of::<T>() == size_of::<String>() {
+    if name == type_name::<String>() && size == size_of::<String>() {
         return match v {
-            // SAFETY: `T` is `String` (same name, same size).
             Value::Str {
                 v,
                 truncated: false,
-            } => Ok(unsafe { cast::<String, T>(v.clone()) }),
+            } => Ok(Box::new(v.clone())),
             other => Err(mismatch(other, name)),
         };
     }
     if let Some(elem) = vec_element(name) {
         macro_rules! vec_arms {
             ($($t:ty),*) => {$(
-                if elem == type_name::<$t>() && size_of::<T>() == size_of::<Vec<$t>>() {
+                if elem == type_name::<$t>() && size == size_of::<Vec<$t>>() {
                     let out = whole(v, name)?
                         .iter()
                         .map(<$t as Prim>::from_value)
                         .collect::<Result<Vec<$t>, String>>()?;
-                    // SAFETY: `T` is `Vec<$t>` (same name, same size).
-                    return Ok(unsafe { cast::<Vec<$t>, T>(out) });
+                    return Ok(Box::new(out));
                 }
             )*};
         }
         with_prims!(vec_arms);
-        if elem == type_name::<String>() && size_of::<T>() == size_of::<Vec<String>>() {
+        if elem == type_name::<String>() && size == size_of::<Vec<String>>() {
             let out = whole(v, name)?
                 .iter()
                 .map(from_value::<String>)
                 .collect::<Result<Vec<String>, String>>()?;
-            // SAFETY: `T` is `Vec<String>` (same name, same size).
-            return Ok(unsafe { cast::<Vec<String>, T>(out) });
+            return Ok(Box::new(out));
         }
     }
     Err(format!("cannot override a value of type `{name}`"))
+}
+
+/// Moves a value made by one of the `made_*` functions out of its box.
+///
+/// # Safety
+/// `made` holds a value of type `T`.
+pub(crate) unsafe fn unbox<T>(made: Box<dyn Any>) -> T {
+    // SAFETY: the box was allocated for a value of `T`'s type (the caller's guarantee), so
+    // it is a `Box<T>` under another name.
+    *unsafe { Box::from_raw(Box::into_raw(made).cast::<T>()) }
 }
 
 /// The items of a sequence recorded whole (a sequence cut at [`crate::protocol::MAX_SEQ_LEN`]
@@ -393,10 +419,15 @@ fn whole<'v>(v: &'v Value, name: &str) -> Result<&'v [Value], String> {
 /// The type of a site whose hook has type `T`, when it is a primitive a replacement can
 /// compute (an integer, a float, `bool`, `char`); otherwise `Err` with the type's name.
 pub(crate) fn scalar_type<T>() -> Result<Ty, &'static str> {
-    let name = type_name::<T>();
+    scalar_type_named(type_name::<T>(), size_of::<T>())
+}
+
+/// [`scalar_type`] of the type named `name`, of `size` bytes.
+#[inline(never)]
+pub(crate) fn scalar_type_named(name: &'static str, size: usize) -> Result<Ty, &'static str> {
     macro_rules! prim_arms {
         ($($t:ty),*) => {$(
-            if name == type_name::<$t>() && size_of::<T>() == size_of::<$t>() {
+            if name == type_name::<$t>() && size == size_of::<$t>() {
                 return <$t as Prim>::SCALAR.ok_or(name);
             }
         )*};
@@ -408,12 +439,25 @@ pub(crate) fn scalar_type<T>() -> Result<Ty, &'static str> {
 /// `x` as a [`Scalar`], when `T` is a primitive a replacement can compute; otherwise `Err`
 /// with the type's name.
 pub(crate) fn scalar<T>(x: &T) -> Result<Scalar, &'static str> {
-    let name = type_name::<T>();
+    // SAFETY: `x` is a live `T`, of the type named so and of that size.
+    unsafe { scalar_at(type_name::<T>(), size_of::<T>(), (x as *const T).cast()) }
+}
+
+/// [`scalar`] of the value at `place`.
+///
+/// # Safety
+/// `place` points at a live value of the type named `name`, of `size` bytes.
+#[inline(never)]
+unsafe fn scalar_at(
+    name: &'static str,
+    size: usize,
+    place: *const u8,
+) -> Result<Scalar, &'static str> {
     macro_rules! prim_arms {
         ($($t:ty),*) => {$(
-            if name == type_name::<$t>() && size_of::<T>() == size_of::<$t>() {
-                // SAFETY: `T` is `$t` (same name, same size), a `Copy` primitive.
-                let x = unsafe { *(x as *const T).cast::<$t>() };
+            if name == type_name::<$t>() && size == size_of::<$t>() {
+                // SAFETY: the value is a `$t` (same name, same size), a `Copy` primitive.
+                let x = unsafe { place.cast::<$t>().read_unaligned() };
                 return x.scalar().ok_or(name);
             }
         )*};
@@ -422,17 +466,20 @@ pub(crate) fn scalar<T>(x: &T) -> Result<Scalar, &'static str> {
     Err(name)
 }
 
-/// A value of type `T` made from `s`, when `s` has exactly the type `T` (a replacement's
-/// result, type-checked against [`scalar_type`]).
-pub(crate) fn from_scalar<T>(s: Scalar) -> Result<T, String> {
-    let name = type_name::<T>();
+/// A value made from `s`, boxed, for the type named `name` of `size` bytes, when `s` has
+/// exactly that type (a replacement's result, type-checked against [`scalar_type`]).
+#[inline(never)]
+pub(crate) fn made_from_scalar(
+    name: &'static str,
+    size: usize,
+    s: Scalar,
+) -> Result<Box<dyn Any>, String> {
     macro_rules! prim_arms {
         ($($t:ty),*) => {$(
-            if name == type_name::<$t>() && size_of::<T>() == size_of::<$t>() {
+            if name == type_name::<$t>() && size == size_of::<$t>() {
                 let x = <$t as Prim>::from_scalar(s)
                     .ok_or_else(|| format!("a `{}` is not a `{name}`", s.ty()))?;
-                // SAFETY: `T` is `$t` (same name, same size).
-                return Ok(unsafe { cast::<$t, T>(x) });
+                return Ok(Box::new(x));
             }
         )*};
     }
@@ -440,16 +487,6 @@ pub(crate) fn from_scalar<T>(s: Scalar) -> Result<T, String> {
     Err(format!(
         "a replacement cannot produce a value of type `{name}`"
     ))
-}
-
-/// Moves `s` into a `T`.
-///
-/// # Safety
-/// `S` and `T` must be the same type.
-unsafe fn cast<S, T>(s: S) -> T {
-    let s = ManuallyDrop::new(s);
-    // SAFETY: the caller guarantees `S == T`; `s` is not dropped, so ownership moves.
-    unsafe { std::mem::transmute_copy::<S, T>(&*s) }
 }
 
 /// A primitive type: how it is recorded and how an override produces it.
@@ -789,6 +826,13 @@ unsafe fn sequence(elem: &str, p: *const u8, len: usize) -> Option<Val> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `T` made from `s` as the component hook makes it.
+    fn from_scalar<T>(s: Scalar) -> Result<T, String> {
+        let made = made_from_scalar(type_name::<T>(), size_of::<T>(), s)?;
+        // SAFETY: `made_from_scalar` makes a value of the type named so.
+        Ok(unsafe { unbox::<T>(made) })
+    }
 
     /// What [`val`] captures, as the trace holds it.
     fn value_of<T: ?Sized>(x: &T) -> Value {

@@ -52,26 +52,22 @@ static LET: Site = Site::new(file!(), 3, 1, 3, 2, SiteKind::Let, "v", "idle::f")
 static LOOP: Site = Site::new(file!(), 4, 1, 4, 2, SiteKind::Loop, "for", "idle::f");
 static REQ: Site = Site::new(file!(), 5, 1, 5, 2, SiteKind::Requires, "ok", "idle::f");
 
-fn never_bindings() -> Vec<(&'static str, Val)> {
-    panic!("an idle hook called a closure")
-}
-
 fn never_values() -> Vec<Val> {
     panic!("an idle hook called a closure")
 }
 
 /// One pass over every hook, as instrumented code makes it.
 fn hooks(i: u64, text: String) -> (u64, String) {
-    let _guard = rt::enter(&FN, never_bindings);
+    let _guard = rt::enter(&FN, &[rt::Binding::new("i", &i)]);
     let mut total = 0;
     for k in 0..i {
         rt::iter(&LOOP);
-        if rt::branch(&IF, k % 2 == 0, never_values, never_bindings) {
-            total = rt::component(&LET, total + k, never_bindings);
+        if rt::branch(&IF, k % 2 == 0, &never_values, &[rt::Binding::new("k", &k)]) {
+            total = rt::component(&LET, total + k, &[rt::Binding::new("k", &k)]);
         }
         assert!(rt::contract(&REQ, total <= k * k + k));
     }
-    let text = rt::component(&LET, text, never_bindings);
+    let text = rt::component(&LET, text, &[]);
     (total, text)
 }
 

@@ -39,36 +39,39 @@ macro_rules! site {
 
 fn sum_positive(xs: &[i32]) -> i32 {
     let fn_site = site!(sum_positive, Fn, "sum_positive"); // @fn
-    let _guard = rt::enter(fn_site, || vec![("xs", rt::val(&xs))]);
+    let _guard = rt::enter(fn_site, &[rt::Binding::new("xs", &xs)]);
     let let_site = site!(sum_positive, Let, "0"); // @let
-    let mut s = rt::component(let_site, 0, Vec::new);
+    let mut s = rt::component(let_site, 0, &[]);
     for &x in xs {
         rt::iter(site!(sum_positive, Loop, "for &x in xs")); // @loop
         let if_site = site!(sum_positive, If, "x > 0"); // @if
-        if rt::branch(if_site, x > 0, || vec![rt::val(&x), rt::val(&0)], Vec::new) {
+        if rt::branch(if_site, x > 0, &|| vec![rt::val(&x), rt::val(&0)], &[]) {
             let add_site = site!(sum_positive, Compound, "x"); // @add
-            let scope = || vec![("s", rt::val(&s)), ("x", rt::val(&x))];
-            s = rt::component(add_site, s + x, scope);
+            let scope = [rt::Binding::new("s", &s), rt::Binding::new("x", &x)];
+            s = rt::component(add_site, s + x, &scope);
         }
     }
     let ret_site = site!(sum_positive, Return, "s"); // @ret
-    rt::component(ret_site, s, || vec![("s", rt::val(&s))])
+    rt::component(ret_site, s, &[rt::Binding::new("s", &s)])
 }
 
 /// Counts up to `n`; flipping the exit test makes it run away.
 fn count_to(n: u32) -> u32 {
     let mut i = 0;
     let while_site = site!(count_to, While, "i != n"); // @count_while
-    while rt::branch(while_site, i != n, Vec::new, Vec::new) {
+    while rt::branch(while_site, i != n, &Vec::new, &[]) {
         rt::iter(site!(count_to, Loop, "while"));
-        i = rt::component(site!(count_to, Assign, "i + 1"), i + 1, Vec::new);
+        i = rt::component(site!(count_to, Assign, "i + 1"), i + 1, &[]);
     }
     i
 }
 
 fn checked_div(a: i32, b: i32) -> i32 {
     let fn_site = site!(checked_div, Fn, "checked_div"); // @div
-    let _guard = rt::enter(fn_site, || vec![("a", rt::val(&a)), ("b", rt::val(&b))]);
+    let _guard = rt::enter(
+        fn_site,
+        &[rt::Binding::new("a", &a), rt::Binding::new("b", &b)],
+    );
     let requires = site!(checked_div, Requires, "b != 0"); // @requires
     if !rt::contract(requires, b != 0) {
         panic!("Pre-condition of checked_div violated: b != 0"); // @panic
@@ -426,19 +429,20 @@ fn records_sites_and_events() {
 /// accumulator that change).
 fn prefix_sum(xs: &[i32], n: usize) -> i32 {
     let fn_site = site!(prefix_sum, Fn, "prefix_sum"); // @prefix_fn
-    let _guard = rt::enter(fn_site, || vec![("xs", rt::val(&xs)), ("n", rt::val(&n))]);
+    let _guard = rt::enter(
+        fn_site,
+        &[rt::Binding::new("xs", &xs), rt::Binding::new("n", &n)],
+    );
     let mut s = 0;
     for i in 0..n {
         let add_site = site!(prefix_sum, Compound, "xs[i]"); // @prefix_add
-        let scope = || {
-            vec![
-                ("xs", rt::val(&xs)),
-                ("n", rt::val(&n)),
-                ("i", rt::val(&i)),
-                ("s", rt::val(&s)),
-            ]
-        };
-        s = rt::component(add_site, s + xs[i], scope);
+        let scope = [
+            rt::Binding::new("xs", &xs),
+            rt::Binding::new("n", &n),
+            rt::Binding::new("i", &i),
+            rt::Binding::new("s", &s),
+        ];
+        s = rt::component(add_site, s + xs[i], &scope);
     }
     s
 }

@@ -43,6 +43,9 @@ pub const VARIABLE_STEP: &str = "variable±1";
 pub const ABS: &str = "absolute-value";
 /// A character literal for a character of the failing calls' text.
 pub const CHAR_EDIT: &str = "char-literal";
+/// A constant where a variable of its type in scope was meant (`f(0)` → `f(i)`; the
+/// constant-for-scalar replacement of Mothra).
+pub const CONSTANT_VARIABLE: &str = "constant→variable";
 /// Two arithmetic operations grouped the other way (`n - 1 / 2` → `(n - 1) / 2`).
 pub const REGROUP: &str = "regroup";
 

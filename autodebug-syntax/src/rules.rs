@@ -162,7 +162,7 @@ pub fn reports_assign(left: &Expr, right: &Expr) -> bool {
     (!is_place(right) || is_place(left)) && !diverges(right)
 }
 
-/// Whether an argument of a call statement is an `Arg` site. A place is not (passed through
+/// Whether an argument of a call is an `Arg` site. A place is not (passed through
 /// a hook it would be moved where the call reborrows or copies part of it), nor is a
 /// closure or an `async`/`const` block (its type is inferred from the callee's signature,
 /// which a generic wrapper hides), nor an expression that diverges.

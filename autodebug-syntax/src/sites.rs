@@ -15,8 +15,8 @@ pub type Kind = &'static str;
 
 /// Calls `found` with every expression of `file` that has the shape of a site, with its
 /// kind, in the order of a walk of the syntax tree: conditions and their operands, `let`
-/// initializers, assigned values, returned values, computed arguments of call statements,
-/// a `for` range's bounds. The walk does not know which functions a build instruments nor
+/// initializers, assigned values, returned values, computed arguments of calls wherever
+/// they stand, a `for` range's bounds. The walk does not know which functions a build instruments nor
 /// whether they return a value, so `return` values, block tails and match arms are named
 /// wherever they stand: a superset of the sites of any one build, holding every site a
 /// trace names at its position with its kind. Function entries and loops (whose spans are
@@ -42,6 +42,15 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Walk<F> {
                     (self.found)(leaf, "Operand");
                 }
             });
+        }
+    }
+
+    /// The computed arguments of a call, wherever it stands: `Arg` sites.
+    fn arguments(&mut self, args: &'ast syn::punctuated::Punctuated<Expr, syn::Token![,]>) {
+        for arg in args {
+            if is_effect_argument(arg) {
+                (self.found)(arg, "Arg");
+            }
         }
     }
 
@@ -77,22 +86,22 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
     }
 
     fn visit_stmt(&mut self, stmt: &'ast Stmt) {
-        if let Stmt::Expr(expr, Some(_)) = stmt {
-            let args = match expr {
-                Expr::MethodCall(call) => Some(&call.args),
-                Expr::Call(call) => Some(&call.args),
-                _ => None,
-            };
-            for arg in args.into_iter().flatten() {
-                if is_effect_argument(arg) {
-                    (self.found)(arg, "Arg");
-                }
-            }
-            if reports_call(expr) {
-                (self.found)(expr, "Call");
-            }
+        if let Stmt::Expr(expr, Some(_)) = stmt
+            && reports_call(expr)
+        {
+            (self.found)(expr, "Call");
         }
         visit::visit_stmt(self, stmt);
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        self.arguments(&call.args);
+        visit::visit_expr_call(self, call);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        self.arguments(&call.args);
+        visit::visit_expr_method_call(self, call);
     }
 
     fn visit_local(&mut self, local: &'ast syn::Local) {
@@ -188,6 +197,7 @@ mod tests {
             "fn f(n: usize, v: &mut Vec<i32>, pair: (i32, i32)) -> i32 {
                 let mut acc = 0;
                 let (a, _) = pair;
+                let m = n.max(n / 2);
                 while acc < 10 && let Some(x) = v.pop() { acc += x; }
                 for i in 1..n { v.push(i as i32 * 2); v.push(a); }
                 match acc { x if x > 3 => x, _ => { panic!() } }
@@ -210,14 +220,15 @@ mod tests {
                 .map(|(_, code)| code.as_str())
                 .collect()
         };
-        assert_eq!(of("Let"), ["0", "0", "x * 2"]);
+        assert_eq!(of("Let"), ["0", "n . max (n / 2)", "0", "x * 2"]);
         assert_eq!(of("Closure"), ["* * x % 2 == 1", "y + 1"]);
         assert!(of("While").is_empty());
         assert_eq!(of("Operand"), ["acc < 10"]);
         assert_eq!(of("Compound"), ["x", "* x as usize"]);
         assert_eq!(of("Bound"), ["n"]);
         assert_eq!(of("Start"), ["1"]);
-        assert_eq!(of("Arg"), ["i as i32 * 2"]);
+        // Arguments of calls wherever they stand.
+        assert_eq!(of("Arg"), ["n / 2", "i as i32 * 2"]);
         assert_eq!(
             of("Call"),
             [

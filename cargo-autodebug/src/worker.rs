@@ -246,9 +246,10 @@ impl<Q, A, R, S> Worker<Q, A, R, S> {
         } else {
             format!("exit status {}", libc::WEXITSTATUS(status))
         };
-        // Grown by half its bound or more when it died: the bound ended it (an allocation
-        // failed, and the allocator or z3 gave up).
-        if peak.saturating_sub(self.start_mb) >= self.bounds.memory_mb / 2 {
+        // Grown by half its bound or more when it died, or aborted (what an allocation that
+        // fails ends in, from Rust's allocator or z3's): the bound ended it.
+        let aborted = libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGABRT;
+        if aborted || peak.saturating_sub(self.start_mb) >= self.bounds.memory_mb / 2 {
             Ended::Memory(self.bounds.memory_mb)
         } else {
             Ended::Crashed(how)
@@ -319,6 +320,11 @@ fn child<Q: DeserializeOwned, A: Serialize, R: Serialize, S: DeserializeOwned>(
     };
     // SAFETY: a plain system call on a valid struct.
     unsafe { libc::setrlimit(libc::RLIMIT_AS, &rlimit) };
+    // Large blocks are mapped on their own, so that the bound is met by the allocation
+    // that crosses it and not by an arena's reservation long before (the threshold the
+    // parent's frees may have raised is set back and kept).
+    // SAFETY: a plain call of the C allocator, on the one thread of the child.
+    unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10) };
     die_with_the_tool(tool);
     {
         use std::os::fd::AsRawFd;

@@ -645,6 +645,8 @@ fn baseline_only_stops_after_the_baseline() {
 /// a unit test run in batches) is instrumented, diagnosed and fixed. Syntax edition 2015
 /// allows and syn does not parse is instrumented too: parameters without a name, closure
 /// traits without `dyn` (`&Fn(i32) -> i32`, `Box<FnMut()>`), a later keyword as a name.
+/// A test that reads its own function's path, as snapshot libraries do to name their
+/// files, reads the name it has in the plain build.
 #[test]
 fn an_edition_2015_crate_builds_instrumented() {
     let _serial = serial();
@@ -658,7 +660,11 @@ fn an_edition_2015_crate_builds_instrumented() {
             "pub mod pick {\n    /// The larger of two values.\n    \
              pub fn larger(a: i32, b: i32) -> i32 {\n        if a > b { b } else { a }\n    }\n}\n\n\
              #[cfg(test)]\nmod tests {\n    #[test]\n    fn larger() {\n        \
-             assert_eq!(::pick::larger(2, 5), 5);\n    }\n}\n\n\
+             assert_eq!(::pick::larger(2, 5), 5);\n    }\n\n    \
+             #[test]\n    fn named() {\n        fn f() {}\n        \
+             fn path_of<T>(_: T) -> &'static str {\n            ::std::any::type_name::<T>()\n        }\n        \
+             let path = path_of(f).trim_end_matches(\"::f\");\n        \
+             assert_eq!(path.rsplit(\"::\").next(), Some(\"named\"));\n    }\n}\n\n\
              pub trait Reseed {\n    fn reseed(&mut self, u64);\n    \
              fn seed(&self, u64) -> u64 {\n        7\n    }\n}\n\n\
              pub fn apply(f: &Fn(i32) -> i32, x: i32) -> i32 {\n    f(x)\n}\n\n\
@@ -673,6 +679,8 @@ fn an_edition_2015_crate_builds_instrumented() {
     assert!(!stderr.contains("rejected"), "{stderr}");
     assert!(!stderr.contains("reach no instrumented code"), "{stderr}");
     let report = common::report(dir.path());
+    assert_eq!(report["tests"]["failed"], 1, "{report:#}");
+    assert_eq!(report["tests"]["passed"], 1, "{report:#}");
     let fix = common::validated_fix(&report);
     assert_eq!(fix["line"], 4, "{report:#}");
     // larger, seed, apply, adder, async: all instrumented, none left out.

@@ -4,7 +4,7 @@
 //! line endings, non-ASCII text).
 
 use std::collections::BTreeMap;
-use std::ops::Range;
+use std::ops::{Range, RangeInclusive};
 
 use anyhow::{Result, bail};
 use autodebug_runtime::protocol::{SiteInfo, SiteKind};
@@ -47,6 +47,9 @@ struct Node {
 struct Index {
     nodes: Vec<Node>,
     roles: BTreeMap<(usize, usize), Vec<SiteKind>>,
+    /// The items that did not parse (and are not in `nodes`), by line, with syn's error
+    /// given at the file's line.
+    left_out: Vec<(RangeInclusive<u32>, String)>,
 }
 
 impl Index {
@@ -58,8 +61,8 @@ impl Index {
     /// line of an error is the file's).
     fn of_part(text: &str, lines_before: u32) -> Result<Index> {
         let (offset, body) = parseable(text);
-        let file: syn::File = match autodebug_syntax::parse_file_by_item(&body).map(|b| b.file) {
-            Ok(file) => file,
+        let (file, left_out) = match autodebug_syntax::parse_file_by_item(&body) {
+            Ok(parsed) => (parsed.file, parsed.left_out),
             Err(error) => {
                 let at = position(error.span().start());
                 bail!(
@@ -74,6 +77,19 @@ impl Index {
             index: Index {
                 nodes: Vec::new(),
                 roles: BTreeMap::new(),
+                left_out: left_out
+                    .into_iter()
+                    .map(|item| {
+                        let reason = match item.reason.split_once(':') {
+                            Some((line, rest)) => match line.parse::<u32>() {
+                                Ok(line) => format!("{}:{rest}", line + lines_before),
+                                Err(_) => item.reason.clone(),
+                            },
+                            None => item.reason.clone(),
+                        };
+                        (item.start.0..=item.end.0, reason)
+                    })
+                    .collect(),
             },
         };
         visitor.visit_file(&file);
@@ -170,7 +186,7 @@ fn kind_name(kind: SiteKind) -> &'static str {
         SiteKind::Assign => "assigned value",
         SiteKind::Compound => "right-hand side of a compound assignment",
         SiteKind::Return => "returned value",
-        SiteKind::Arg => "argument of a call statement",
+        SiteKind::Arg => "argument of a call",
         SiteKind::Call => "call statement",
         SiteKind::Closure => "closure's value",
         SiteKind::Loop => "loop",
@@ -369,8 +385,21 @@ fn fit(part: &str, sorted: &[&Edit], mut texts: Vec<String>, lines_before: u32) 
     let mut wrapped = vec![false; texts.len()];
     loop {
         let (patched, ranges) = splice(part, sorted, &texts);
+        // An edit inside an item that no longer parses is a parse error, not an item to
+        // leave out.
+        let parsed = Index::of_part(&patched, lines_before).and_then(|index| {
+            let broken = index.left_out.iter().find(|(lines, _)| {
+                ranges
+                    .iter()
+                    .any(|r| lines.contains(&(patched[..r.start].matches('\n').count() as u32 + 1)))
+            });
+            match broken {
+                Some((_, reason)) => bail!("does not parse at {reason}"),
+                None => Ok(index),
+            }
+        });
         let culprit =
-            match Index::of_part(&patched, lines_before) {
+            match parsed {
                 Ok(index) => {
                     match ranges.iter().zip(sorted).position(|(r, e)| {
                         !e.statement && !index.nodes.iter().any(|n| &n.bytes == r)

@@ -510,6 +510,22 @@ fn clause_and_constant_edits(
             let rust = splice(original, range, &format!("-1{suffix}"));
             out.push(mutation(rust, catalogue::CONSTANT_STEP, 1, types));
         }
+        // The whole value a constant, where a variable of the value's type was meant.
+        let ty = (!suffix.is_empty())
+            .then_some(suffix.as_str())
+            .or(types.value.as_deref());
+        if *range == (0..original.len())
+            && let Some(ty) = ty
+        {
+            for (name, _) in types.vars.iter().filter(|(_, t)| t.as_str() == ty) {
+                out.push(mutation(
+                    name.clone(),
+                    catalogue::CONSTANT_VARIABLE,
+                    2,
+                    types,
+                ));
+            }
+        }
         // The smallest constants in place of another small one (`0..n` for `2..n`): one
         // step further than ±1.
         for small in [0u128, 1, 2] {
@@ -932,6 +948,18 @@ mod tests {
         assert_eq!(of("0", "constant", &none), ["2"]);
         assert_eq!(of("4", "constant", &none), ["0", "1", "2"]);
         assert!(of("24", "constant", &none).is_empty());
+        // A constant that is the whole value may be a variable of its type in scope.
+        let scope = Types {
+            value: Some("usize".into()),
+            vars: [("start", "usize"), ("len", "usize"), ("sign", "i32")]
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .into(),
+            ..Types::default()
+        };
+        assert_eq!(of("0", "constant→variable", &scope), ["len", "start"]);
+        assert_eq!(of("0i32", "constant→variable", &scope), ["sign"]);
+        assert!(of("n + 0", "constant→variable", &scope).is_empty());
+        assert!(of("0", "constant→variable", &none).is_empty());
         // A character literal may be a character of the calls' text of its class.
         let text = Types {
             chars: "Hi, [a]".chars().collect(),
