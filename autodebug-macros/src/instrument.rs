@@ -18,8 +18,8 @@ use std::cell::RefCell;
 use crate::site::{range_of, site_ref};
 use autodebug_syntax::{
     chain_leaves_mut, contains_let, diverges, for_range_mut, is_chain, is_compound,
-    is_effect_argument, is_returned_value, reports_assign, reports_call, reports_closure_value,
-    reports_let, returns_value, simple_binding, strip,
+    is_effect_argument, is_returned_value, reports_arm, reports_assign, reports_call,
+    reports_closure_value, reports_let, returns_value, simple_binding, strip,
 };
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
@@ -292,7 +292,12 @@ impl Instrumenter {
             if tail {
                 self.visit_tail(&mut arm.body);
             } else {
+                let wrap = reports_arm(&arm.body);
+                let original = arm.body.to_token_stream();
                 self.visit_expr_mut(&mut arm.body);
+                if wrap {
+                    self.wrap_component(&mut arm.body, &original, "Arm");
+                }
             }
             self.scopes.pop();
         }
@@ -359,7 +364,12 @@ impl Instrumenter {
                 }
                 _ => None,
             };
+            // A borrow compared with a raw pointer is coerced to one by the comparison
+            // (`self.vtable as *const V == &STATIC`), not by the hook's bound: no operands.
+            let borrowed = |e: &Expr| matches!(strip(e), Expr::Reference(_));
             if let Some(hook) = hook
+                && !borrowed(&b.left)
+                && !borrowed(&b.right)
                 && self.scopes.is_pure(&b.left, false)
                 && self.scopes.is_pure(&b.right, false)
             {
@@ -801,6 +811,95 @@ mod tests {
     }
 
     #[test]
+    fn arms_of_matches_the_function_does_not_return_are_sites() {
+        let f = instrument(
+            "fn f(r: Bound<&usize>, c: char, out: &mut Vec<(char, u32)>) -> usize {
+                let end = match r { Included(x) => *x, Excluded(x) => x - 1, Unbounded => return 0 };
+                match c { 'a' => out.push((c, 1)), _ => out.push((c, 0)) }
+                let v = match c { 'b' => &make(), _ => { &make() } };
+                match end { 0 => 1, n => n * 2 }
+            }",
+        );
+        // Not the diverging arm, not a borrowed temporary a `let` extends, not a block.
+        assert_eq!(
+            kinds(&f, "Arm"),
+            ["*x", "x - 1", "out.push((c, 1))", "out.push((c, 0))"]
+        );
+        assert_eq!(kinds(&f, "Arg"), ["(c, 1)", "(c, 0)"]);
+        // `return 0`, and the arms of the match the function returns: its returned values.
+        assert_eq!(kinds(&f, "Return"), ["0", "1", "n * 2"]);
+    }
+
+    /// Where a bug can be, by expression kind: each is a site of the kind that names it.
+    #[test]
+    fn every_place_a_value_is_computed_is_a_site() {
+        let cases: &[(&str, &str, &str)] = &[
+            // Match arms' bodies, whatever their expression kind.
+            ("let y = match x { 0 => 1, _ => 2 };", "1", "Arm"),
+            ("let y = match x { 0 => x - 1, _ => 2 };", "x - 1", "Arm"),
+            ("let y = match r { Some(v) => *v, None => 0 };", "*v", "Arm"),
+            (
+                "let y = match x { 0 => v.len(), _ => 2 };",
+                "v.len()",
+                "Arm",
+            ),
+            (
+                "let y = match x { 0 => (x, 1), _ => (0, 0) };",
+                "(x, 1)",
+                "Arm",
+            ),
+            ("let y = match x { 0 => v[x], _ => 2 };", "v[x]", "Arm"),
+            (
+                "let y = match x { 0 => x as u8, _ => 2 };",
+                "x as u8",
+                "Arm",
+            ),
+            (
+                "let y = match x { 0 => &v[x..], _ => &v[..] };",
+                "&v[x..]",
+                "Arm",
+            ),
+            (
+                "match x { 0 => out.push((x, 0)), _ => {} }",
+                "out.push((x, 0))",
+                "Arm",
+            ),
+            // Arguments of constructors, calls and methods, wherever the call stands.
+            ("let y = Some(x + 1);", "x + 1", "Arg"),
+            ("let y = Wrap(x * 2);", "x * 2", "Arg"),
+            ("out.push((x, 0));", "(x, 0)", "Arg"),
+            ("let y = v.get(x + 1);", "x + 1", "Arg"),
+            ("let y = g(x - 1)?;", "x - 1", "Arg"),
+            (
+                "let Some(y) = v.get(x + 2) else { return 0; };",
+                "x + 2",
+                "Arg",
+            ),
+            // A loop header's adaptors; a closure's value inside an iterator chain.
+            (
+                "for b in v.iter().skip(1) { out.push((*b, 0)); }",
+                "1",
+                "Arg",
+            ),
+            (
+                "let y = v.iter().map(|e| e * 3).sum::<usize>();",
+                "e * 3",
+                "Closure",
+            ),
+        ];
+        for (body, code, kind) in cases {
+            let f = instrument(&format!(
+                "fn f(x: usize, r: Option<&usize>, v: &[usize], out: &mut Vec<(usize, usize)>) -> usize {{ {body} 0 }}"
+            ));
+            assert!(
+                kinds(&f, kind).contains(&code.to_string()),
+                "`{code}` in `{body}` is no `{kind}` site: {:?}",
+                sites(&f)
+            );
+        }
+    }
+
+    #[test]
     fn let_conditions_are_never_wrapped() {
         let f = instrument(
             "fn f(o: Option<i32>, mut s: Vec<i32>) -> i32 {
@@ -1022,6 +1121,7 @@ mod tests {
                 if g(a) < 3 {}
                 if b[a] == 1 && a + 1 > 2 {}
                 if s + \"x\" == \"y\" {}
+                if a as *const u8 == &X {}
             }",
         );
         let mut branches = Vec::new();
@@ -1043,6 +1143,8 @@ mod tests {
         );
         // `s + "x"` moves `s`: evaluating it again would not compile.
         assert_eq!(operands[5], "& || :: autodebug_runtime :: __rt :: vec ! []");
+        // A borrow the comparison coerces to a raw pointer would not meet the hook's bound.
+        assert_eq!(operands[6], "& || :: autodebug_runtime :: __rt :: vec ! []");
     }
 
     #[test]

@@ -79,6 +79,9 @@ pub enum SiteKind {
     /// a closure's block. A closure's tail is no `Return` site: the function does not
     /// return it.
     Closure,
+    /// The value of a match arm whose match is not what the function returns (a `let`'s
+    /// value, an argument, a statement): `x - 1` in `Excluded(x) => x - 1,`.
+    Arm,
     /// A loop (`for`, `while`, `loop`): one event per iteration.
     Loop,
     /// The end bound of a `for` loop over a range (`n` in `0..n`).
@@ -112,6 +115,7 @@ impl SiteKind {
                 | SiteKind::Return
                 | SiteKind::Arg
                 | SiteKind::Closure
+                | SiteKind::Arm
                 | SiteKind::Bound
                 | SiteKind::Start
         )

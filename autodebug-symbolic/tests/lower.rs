@@ -287,7 +287,13 @@ fn matches(n: u32, d: Dir, o: Option<i8>, pair: (bool, u8)) -> u32 {
         r#"
 fn matches(n: u32, d: Dir, o: Option<i8>, pair: (bool, u8)) -> u32
 {
-  let k: u32 = if d == Dir::Up { 1 } else { 2 }
+  let $t1: u32
+  if d == Dir::Up {
+    $t1 = 1
+  } else {
+    $t1 = 2
+  }
+  let k: u32 = $t1
   let $t2: u32
   if is_some(o) && (unwrap(o) > 3) {
     let v: i8 = unwrap(o)

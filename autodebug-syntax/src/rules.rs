@@ -215,6 +215,14 @@ pub fn reports_closure_value(expr: &Expr) -> bool {
         }
 }
 
+/// Whether the body of a match arm, where the match's value is not the function's (a
+/// `let`'s value, an argument, a statement), is an `Arm` site: a computed value as a
+/// closure's is ([`reports_closure_value`]), borrowing no temporary a `let` would extend
+/// through the arm (`let v = match c { _ => &make() }`).
+pub fn reports_arm(body: &Expr) -> bool {
+    reports_closure_value(body) && !extends_temporary(body)
+}
+
 /// Whether `expr` denotes a place (a variable, a field, an element, a dereference).
 pub fn is_place(expr: &Expr) -> bool {
     match strip(expr) {

@@ -6,7 +6,8 @@ use syn::{Expr, Stmt};
 
 use crate::rules::{
     chain_leaves, contains_let, diverges, for_range, is_chain, is_compound, is_effect_argument,
-    is_returned_value, reports_assign, reports_call, reports_closure_value, reports_let,
+    is_returned_value, reports_arm, reports_assign, reports_call, reports_closure_value,
+    reports_let,
 };
 
 /// What a site is: the name of the runtime's `SiteKind` variant (`"Let"`), as the generated
@@ -170,7 +171,11 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
     }
 
     fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        // A `Return` where the match is the function's value, an `Arm` elsewhere.
         self.returned(&arm.body);
+        if reports_arm(&arm.body) {
+            (self.found)(&arm.body, "Arm");
+        }
         visit::visit_arm(self, arm);
     }
 
@@ -237,6 +242,9 @@ mod tests {
             ]
         );
         assert_eq!(of("Guard"), ["x > 3"]);
+        // The tail match's arm is its function's `Return`, and (named wherever it stands)
+        // an `Arm`; a diverging arm is neither.
+        assert_eq!(of("Arm"), ["x"]);
         assert_eq!(
             of("Return"),
             [

@@ -523,11 +523,15 @@ impl<'p> Exec<'p> {
             }
             // A call statement and its arguments belong to a call the model keeps opaque
             // (its effect), a closure's value to a closure it keeps opaque, and the model
-            // reads a loop's start as written: leaving their events over misses nothing the
-            // model has.
+            // reads a loop's start and a match arm's value as written: leaving their events
+            // over misses nothing the model has.
             if matches!(
                 pos.2,
-                SiteKind::Arg | SiteKind::Call | SiteKind::Closure | SiteKind::Start
+                SiteKind::Arg
+                    | SiteKind::Call
+                    | SiteKind::Closure
+                    | SiteKind::Start
+                    | SiteKind::Arm
             ) {
                 continue;
             }

@@ -1139,7 +1139,11 @@ impl<'e, 'a> FnLowerer<'e, 'a> {
         if let Some((cond, _)) = &guard {
             self.bind(&cond.bindings, &mut body);
         }
-        self.expr_into(&arm.body, target, &mut body);
+        if target != Target::Return && self.sites_on() && rules::reports_arm(&arm.body) {
+            self.arm_value(&arm.body, target, &mut body);
+        } else {
+            self.expr_into(&arm.body, target, &mut body);
+        }
         self.pop_frame();
         self.pop_frame();
         let guard_expr = match guard {
@@ -1186,6 +1190,31 @@ impl<'e, 'a> FnLowerer<'e, 'a> {
         };
         self.depth -= 1;
         result
+    }
+
+    /// The value of a match arm that is an `Arm` site: into the match's temporary (or a
+    /// temporary of its own, where the match's value is dropped), through the site.
+    fn arm_value(&mut self, body: &syn::Expr, target: Target, out: &mut Vec<Stmt>) {
+        let value = self.expr(body, out);
+        let component = Some(self.component(body, SiteKind::Arm, true));
+        match target {
+            Target::Assign(var) => {
+                self.inf.unify(&self.var_ty(var), &value.ty);
+                out.push(Stmt::Assign {
+                    place: Place::Var(var),
+                    value,
+                    component,
+                });
+            }
+            Target::Discard | Target::Return => {
+                let tmp = self.temp(value.ty.clone());
+                out.push(Stmt::Let {
+                    var: tmp,
+                    init: Some(value),
+                    component,
+                });
+            }
+        }
     }
 
     fn label(label: &Option<syn::Label>) -> Option<String> {

@@ -42,10 +42,27 @@ impl Report {
                 }
             }
         }
+        // Where the time went, so that a slow run says which phase made it slow.
+        let t = &self.timing;
+        let phases: Vec<String> = [
+            ("build", t.build_s),
+            ("tests", t.baseline_s + t.record_s + t.oracle_s),
+            ("localize", t.localize_s),
+            ("repair", t.repair_s),
+        ]
+        .iter()
+        .filter(|(_, s)| *s >= 0.05)
+        .map(|(phase, s)| format!("{phase} {s:.1}s"))
+        .collect();
+        let phases = if phases.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", phases.join(", "))
+        };
         out.push_str(&format!(
-            "{}: {output_dir}/report.html ({:.1}s; data in report.json)\n",
+            "{}: {output_dir}/report.html ({:.1}s{phases}; data in report.json)\n",
             style.paint(BOLD, "Report"),
-            self.timing.total_s
+            t.total_s,
         ));
         out
     }
@@ -807,6 +824,24 @@ mod tests {
             serde_json::json!({ "ochiai": 5.0, "predicate-switching": 4.0 }),
         );
         assert!(plain(&report).contains("\nWhy    ochiai: 1.00\n"));
+    }
+
+    #[test]
+    fn the_report_line_says_where_the_time_went() {
+        let mut report = Report::new(Path::new("/w"));
+        report.tests.total = 3;
+        report.set_exit(ExitCode::Clean);
+        report.timing.build_s = 2.0;
+        report.timing.baseline_s = 0.5;
+        report.timing.record_s = 0.25;
+        report.timing.total_s = 3.0;
+        let text = report.render("out", Style::default());
+        assert!(
+            text.ends_with(
+                "Report: out/report.html (3.0s: build 2.0s, tests 0.8s; data in report.json)\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

@@ -189,6 +189,7 @@ fn kind_name(kind: SiteKind) -> &'static str {
         SiteKind::Arg => "argument of a call",
         SiteKind::Call => "call statement",
         SiteKind::Closure => "closure's value",
+        SiteKind::Arm => "match arm's value",
         SiteKind::Loop => "loop",
         SiteKind::Bound => "loop bound",
         SiteKind::Start => "loop start",
@@ -861,6 +862,7 @@ pub fn max( x:i32,y :i32 )->i32{
             ("Arg", SiteKind::Arg),
             ("Call", SiteKind::Call),
             ("Closure", SiteKind::Closure),
+            ("Arm", SiteKind::Arm),
             ("Start", SiteKind::Start),
         ] {
             assert_eq!(site_kind(name), kind);
