@@ -102,14 +102,16 @@ impl Instrumenter {
     }
 
     /// Declares the parameters in the outermost scope and returns the entry statement
-    /// `let __autodebug_call = enter(SITE, &[Binding::new("a", &a), …]);`.
+    /// `let __autodebug_call = enter(SITE, &[Binding { name: "a", value: &a }, …]);`.
     fn declare_params(&mut self, sig: &syn::Signature) -> TokenStream {
         let mut args = Vec::new();
         for input in &sig.inputs {
             match input {
                 FnArg::Receiver(receiver) => {
                     let token = receiver.self_token;
-                    args.push(quote!(::autodebug_runtime::__rt::Binding::new("self", &#token)));
+                    args.push(
+                        quote!(::autodebug_runtime::__rt::Binding { name: "self", value: &#token }),
+                    );
                     let by_ref = matches!(receiver.kind, syn::ReceiverKind::Reference(..));
                     let shared = matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, None));
                     self.scopes.self_by_reference = by_ref;
@@ -121,7 +123,7 @@ impl Instrumenter {
                     Some((ident, _)) => {
                         let name = ident.to_string();
                         let shown = name.trim_start_matches("r#");
-                        args.push(quote!(::autodebug_runtime::__rt::Binding::new(#shown, &#ident)));
+                        args.push(quote!(::autodebug_runtime::__rt::Binding { name: #shown, value: &#ident }));
                         self.scopes
                             .declare(name, ident.to_token_stream(), type_kind(&typed.ty));
                     }
@@ -164,11 +166,12 @@ impl Instrumenter {
         }
     }
 
-    /// `&[Binding::new("x", &x), …]` over the capturable variables in scope.
+    /// `&[Binding { name: "x", value: &x }, …]` over the capturable variables in scope: a
+    /// struct written in place, so that an idle hook calls nothing to make its scope.
     fn scope_closure(&self) -> TokenStream {
         let entries =
             self.scopes.captures().into_iter().map(
-                |(name, tokens)| quote!(::autodebug_runtime::__rt::Binding::new(#name, &#tokens)),
+                |(name, tokens)| quote!(::autodebug_runtime::__rt::Binding { name: #name, value: &#tokens }),
             );
         quote!(&[#(#entries),*])
     }
@@ -669,7 +672,7 @@ mod tests {
     fn sites(func: &syn::ItemFn) -> Vec<(String, String)> {
         let mut found = Vec::new();
         calls(func.to_token_stream(), "new", &mut found);
-        // `Site::new` (not `Binding::new`, which takes two arguments).
+        // `Site::new` (its many arguments).
         found
             .into_iter()
             .filter(|a| a.len() > 2)
@@ -700,9 +703,9 @@ mod tests {
                 Some(TokenTree::Group(vec)) => args(vec.stream())
                     .iter()
                     .map(|entry| match entry.last() {
-                        // `Binding::new("x", &x)`
-                        Some(TokenTree::Group(call)) => {
-                            string_literal(&call.stream().into_iter().next().unwrap())
+                        // `Binding { name: "x", value: &x }`
+                        Some(TokenTree::Group(fields)) => {
+                            string_literal(&fields.stream().into_iter().nth(2).unwrap())
                         }
                         other => panic!("unexpected scope entry {other:?}"),
                     })

@@ -71,58 +71,54 @@ impl Site {
 /// them to a hook: read only when they are recorded or a plan reads them.
 pub type Scope<'a> = &'a [Binding<'a>];
 
-/// A variable in scope at a site: its name and a reference to its value, its type erased.
-/// A slice of these is what a hook reads the scope from. It is not a closure, so that the
-/// generated code declares no function per site (closures made instrumented builds of
-/// generic code many times slower: each was compiled once per instantiation).
+/// A variable in scope at a site: its name and a reference to its value, its type erased
+/// behind [`Capture`]. A slice of these is what a hook reads the scope from. It is not a
+/// closure, so that the generated code declares no function per site (closures made
+/// instrumented builds of generic code many times slower: each was compiled once per
+/// instantiation), and making one calls nothing: the generated code writes the struct, the
+/// reference coerces to `&dyn Capture` (one vtable per type, not per site), and an idle
+/// hook costs a few stores however unoptimized the crate is compiled.
 #[derive(Clone, Copy)]
 pub struct Binding<'a> {
-    name: &'static str,
-    ty: &'static str,
-    /// The bytes of the `&T` (a thin or a wide pointer).
-    reference: [usize; 2],
-    ref_size: usize,
-    size: usize,
-    _borrow: std::marker::PhantomData<&'a ()>,
+    pub name: &'static str,
+    pub value: &'a dyn Capture,
 }
 
 impl<'a> Binding<'a> {
     /// The variable `name`, whose value `value` is borrowed while the hook runs.
     #[inline]
-    pub fn new<T: ?Sized>(name: &'static str, value: &'a T) -> Binding<'a> {
-        let ref_size = std::mem::size_of::<&T>();
-        let mut reference = [0usize; 2];
-        // SAFETY: a reference takes one or two words; its bytes are copied into `reference`.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                (&value as *const &T).cast::<u8>(),
-                reference.as_mut_ptr().cast::<u8>(),
-                ref_size,
-            );
-        }
-        Binding {
-            name,
-            ty: std::any::type_name::<T>(),
-            reference,
-            ref_size,
-            size: std::mem::size_of_val(value),
-            _borrow: std::marker::PhantomData,
-        }
+    pub fn new<T>(name: &'static str, value: &'a T) -> Binding<'a> {
+        Binding { name, value }
     }
 
     /// The name and the value as recorded.
     pub(crate) fn captured(&self) -> (&'static str, Val) {
-        // SAFETY: `reference` holds the bytes of a live `&T` (borrowed for `'a`) to a value of
-        // the type named `ty`, of `size` bytes.
-        let value = unsafe {
+        (self.name, self.value.captured())
+    }
+}
+
+/// A value a hook may record, whatever its type: its type's name and its bytes, read by
+/// [`crate::value`]. Implemented for every sized type, and for nothing else to name: it
+/// adds no method a crate's code would see (the trait is the runtime's, and not in scope
+/// there).
+pub trait Capture {
+    /// The value as recorded.
+    fn captured(&self) -> Val;
+}
+
+impl<T> Capture for T {
+    #[inline]
+    fn captured(&self) -> Val {
+        let reference: &T = self;
+        // SAFETY: `reference` is a live thin `&T` to a value of the type named, of its size.
+        unsafe {
             crate::value::capture(
-                self.ty,
-                self.reference.as_ptr().cast::<u8>(),
-                self.ref_size,
-                self.size,
+                std::any::type_name::<T>(),
+                (&reference as *const &T).cast::<u8>(),
+                std::mem::size_of::<&T>(),
+                std::mem::size_of::<T>(),
             )
-        };
-        (self.name, value)
+        }
     }
 }
 
