@@ -310,9 +310,18 @@ pub(crate) fn record_panic(info: &std::panic::PanicHookInfo<'_>) {
         (_, Some(s)) => s.clone(),
         _ => "Box<dyn Any>".to_string(),
     };
-    let (file, line, column) = info.location().map_or((String::new(), 0, 0), |l| {
-        (l.file().to_string(), l.line(), l.column())
-    });
+    // A panic inside the standard library or a dependency (its file an absolute path, where
+    // the crate's own are relative) is located where the crate's code called into it.
+    let (file, line, column) = match info.location() {
+        Some(l) if !std::path::Path::new(l.file()).is_absolute() => {
+            (l.file().to_string(), l.line(), l.column())
+        }
+        other => own_frame().unwrap_or_else(|| {
+            other.map_or((String::new(), 0, 0), |l| {
+                (l.file().to_string(), l.line(), l.column())
+            })
+        }),
+    };
     let thread = std::thread::current()
         .name()
         .unwrap_or("<unnamed>")
@@ -327,6 +336,28 @@ pub(crate) fn record_panic(info: &std::panic::PanicHookInfo<'_>) {
         });
         trace.flush();
     }
+}
+
+/// The first frame of the panicking thread's backtrace in a file of the package the test
+/// runs in (under the current directory, where test binaries run), as its path relative to
+/// that directory (as the compiler names the crate's own files), line and column.
+#[cold]
+fn own_frame() -> Option<(String, u32, u32)> {
+    let here = std::env::current_dir().ok()?;
+    // The runtime's own frames (the hook, the recorder) are not the crate's.
+    let runtime = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    // `{:#}`: the frames' paths in full, not shortened relative to the current directory.
+    let text = format!("{:#}", std::backtrace::Backtrace::force_capture());
+    text.lines().find_map(|frame| {
+        let at = frame.trim_start().strip_prefix("at ")?;
+        let mut parts = at.rsplitn(3, ':');
+        let column = parts.next()?.parse().ok()?;
+        let line = parts.next()?.parse().ok()?;
+        let path = std::path::Path::new(parts.next()?);
+        let relative = path.strip_prefix(&here).ok()?;
+        (!path.starts_with(&runtime) && !relative.starts_with("target"))
+            .then(|| (relative.display().to_string(), line, column))
+    })
 }
 
 extern "C" fn at_exit() {

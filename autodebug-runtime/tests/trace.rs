@@ -776,6 +776,45 @@ fn fuel_stops_a_runaway_loop() {
     );
 }
 
+fn reserve(n: usize) -> usize {
+    let fn_site = site!(reserve, Fn, "reserve");
+    let _guard = rt::enter(fn_site, &[rt::Binding::new("n", &n)]);
+    let v: Vec<u8> = Vec::with_capacity(n); // @overflow
+    v.capacity()
+}
+
+/// A panic inside the standard library (its location there) is recorded where the crate's
+/// code called into it: the first frame of the backtrace in the package's own files.
+#[test]
+fn a_panic_inside_the_standard_library_is_located_in_the_calling_code() {
+    if in_child() {
+        println!("RESULT={}", reserve(4));
+        println!("RESULT={}", reserve(usize::MAX));
+        return;
+    }
+    let run = Child {
+        trace: true,
+        ..Child::default()
+    }
+    .run("a_panic_inside_the_standard_library_is_located_in_the_calling_code");
+    assert_eq!(run.code, Some(101), "{}", run.stderr);
+    assert!(run.stderr.contains("capacity overflow"), "{}", run.stderr);
+    let records = run.records();
+    let located = records.iter().find_map(|r| match r {
+        Record::Panic {
+            message,
+            file,
+            line,
+            ..
+        } => Some((message.as_str(), file.as_str(), *line)),
+        _ => None,
+    });
+    assert_eq!(
+        located,
+        Some(("capacity overflow", "tests/trace.rs", line_of("overflow")))
+    );
+}
+
 #[test]
 fn a_panicking_test_keeps_its_whole_trace() {
     if in_child() {
