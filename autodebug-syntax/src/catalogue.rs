@@ -21,9 +21,6 @@ pub const DROP_CLAUSE: &str = "drop-clause";
 pub const BOUND_STEP: &str = "loop-bound±1";
 /// An enum variant swapped for another of its enum.
 pub const ENUM_VARIANT: &str = "enum-variant";
-/// A computed integer value one off where it is produced (`a - b` → `a - b + 1`): a term
-/// `+ 1` or `- 1` dropped or added.
-pub const VALUE_STEP: &str = "value±1";
 /// A loop's start moved by one.
 pub const START_STEP: &str = "loop-start±1";
 /// A literal written anew (a loop bound's).

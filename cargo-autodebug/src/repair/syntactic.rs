@@ -359,7 +359,6 @@ pub fn mutations(original: &str, kind: SiteKind, types: &Types) -> Vec<Mutation>
     clause_and_constant_edits(original, &parts, types, &mut out);
     variable_and_operand_edits(original, &parts, types, &mut out);
     element_and_method_edits(original, &parts, types, &mut out);
-    value_steps(original, kind, types, &mut out);
     out.retain(|m| !super::overfit::changes_unit_step(kind, original, &m.rust));
     // Nobody writes `x - -1` or `x + -1`: an edit that puts two signs together is further
     // from what a person would write than one that drops the term.
@@ -396,61 +395,32 @@ fn operator_swaps(original: &str, parts: &Parts, types: &Types, out: &mut Vec<Mu
 
 /// A loop's bound or start (`kind`) moved by one either way.
 fn bound_shifts(original: &str, kind: SiteKind, types: &Types, out: &mut Vec<Mutation>) {
-    match kind {
-        SiteKind::Start => steps(original, catalogue::START_STEP, 1, types, out),
-        SiteKind::Bound => steps(original, catalogue::BOUND_STEP, 1, types, out),
-        _ => {}
-    }
-}
-
-/// An integer value a site computes (a `let`'s, an argument's, an arm's, a returned one)
-/// moved by one either way: a term `+ 1` or `- 1` dropped or added. After the other edits
-/// of the same cost: a variable is more often another variable than itself one off.
-fn value_steps(original: &str, kind: SiteKind, types: &Types, out: &mut Vec<Mutation>) {
-    let integer = types.value.as_deref().is_some_and(integer_type);
-    if integer
-        && matches!(
-            kind,
-            SiteKind::Let
-                | SiteKind::Assign
-                | SiteKind::Return
-                | SiteKind::Arg
-                | SiteKind::Arm
-                | SiteKind::Closure
-        )
-    {
-        steps(original, catalogue::VALUE_STEP, 2, types, out);
-    }
-}
-
-/// `original` one more and one less, as text and as the runtime computes it.
-fn steps(
-    original: &str,
-    template: &'static str,
-    cost: u32,
-    types: &Types,
-    out: &mut Vec<Mutation>,
-) {
-    for delta in [1i128, -1] {
-        let rust = bound_text(original, delta);
-        // The runtime adds to what the written code computed: the same value as the
-        // rewritten text, whatever the code calls.
-        let expr = types.value.as_ref().map(|ty| Expr::Binary {
-            op: if delta > 0 { BinOp::Add } else { BinOp::Sub },
-            left: Box::new(Expr::Original),
-            right: Box::new(Expr::Lit {
-                value: Value::Int {
-                    ty: ty.clone(),
-                    v: 1,
+    if matches!(kind, SiteKind::Bound | SiteKind::Start) {
+        for delta in [1i128, -1] {
+            let rust = bound_text(original, delta);
+            // The runtime adds to what the written bound computed: the same value as the
+            // rewritten text, whatever the bound calls.
+            let expr = types.value.as_ref().map(|ty| Expr::Binary {
+                op: if delta > 0 { BinOp::Add } else { BinOp::Sub },
+                left: Box::new(Expr::Original),
+                right: Box::new(Expr::Lit {
+                    value: Value::Int {
+                        ty: ty.clone(),
+                        v: 1,
+                    },
+                }),
+            });
+            out.push(Mutation {
+                rust,
+                template: if kind == SiteKind::Start {
+                    catalogue::START_STEP
+                } else {
+                    catalogue::BOUND_STEP
                 },
-            }),
-        });
-        out.push(Mutation {
-            rust,
-            template,
-            cost,
-            expr,
-        });
+                cost: 1,
+                expr,
+            });
+        }
     }
 }
 
@@ -627,24 +597,6 @@ fn signed(suffix: &str, types: &Types) -> bool {
 }
 
 /// Whether `ty` names a signed integer type (`i32`, `isize`, …).
-/// A primitive integer type's name.
-fn integer_type(ty: &str) -> bool {
-    matches!(
-        ty,
-        "i8" | "i16"
-            | "i32"
-            | "i64"
-            | "i128"
-            | "isize"
-            | "u8"
-            | "u16"
-            | "u32"
-            | "u64"
-            | "u128"
-            | "usize"
-    )
-}
-
 fn signed_integer(ty: &str) -> bool {
     ty.starts_with('i') && ty[1..].chars().all(|c| c.is_ascii_alphanumeric())
 }
@@ -961,38 +913,6 @@ mod tests {
                 "celsius * 5 / 7u8"
             ]
         );
-    }
-
-    #[test]
-    fn integer_values_a_site_computes_move_by_one() {
-        let typed = |ty: &str| Types {
-            value: Some(ty.into()),
-            ..Types::default()
-        };
-        let steps = |code: &str, kind: SiteKind, types: &Types| -> Vec<(String, bool)> {
-            mutations(code, kind, types)
-                .into_iter()
-                .filter(|m| m.template == "value±1")
-                .map(|m| (m.rust, m.expr.is_some()))
-                .collect()
-        };
-        let both = |a: &str, b: &str| vec![(a.to_string(), true), (b.to_string(), true)];
-        assert_eq!(
-            steps("a - b", SiteKind::Let, &typed("usize")),
-            both("a - b + 1", "a - b - 1")
-        );
-        assert_eq!(
-            steps("v.len() / 2", SiteKind::Arg, &typed("usize")),
-            both("v.len() / 2 + 1", "v.len() / 2 - 1")
-        );
-        assert_eq!(
-            steps("x << 2", SiteKind::Arm, &typed("u32")),
-            both("(x << 2) + 1", "(x << 2) - 1")
-        );
-        // Not a float's, not a branch's, not where the type is unknown.
-        assert!(steps("a - b", SiteKind::Let, &typed("f64")).is_empty());
-        assert!(steps("a < b", SiteKind::If, &typed("bool")).is_empty());
-        assert!(steps("a - b", SiteKind::Let, &Types::default()).is_empty());
     }
 
     #[test]
