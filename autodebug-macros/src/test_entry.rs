@@ -1,14 +1,17 @@
 //! `#[autodebug_test]`: put by `cargo autodebug` on the `#[test]` functions of its
 //! instrumented copy (never written by people). The test's body moves into a function of
-//! its own, of the test's name, that the runtime's test entry calls: once, as always, in a normal run; once per
-//! plan inside one process when the tool sends a batch. Tests the entry cannot call that
-//! way (parameters, generics, `async`, a return value) are left as they are.
+//! its own, of the test's name, that the runtime's test entry calls: once, as always, in a
+//! normal run; once per plan inside one process when the tool sends a batch. Tests the
+//! entry cannot call that way (parameters, generics, `async`, a return value) are left as
+//! they are.
 //!
 //! The body's assertion statements (`assert!`, `assert_eq!`, `assert_ne!`, in the body's
 //! own blocks, not in closures or nested items) each become a closure handed to
 //! `__rt::assertion`, which runs it as written unless the run's plan asks for soft
 //! assertions: then a failed one is recorded and the test goes on, so that the tool sees
-//! every call the test makes and which of them its assertions accepted.
+//! every call the test makes and which of them its assertions accepted. One with a message
+//! stays as written outside soft runs, and its soft form has no message (the message's
+//! arguments may move what the test uses after it).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -64,9 +67,22 @@ impl VisitMut for SoftAssertions {
             // The runtime's path at the call site, as every generated path (an edition-2015
             // span would read `::autodebug_runtime` from the crate root); the macro keeps
             // its own spans, so a failure is reported where it was written.
-            let wrapped = quote!(
-                ::autodebug_runtime::__rt::assertion(|| { #mac; });
-            );
+            let wrapped = match without_message(mac) {
+                // A message's arguments are evaluated only when the assertion fails, and may
+                // move what the test uses after it (`result.err().unwrap()`): in a closure
+                // they would be captured, moved, whether it fails or not. The assertion
+                // stays as written, and the soft one (of the tool's runs) has no message.
+                Some(bare) => quote!(
+                    if ::autodebug_runtime::__rt::soft_assertions() {
+                        ::autodebug_runtime::__rt::assertion(|| { #bare; });
+                    } else {
+                        #mac;
+                    }
+                ),
+                None => quote!(
+                    ::autodebug_runtime::__rt::assertion(|| { #mac; });
+                ),
+            };
             if let Ok(wrapped) = syn::parse2::<Stmt>(wrapped) {
                 *stmt = wrapped;
             }
@@ -79,6 +95,22 @@ impl VisitMut for SoftAssertions {
     fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
     fn visit_expr_async_mut(&mut self, _: &mut syn::ExprAsync) {}
+}
+
+/// `assert_eq!(a, b)` for `assert_eq!(a, b, "…", args)` (`assert!(c)` for `assert!(c, …)`),
+/// when the assertion has a message; `None` when it has none or its arguments do not parse.
+fn without_message(mac: &syn::Macro) -> Option<TokenStream> {
+    use syn::parse::Parser;
+    let args = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated
+        .parse2(mac.tokens.clone())
+        .ok()?;
+    let kept = if mac.path.is_ident("assert") { 1 } else { 2 };
+    if args.len() <= kept {
+        return None;
+    }
+    let conditions = args.iter().take(kept);
+    let path = &mac.path;
+    Some(quote!(#path!(#(#conditions),*)))
 }
 
 /// A plain `#[test] fn name() { … }` returning nothing.
@@ -157,8 +189,11 @@ mod tests {
             out.contains("assertion (| | { assert_eq ! (f (1) , 2) ; })"),
             "{out}"
         );
+        // With a message: as written unless the assertions are soft, then without it.
         assert!(
-            out.contains("assertion (| | { assert ! (h (x) , \"{x}\") ; })"),
+            out.contains(
+                "if :: autodebug_runtime :: __rt :: soft_assertions () { :: autodebug_runtime :: __rt :: assertion (| | { assert ! (h (x)) ; }) ; } else { assert ! (h (x) , \"{x}\") ; }"
+            ),
             "{out}"
         );
         // Inside a closure, and other macros, stay as written.

@@ -291,6 +291,12 @@ pub fn contract(site: &'static Site, ok: bool) -> bool {
 
 pub use crate::batch::test_entry;
 
+/// Whether this run's plan asks for soft assertions (see [`assertion`]).
+#[inline]
+pub fn soft_assertions() -> bool {
+    !recorder::idle() && recorder::soft_assertions()
+}
+
 /// An assertion statement (`assert!`, `assert_eq!`, `assert_ne!`) of a test wrapped by
 /// `#[autodebug_test]`, as a closure: run as written, unless the run's plan asks for soft
 /// assertions (see [`crate::protocol::Plan::soft_assertions`]). Then a failure is recorded
