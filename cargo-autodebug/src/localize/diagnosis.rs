@@ -210,7 +210,7 @@ impl Technique for Diagnosis {
         let start = Instant::now();
         let mut programs: HashMap<String, Result<Program, String>> = HashMap::new();
         let mut known: BTreeMap<SiteKey, Known> = BTreeMap::new();
-        let mut per_test: Vec<Vec<BTreeSet<SiteKey>>> = Vec::new();
+        let mut per_test: Vec<Searched> = Vec::new();
         let mut account = Account {
             complete: true,
             ..Account::default()
@@ -255,7 +255,10 @@ impl Technique for Diagnosis {
                     Some(diagnoses) if diagnoses.is_empty() && test.incomplete.is_some() => {
                         account.complete = false
                     }
-                    Some(diagnoses) => per_test.push(diagnoses),
+                    Some(diagnoses) => per_test.push(Searched {
+                        diagnoses,
+                        whole: test.incomplete.is_none(),
+                    }),
                     None => account.complete = false,
                 }
             }
@@ -812,12 +815,33 @@ fn explain(failing: &Encoding, id: ComponentId, options: &wp::Options) -> Option
     requirement.disagrees().then(|| requirement.sentence())
 }
 
+/// The diagnoses one test's search found, and whether the search was whole (every
+/// minimal diagnosis within the bounds) or cut short.
+struct Searched {
+    diagnoses: Vec<BTreeSet<SiteKey>>,
+    whole: bool,
+}
+
 /// The diagnoses of the whole failure: minimal unions of one diagnosis per test, at most
-/// `max_cardinality` components, smallest first.
-fn combine(per_test: &[Vec<BTreeSet<SiteKey>>], max_cardinality: usize) -> Vec<BTreeSet<SiteKey>> {
+/// `max_cardinality` components, smallest first. Only whole searches are combined: a
+/// search cut short found some of its test's diagnoses, and a union with those alone
+/// drops the others (the fault among them) from the whole failure's. When no search was
+/// whole, what the cut searches found is kept side by side.
+fn combine(per_test: &[Searched], max_cardinality: usize) -> Vec<BTreeSet<SiteKey>> {
     const MAX_KEPT: usize = 200;
+    let whole: Vec<&Searched> = per_test.iter().filter(|t| t.whole).collect();
+    if whole.is_empty() {
+        let mut found: Vec<BTreeSet<SiteKey>> = per_test
+            .iter()
+            .flat_map(|t| t.diagnoses.iter().cloned())
+            .collect();
+        found = minimal(found);
+        found.truncate(MAX_KEPT);
+        return found;
+    }
     let mut acc: Vec<BTreeSet<SiteKey>> = Vec::new();
-    for (i, diagnoses) in per_test.iter().enumerate() {
+    for (i, searched) in whole.iter().enumerate() {
+        let diagnoses = &searched.diagnoses;
         let next: Vec<BTreeSet<SiteKey>> = if i == 0 {
             diagnoses.clone()
         } else {
@@ -929,17 +953,57 @@ mod tests {
         lines.iter().map(|&l| key(l)).collect()
     }
 
+    fn whole(diagnoses: Vec<BTreeSet<SiteKey>>) -> Searched {
+        Searched {
+            diagnoses,
+            whole: true,
+        }
+    }
+
+    fn cut(diagnoses: Vec<BTreeSet<SiteKey>>) -> Searched {
+        Searched {
+            diagnoses,
+            whole: false,
+        }
+    }
+
     #[test]
     fn a_diagnosis_of_every_test_is_a_minimal_union() {
         // Test 1: {3} or {5}; test 2: {5} or {7}. {5} explains both; {3, 7} too, and is
         // minimal; {3, 5} is not ({5} is smaller).
-        let combined = combine(&[vec![set(&[3]), set(&[5])], vec![set(&[5]), set(&[7])]], 2);
+        let combined = combine(
+            &[
+                whole(vec![set(&[3]), set(&[5])]),
+                whole(vec![set(&[5]), set(&[7])]),
+            ],
+            2,
+        );
         assert_eq!(combined, vec![set(&[5]), set(&[3, 7])]);
     }
 
     #[test]
+    fn a_search_cut_short_does_not_narrow_the_others() {
+        // Test 2's search stopped after {1, 2}; its {5} was never reached. Combined with
+        // it, test 1's {5} would be lost.
+        let combined = combine(
+            &[whole(vec![set(&[5]), set(&[3])]), cut(vec![set(&[1, 2])])],
+            3,
+        );
+        assert_eq!(combined, vec![set(&[3]), set(&[5])]);
+    }
+
+    #[test]
+    fn searches_all_cut_short_keep_what_each_found() {
+        let combined = combine(
+            &[cut(vec![set(&[5])]), cut(vec![set(&[5, 7]), set(&[2])])],
+            3,
+        );
+        assert_eq!(combined, vec![set(&[2]), set(&[5])]);
+    }
+
+    #[test]
     fn unions_beyond_the_bound_are_dropped() {
-        let combined = combine(&[vec![set(&[3, 4])], vec![set(&[7])]], 2);
+        let combined = combine(&[whole(vec![set(&[3, 4])]), whole(vec![set(&[7])])], 2);
         assert!(combined.is_empty(), "{combined:?}");
     }
 }
