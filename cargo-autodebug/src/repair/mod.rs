@@ -803,19 +803,25 @@ const FUEL_FLOOR: u64 = 20_000;
 
 /// The fuel of each recorded test's reruns. A candidate that needs more is refuted like one
 /// that loops: the cost of a slow correct candidate, against tens of seconds of every
-/// runaway one at the general bound.
+/// runaway one at the general bound. A test that timed out gets the same fuel once some
+/// recorded run ended: a fix must let it end as the suite's other runs do, and a candidate
+/// under which it still hangs is refuted in milliseconds instead of at the timeout.
 fn fuel_by_test(traces: &[RecordedTrace]) -> BTreeMap<String, u64> {
     let complete = || {
         traces
             .iter()
             .filter(|t| !t.trace.truncated && !t.trace.coverage)
     };
-    let longest = complete()
-        .map(|t| t.trace.events.len() as u64)
-        .max()
-        .unwrap_or(0);
+    let Some(longest) = complete().map(|t| t.trace.events.len() as u64).max() else {
+        return BTreeMap::new();
+    };
     let fuel = (FUEL_FACTOR * longest).max(FUEL_FLOOR);
-    complete().map(|t| (t.test.display(), fuel)).collect()
+    let hung = traces.iter().filter(|t| {
+        matches!(t.outcome, crate::model::Outcome::Timeout { .. }) && !t.trace.coverage
+    });
+    (complete().chain(hung))
+        .map(|t| (t.test.display(), fuel))
+        .collect()
 }
 
 /// The sites to repair: the top suspects (sites a fix can change) with those tied with the
@@ -1187,6 +1193,51 @@ mod tests {
         assert_eq!(changed_tokens("a + b + 1", "a + b"), 2);
         assert_eq!(changed_tokens("", "v.sort();"), 6);
         assert_eq!(changed_tokens("f(x)", "f(x)"), 0);
+    }
+
+    #[test]
+    fn a_test_that_timed_out_gets_the_fuel_of_the_runs_that_ended() {
+        use crate::model::{Outcome, Role, TestId};
+        use autodebug_runtime::protocol::Record;
+        let recorded = |name: &str, outcome: Outcome, events: usize, truncated: bool| {
+            let mut trace = crate::trace::RawTrace {
+                truncated,
+                ..Default::default()
+            };
+            trace.events = vec![
+                Record::Exit {
+                    site: 0,
+                    panicking: false
+                };
+                events
+            ];
+            RecordedTrace {
+                test: TestId {
+                    package: "p".into(),
+                    target: "p".into(),
+                    kind: "lib".into(),
+                    name: name.into(),
+                    binary: Default::default(),
+                    package_root: Default::default(),
+                },
+                role: Role::Failing,
+                outcome,
+                trace,
+            }
+        };
+        let timeout = || Outcome::Timeout { seconds: 3.0 };
+        let hangs = recorded("hangs", timeout(), 5_000_000, true);
+        let passes = recorded("passes", Outcome::Passed, 1_000, false);
+        let long = recorded("long", Outcome::Passed, 3_000_000, true);
+        let fuel = fuel_by_test(&[hangs, passes, long]);
+        // 50 times the longest run that ended (at least the floor); a long run that was cut
+        // by the recording's cap but ended keeps the general bound.
+        assert_eq!(fuel.get("p::hangs"), Some(&50_000));
+        assert_eq!(fuel.get("p::passes"), Some(&50_000));
+        assert_eq!(fuel.get("p::long"), None);
+        // With no run that ended there is nothing to measure a hang against.
+        let alone = recorded("hangs", timeout(), 5_000_000, true);
+        assert!(fuel_by_test(&[alone]).is_empty());
     }
 
     #[test]
