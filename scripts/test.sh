@@ -13,7 +13,11 @@ cargo test --workspace 2>&1 | tee "$log"
 
 quick="$(mktemp -d)"
 trap 'rm -rf "$quick" "$log"' EXIT
-cargo run --quiet -p autodebug-bench -- run --quick --out "$quick" --floors bench/floors.json
+# The benchmark and the tool as `cargo test --workspace` just built them (a `cargo run -p`
+# would unify features without the dev-dependencies and compile both again).
+target="${CARGO_TARGET_DIR:-$root/target}"
+"$target/debug/autodebug-bench" run --quick --tool "$target/debug/cargo-autodebug" \
+    --out "$quick" --floors bench/floors.json
 if [ ! -s "$quick/results.md" ] || ! grep -q '^| ' "$quick/results.md"; then
     echo "error: the benchmark's quick run wrote no results table" >&2
     exit 1

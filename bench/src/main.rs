@@ -143,6 +143,11 @@ struct RunArgs {
     /// Tests the tool runs at once.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
+    /// Faulty versions run at once, each by a tool run of its own [default: 1, quick: 2].
+    /// The tool's time goes mostly to the solver, one thread per run, so two runs share
+    /// two cores; a version's seconds are then measured beside another run.
+    #[arg(long, value_name = "N")]
+    parallel: Option<usize>,
     /// Replace the table between <!-- results-table --> markers in docs/results.md.
     #[arg(long)]
     update_readme: bool,
@@ -327,6 +332,10 @@ fn run_cmd(args: RunArgs) -> Result<()> {
             .min(if args.quick { 25 } else { usize::MAX }),
         tool: args.tool,
         jobs: args.jobs,
+        parallel: args
+            .parallel
+            .unwrap_or(if args.quick { 2 } else { 1 })
+            .max(1),
         update_readme: args.update_readme,
         keep: args.keep,
         command,

@@ -49,6 +49,8 @@ pub struct Options {
     pub tool: Option<PathBuf>,
     /// Tests run at once by the tool.
     pub jobs: usize,
+    /// Versions run at once.
+    pub parallel: usize,
     pub update_readme: bool,
     /// Keep the temp copies.
     pub keep: bool,
@@ -118,7 +120,8 @@ pub fn brute_force_sample(versions: &[FaultyVersion], n: usize) -> Vec<FaultyVer
 /// The tool's binary: given, or built now with `$CARGO build -p cargo-autodebug`.
 pub fn tool_binary(given: Option<&Path>, repo: &Path) -> Result<PathBuf> {
     if let Some(t) = given {
-        return Ok(t.to_path_buf());
+        // Absolute: each version's run starts in its own copy.
+        return Ok(std::path::absolute(t)?);
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     eprintln!("Building cargo-autodebug …");
@@ -133,6 +136,83 @@ pub fn tool_binary(given: Option<&Path>, repo: &Path) -> Result<PathBuf> {
         .map(PathBuf::from)
         .unwrap_or_else(|| repo.join("target"));
     Ok(target.join("debug/cargo-autodebug"))
+}
+
+/// Runs every version, `opts.parallel` at a time, each line printed as its run ends; the
+/// rows come back in the versions' order.
+fn run_versions(
+    versions: &[FaultyVersion],
+    programs: &BTreeMap<String, Program>,
+    tool: &Path,
+    work: &Path,
+    opts: &Options,
+) -> Vec<VersionResult> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let mut rows: Vec<(usize, VersionResult)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..opts.parallel.min(versions.len()).max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let Some(v) = versions.get(i) else {
+                            return mine;
+                        };
+                        let r = run_version(&programs[&v.program], v, tool, work, opts)
+                            .unwrap_or_else(|e| VersionResult {
+                                id: v.id.clone(),
+                                program: v.program.clone(),
+                                classes: v.classes.clone(),
+                                exam: 1.0,
+                                ochiai_exam: 1.0,
+                                error: Some(format!("{e:#}")),
+                                ..VersionResult::default()
+                            });
+                        let finished = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                        eprintln!("{}", progress_line(finished, versions.len(), &r));
+                        mine.push((i, r));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a version's worker panicked"))
+            .collect()
+    });
+    rows.sort_by_key(|(i, _)| *i);
+    rows.into_iter().map(|(_, r)| r).collect()
+}
+
+/// `[k/n] id (classes): exit …, rank …, fixes …, seconds`.
+fn progress_line(finished: usize, total: usize, r: &VersionResult) -> String {
+    format!(
+        "[{}/{}] {} ({}): exit {} {}, rank {}, Ochiai rank {}, fixes {} ({} validated{}), {:.1} s{}",
+        finished,
+        total,
+        r.id,
+        r.classes
+            .iter()
+            .map(|c| c.name())
+            .collect::<Vec<_>>()
+            .join("+"),
+        r.exit_code.map_or("-".into(), |c| c.to_string()),
+        if r.detected {
+            "detected"
+        } else {
+            "NOT detected"
+        },
+        r.rank.map_or("-".into(), |x| x.to_string()),
+        r.ochiai_rank.map_or("-".into(), |x| x.to_string()),
+        r.fixes,
+        r.validated_fixes,
+        if r.fix_correct { ", correct" } else { "" },
+        r.wall_s,
+        r.error
+            .as_deref()
+            .map_or(String::new(), |e| format!(" [{e}]")),
+    )
 }
 
 /// Runs the tool on one version and scores it.
@@ -372,47 +452,7 @@ pub fn run(opts: &Options) -> Result<Results> {
             .collect::<std::collections::BTreeSet<_>>()
             .len()
     );
-    let mut rows = Vec::new();
-    for (i, v) in versions.iter().enumerate() {
-        let r = run_version(&programs[&v.program], v, &tool, work, opts).unwrap_or_else(|e| {
-            VersionResult {
-                id: v.id.clone(),
-                program: v.program.clone(),
-                classes: v.classes.clone(),
-                exam: 1.0,
-                ochiai_exam: 1.0,
-                error: Some(format!("{e:#}")),
-                ..VersionResult::default()
-            }
-        });
-        eprintln!(
-            "[{}/{}] {} ({}): exit {} {}, rank {}, Ochiai rank {}, fixes {} ({} validated{}), {:.1} s{}",
-            i + 1,
-            versions.len(),
-            r.id,
-            r.classes
-                .iter()
-                .map(|c| c.name())
-                .collect::<Vec<_>>()
-                .join("+"),
-            r.exit_code.map_or("-".into(), |c| c.to_string()),
-            if r.detected {
-                "detected"
-            } else {
-                "NOT detected"
-            },
-            r.rank.map_or("-".into(), |x| x.to_string()),
-            r.ochiai_rank.map_or("-".into(), |x| x.to_string()),
-            r.fixes,
-            r.validated_fixes,
-            if r.fix_correct { ", correct" } else { "" },
-            r.wall_s,
-            r.error
-                .as_deref()
-                .map_or(String::new(), |e| format!(" [{e}]")),
-        );
-        rows.push(r);
-    }
+    let rows = run_versions(&versions, &programs, &tool, work, opts);
     let mut brute = Vec::new();
     for v in brute_force_sample(&versions, opts.repair_sample) {
         eprintln!(
@@ -654,6 +694,7 @@ mod tests {
             repair_candidates: 1,
             tool: None,
             jobs: 1,
+            parallel: 1,
             update_readme: false,
             keep: false,
             command: String::new(),

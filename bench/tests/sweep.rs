@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use autodebug_bench::repo_root;
 use autodebug_bench::sweep::{self, Crate};
-use autodebug_bench::{repo_root, runner};
 
 /// Registry crates of the sample: in the workspace's own lock file (so on any machine that
 /// built the workspace), without dev-dependencies: edition 2015, a `no_std` crate, a
@@ -44,10 +44,10 @@ fn a_sample_of_real_crates_builds_and_behaves_the_same_instrumented() {
         );
     }
 
-    let tool = runner::tool_binary(None, &root).unwrap();
+    let tool = workspace_tool(&root);
     let target = std::env::temp_dir().join("autodebug-sweep-sample-target");
     let opts = sweep::Options {
-        tool: std::path::absolute(tool).unwrap(),
+        tool,
         scratch: scratch.path().join("work"),
         plain_target: target.join("plain"),
         instrumented_target: target.join("instrumented"),
@@ -75,6 +75,30 @@ fn a_sample_of_real_crates_builds_and_behaves_the_same_instrumented() {
         "{}",
         sweep::line(strsim)
     );
+}
+
+/// The tool as `cargo test --workspace` builds it: `cargo build -p cargo-autodebug` unifies
+/// features without the dev-dependencies, so under `cargo test --workspace` it compiled a
+/// second tool (about a minute); `--no-run` finds every unit fresh there, and builds what is
+/// missing when this test runs alone.
+fn workspace_tool(root: &Path) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args([
+            "test",
+            "--workspace",
+            "--no-run",
+            "--quiet",
+            "--manifest-path",
+        ])
+        .arg(root.join("Cargo.toml"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo test --workspace --no-run failed");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    std::path::absolute(target.join("debug/cargo-autodebug")).unwrap()
 }
 
 fn cargo_home() -> PathBuf {
