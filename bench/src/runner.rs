@@ -132,10 +132,14 @@ pub fn tool_binary(given: Option<&Path>, repo: &Path) -> Result<PathBuf> {
     if !status.success() {
         bail!("cargo build -p cargo-autodebug failed");
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
+    Ok(target_dir(repo).join("debug/cargo-autodebug"))
+}
+
+/// The workspace's target directory: `$CARGO_TARGET_DIR`, or `target/` in the repository.
+pub fn target_dir(repo: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| repo.join("target"));
-    Ok(target.join("debug/cargo-autodebug"))
+        .unwrap_or_else(|| repo.join("target"))
 }
 
 /// Runs every version, `opts.parallel` at a time, each line printed as its run ends; the
@@ -147,15 +151,16 @@ fn run_versions(
     work: &Path,
     opts: &Options,
 ) -> Vec<VersionResult> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::atomic::AtomicUsize::new(0);
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
     let mut rows: Vec<(usize, VersionResult)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..opts.parallel.min(versions.len()).max(1))
             .map(|_| {
                 scope.spawn(|| {
                     let mut mine = Vec::new();
                     loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let i = next.fetch_add(1, Ordering::SeqCst);
                         let Some(v) = versions.get(i) else {
                             return mine;
                         };
@@ -169,7 +174,7 @@ fn run_versions(
                                 error: Some(format!("{e:#}")),
                                 ..VersionResult::default()
                             });
-                        let finished = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                        let finished = done.fetch_add(1, Ordering::SeqCst) + 1;
                         eprintln!("{}", progress_line(finished, versions.len(), &r));
                         mine.push((i, r));
                     }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use autodebug_bench::repo_root;
 use autodebug_bench::sweep::{self, Crate};
+use autodebug_bench::{repo_root, runner};
 
 /// Registry crates of the sample: in the workspace's own lock file (so on any machine that
 /// built the workspace), without dev-dependencies: edition 2015, a `no_std` crate, a
@@ -95,10 +95,7 @@ fn workspace_tool(root: &Path) -> PathBuf {
         .status()
         .unwrap();
     assert!(status.success(), "cargo test --workspace --no-run failed");
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    std::path::absolute(target.join("debug/cargo-autodebug")).unwrap()
+    std::path::absolute(runner::target_dir(root).join("debug/cargo-autodebug")).unwrap()
 }
 
 fn cargo_home() -> PathBuf {
