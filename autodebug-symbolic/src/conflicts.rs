@@ -15,7 +15,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
 use z3::ast::{Ast, BV, Bool, Dynamic, Int};
-use z3::{FuncDecl, Model, Params, SatResult, Solver, Sort};
+use z3::{FuncDecl, Model, Params, SatResult, Solver, Sort, StatisticsValue};
 
 use crate::diagnose::{ConflictOracle, Verdict};
 
@@ -45,6 +45,10 @@ pub struct Options {
     /// Per-check time limit in milliseconds (z3's `timeout`); a check that reaches it is
     /// "unknown", never taken for consistent or for a conflict.
     pub timeout_ms: u32,
+    /// Per-check step limit (z3's `rlimit`, 0 for none): a count of the solver's own
+    /// elementary steps, so a check it cuts is cut on any machine at the same point. A
+    /// time limit alone decides differently on a busier machine.
+    pub rlimit: u32,
     /// Shrink each unsat core by deletion until every element is needed: minimal conflicts
     /// give the hitting-set DAG fewer branches. Off by default: z3's cores on trace
     /// formulas are close to minimal already, and on Wotawa's `fsm` shrinking them cost four
@@ -59,6 +63,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             timeout_ms: 5_000,
+            rlimit: 0,
             minimize: false,
             minimize_checks: 64,
         }
@@ -115,6 +120,8 @@ pub struct Z3Oracle {
     tests: Vec<(String, Role)>,
     options: Options,
     solver_checks: usize,
+    /// z3's step count, summed over this model's checks.
+    steps: u64,
 }
 
 impl fmt::Debug for Z3Oracle {
@@ -139,25 +146,48 @@ impl Default for Z3Oracle {
 impl Z3Oracle {
     /// An empty model: no components, no tests.
     pub fn new(options: Options) -> Self {
-        let solver = Solver::new();
-        let mut params = Params::new();
-        params.set_u32("timeout", options.timeout_ms);
-        solver.set_params(&params);
-        Z3Oracle {
-            solver,
+        let (timeout_ms, rlimit) = (options.timeout_ms, options.rlimit);
+        let mut oracle = Z3Oracle {
+            solver: Solver::new(),
             components: Vec::new(),
             tests: Vec::new(),
             options,
             solver_checks: 0,
-        }
+            steps: 0,
+        };
+        oracle.set_limits(timeout_ms, rlimit);
+        oracle
     }
 
     /// Changes the per-check time limit (z3's `timeout`) of the checks to come.
     pub fn set_timeout_ms(&mut self, timeout_ms: u32) {
+        self.set_limits(timeout_ms, self.options.rlimit);
+    }
+
+    /// Changes the per-check time and step limits (z3's `timeout` and `rlimit`, 0 for no
+    /// step limit) of the checks to come.
+    pub fn set_limits(&mut self, timeout_ms: u32, rlimit: u32) {
         let mut params = Params::new();
         params.set_u32("timeout", timeout_ms);
+        params.set_u32("rlimit", rlimit);
         self.solver.set_params(&params);
         self.options.timeout_ms = timeout_ms;
+        self.options.rlimit = rlimit;
+    }
+
+    /// The solver steps this model's checks took (z3's `rlimit count`), summed: what a
+    /// budget counted in steps spends, the same on every machine.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// z3's step count of this solver so far.
+    fn step_count(&self) -> u64 {
+        match self.solver.get_statistics().value("rlimit count") {
+            Some(StatisticsValue::UInt(n)) => u64::from(n),
+            Some(StatisticsValue::Double(n)) => n as u64,
+            None => 0,
+        }
     }
 
     /// Declares a component; `name` is for people (e.g. `"line 4: x"`), need not be unique.
@@ -249,7 +279,11 @@ impl Z3Oracle {
             })
             .collect();
         self.solver_checks += 1;
-        match self.solver.check_assumptions(&assumptions) {
+        let before = self.step_count();
+        let result = self.solver.check_assumptions(&assumptions);
+        let took = self.step_count().saturating_sub(before);
+        self.steps += took;
+        match result {
             SatResult::Sat => Check::Sat,
             // The positive `ab` literals may appear in the core too; for a monotone encoding
             // dropping them leaves a conflict.
@@ -262,8 +296,12 @@ impl Z3Oracle {
             ),
             SatResult::Unknown => {
                 let reason = self.solver.get_reason_unknown().unwrap_or_default();
-                // z3 says "canceled" (or "timeout") when its time limit stops it.
+                // z3 says "canceled" (or "timeout") when its time or step limit stops it.
+                let rlimit = self.options.rlimit;
                 Check::Unknown(match reason.as_str() {
+                    _ if rlimit > 0 && took >= u64::from(rlimit) => {
+                        format!("z3 reached the step limit of {rlimit} ({reason})")
+                    }
                     "canceled" | "timeout" => format!(
                         "z3 reached the time limit of {} ms ({reason})",
                         self.options.timeout_ms

@@ -437,3 +437,39 @@ fn minimized_cores_give_the_same_diagnoses_and_are_minimal() {
         }
     }
 }
+
+/// A search bounded by solver steps (z3's `rlimit`) decides the same on every run: the
+/// same checks, the same steps, the same diagnoses. A step limit too small for any check
+/// leaves every candidate undecided and says which limit stopped it.
+#[test]
+fn a_step_bounded_search_repeats_itself_and_names_its_limit() {
+    // Each run in a thread of its own, so in a z3 context of its own, as the tool runs
+    // each test's diagnosis in a process of its own.
+    let run = |rlimit: u32| {
+        std::thread::spawn(move || {
+            let (mut oracle, _) = fsm_with(
+                Options {
+                    rlimit,
+                    timeout_ms: 60_000,
+                    ..Options::default()
+                },
+                false,
+            );
+            let result = diagnose(&mut oracle, &Bounds::default());
+            (result, oracle.steps(), oracle.solver_checks())
+        })
+        .join()
+        .unwrap()
+    };
+    let (first, steps, checks) = run(50_000_000);
+    let (second, steps_again, checks_again) = run(50_000_000);
+    assert!(steps > 0);
+    assert_eq!((steps, checks), (steps_again, checks_again));
+    assert_eq!(first.minimal, second.minimal);
+    assert!(first.undecided.is_empty(), "{:?}", first.undecided);
+
+    let (starved, _, _) = run(1);
+    assert!(starved.minimal.is_empty());
+    let reason = &starved.undecided.first().expect("undecided").reason;
+    assert!(reason.contains("step limit of 1"), "{reason}");
+}

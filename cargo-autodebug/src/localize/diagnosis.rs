@@ -43,15 +43,26 @@ const NAME: &str = "diagnosis";
 
 /// Model-based diagnosis of the failing calls the oracle stage named.
 pub struct Diagnosis {
-    /// Time for the whole technique; failing tests not reached in it are not diagnosed.
+    /// Solver steps (z3's `rlimit` count) for the whole technique; failing tests not
+    /// reached in them are not diagnosed. Steps, not seconds, so that the same failure
+    /// gets the same diagnoses on a busy machine as on a quiet one.
+    pub budget_steps: u64,
+    /// Wall-clock bound of the whole technique, a safety net for what steps do not count
+    /// (encoding, explanations); on a quiet machine the step budget ends first.
     pub budget: Duration,
-    /// Time limit of one solver check.
+    /// Step limit of one solver check.
+    pub check_steps: u32,
+    /// Time limit of one solver check, a safety net past its step limit.
     pub check_timeout: Duration,
+    /// Time limit of the weakest-precondition explanation of one component.
+    pub explain_timeout: Duration,
     /// The largest diagnosis looked for.
     pub max_cardinality: usize,
     /// Calls of passing tests each diagnosis is checked against (they prune, and they cost).
     pub max_passing_calls: usize,
-    /// Time limit of one of those checks (undecided keeps the diagnosis).
+    /// Step limit of one of those checks (undecided keeps the diagnosis).
+    pub prune_steps: u32,
+    /// Time limit of one of those checks, a safety net past its step limit.
     pub prune_timeout: Duration,
     /// Memory a test's solver process may take beyond the tool's, in MiB.
     pub memory_mb: u64,
@@ -62,11 +73,17 @@ pub struct Diagnosis {
 impl Default for Diagnosis {
     fn default() -> Self {
         Diagnosis {
-            budget: Duration::from_secs(60),
-            check_timeout: Duration::from_secs(3),
+            // About 30 s of z3 4.8.12 on this project's 2-core machine (3.3 million steps a
+            // second on the quicksort example), 2 s a check and 0.2 s a pruning check.
+            budget_steps: 100_000_000,
+            budget: Duration::from_secs(180),
+            check_steps: 6_000_000,
+            check_timeout: Duration::from_secs(12),
+            explain_timeout: Duration::from_secs(3),
             max_cardinality: 2,
             max_passing_calls: 3,
-            prune_timeout: Duration::from_millis(200),
+            prune_steps: 600_000,
+            prune_timeout: Duration::from_secs(2),
             memory_mb: 1024,
             account: Mutex::default(),
         }
@@ -131,6 +148,8 @@ pub struct TestAccount {
     pub diagnoses: Vec<Vec<String>>,
     /// Solver checks made.
     pub checks: usize,
+    /// Solver steps they took (z3's `rlimit` count).
+    pub steps: u64,
     /// Seconds spent encoding the calls, searching the diagnoses, explaining them.
     pub encode_s: f64,
     pub search_s: f64,
@@ -217,25 +236,36 @@ impl Technique for Diagnosis {
         };
         let progress =
             (context.console).phase("Diagnosing", "diagnosis", "tests", context.oracles.len());
+        let mut steps: u64 = 0;
         for oracle in context.oracles {
             let mut test = TestAccount {
                 test: oracle.test.display(),
                 ..TestAccount::default()
             };
             let began = Instant::now();
-            if start.elapsed() >= self.budget {
-                test.skipped = Some(format!(
-                    "the diagnosis budget of {} s was spent on earlier tests",
-                    self.budget.as_secs()
-                ));
+            if steps >= self.budget_steps || start.elapsed() >= self.budget {
+                test.skipped = Some(if steps >= self.budget_steps {
+                    format!(
+                        "the diagnosis budget of {} solver steps was spent on earlier tests",
+                        self.budget_steps
+                    )
+                } else {
+                    format!(
+                        "the diagnosis time bound of {} s was reached on earlier tests",
+                        self.budget.as_secs()
+                    )
+                });
                 account.complete = false;
             } else {
                 let diagnosed = self
                     .prepare(context, oracle, &mut programs, &mut test)
                     .and_then(|prepared| {
-                        let deadline = start + self.budget;
+                        let left = Left {
+                            steps: self.budget_steps - steps,
+                            deadline: start + self.budget,
+                        };
                         let (diagnosed, peak) =
-                            self.in_worker(&prepared, &known, &test, began, deadline);
+                            self.in_worker(&prepared, &known, &test, began, left);
                         account.solver_peak_mb = account.solver_peak_mb.max(peak);
                         match diagnosed {
                             Ok(diagnosed) => {
@@ -265,6 +295,7 @@ impl Technique for Diagnosis {
             if test.incomplete.is_some() {
                 account.complete = false;
             }
+            steps += test.steps;
             test.seconds = began.elapsed().as_secs_f64();
             if let Some(why) = &test.skipped {
                 notes.push(format!("{NAME}: {} not diagnosed: {why}", test.test));
@@ -334,16 +365,16 @@ impl Diagnosis {
         known: &BTreeMap<SiteKey, Known>,
         test: &TestAccount,
         began: Instant,
-        deadline: Instant,
+        left: Left,
     ) -> (Result<Diagnosed, String>, Option<u64>) {
         let bounds = worker::Bounds {
             memory_mb: self.memory_mb,
-            time: deadline.saturating_duration_since(Instant::now()) + WORKER_SLACK,
+            time: left.deadline.saturating_duration_since(Instant::now()) + WORKER_SLACK,
         };
         let serve = |()| {
             let mut known = known.clone();
             let mut test = test.clone();
-            let diagnoses = self.diagnose(prepared, &mut known, &mut test, began, deadline);
+            let diagnoses = self.diagnose(prepared, &mut known, &mut test, began, left);
             Diagnosed {
                 test,
                 diagnoses,
@@ -457,7 +488,7 @@ impl Diagnosis {
         known: &mut BTreeMap<SiteKey, Known>,
         test: &mut TestAccount,
         began: Instant,
-        deadline: Instant,
+        left: Left,
     ) -> Option<Vec<BTreeSet<SiteKey>>> {
         let Prepared {
             recorded,
@@ -472,37 +503,37 @@ impl Diagnosis {
         // The search, on the failing call and the calls the test accepted.
         let mut base: Vec<&Call> = vec![failing];
         base.extend(accepted);
-        let mut model = self.model(program, &base, self.check_timeout, slack);
+        let mut model = self.model(program, &base, self.check_timeout, self.check_steps, slack);
         if !encoded_failing_call(&model, test) {
             return None;
         }
         test.encode_s = began.elapsed().as_secs_f64();
         let searching = Instant::now();
-        let mut found = self.search(&mut model, test, deadline);
+        let mut found = self.search(&mut model, test, left);
 
         // The pruning, one passing call at a time.
         for call in passing {
-            if found.diagnoses.is_empty() || Instant::now() >= deadline {
+            if found.diagnoses.is_empty() || left.spent(test.steps) {
                 break;
             }
             let mut calls = base.clone();
             calls.push(call);
-            self.prune(program, &calls, slack, &mut found.diagnoses, test);
+            self.prune(program, &calls, slack, &mut found.diagnoses, test, left);
         }
         test.search_s = searching.elapsed().as_secs_f64();
 
         let explaining = Instant::now();
-        let found = self.explain_diagnoses(recorded, &model, found, known, test, deadline);
+        let found = self.explain_diagnoses(recorded, &model, found, known, test, left.deadline);
         test.explain_s = explaining.elapsed().as_secs_f64();
         Some(found)
     }
 
     /// The search on one test's model (the failing call first): the minimal diagnoses, within
     /// the technique's bounds and deadline, and each component's statement.
-    fn search(&self, model: &mut Model, test: &mut TestAccount, deadline: Instant) -> Found {
+    fn search(&self, model: &mut Model, test: &mut TestAccount, left: Left) -> Found {
         let mut timed = Timed {
             model: &mut model.oracle,
-            deadline,
+            left,
             slowest: 0.0,
         };
         let mut result = diagnose(
@@ -516,6 +547,7 @@ impl Diagnosis {
         );
         let retried = self.second_chances(&mut timed, &mut result);
         test.checks = result.checks + retried;
+        test.steps = timed.model.steps();
         test.slowest_check_s = timed.slowest;
         if let Some(cut) = result.cut.filter(|c| *c != Cut::Cardinality) {
             test.incomplete = Some(cut.to_string());
@@ -547,10 +579,10 @@ impl Diagnosis {
         }
     }
 
-    /// Gives the candidates the search left undecided at the per-check time limit one
-    /// more check each, [`RETRY_FACTOR`] times as long (within the deadline), smallest
-    /// first, at most [`MAX_RETRIES`] of them: a check near the limit decides differently
-    /// on a busier machine, and a single-statement diagnosis should not depend on it. A
+    /// Gives the candidates the search left undecided at the per-check step limit one
+    /// more check each, [`RETRY_FACTOR`] times as long (within the budget), smallest
+    /// first, at most [`MAX_RETRIES`] of them: a single-statement diagnosis should not
+    /// be lost to a check just past the limit. A
     /// candidate found consistent joins the minimal diagnoses (those it is a subset of
     /// leave them); one found in conflict stays undecided, as its supersets were never
     /// searched. How many checks were made.
@@ -565,16 +597,19 @@ impl Diagnosis {
                 .minimal
                 .iter()
                 .any(|d| d.is_subset(&candidate.abnormal));
-            let left = timed.deadline.saturating_duration_since(Instant::now());
-            if subsumed || checks >= MAX_RETRIES || left < self.check_timeout {
+            let left = timed.left.steps.saturating_sub(timed.model.steps());
+            let short = left < u64::from(self.check_steps) || timed.left.spent(0);
+            if subsumed || checks >= MAX_RETRIES || short {
                 if !subsumed {
                     still.push(candidate);
                 }
                 continue;
             }
-            timed
-                .model
-                .set_timeout_ms(millis((self.check_timeout * RETRY_FACTOR).min(left)));
+            let steps = (u64::from(self.check_steps) * u64::from(RETRY_FACTOR)).min(left);
+            timed.model.set_limits(
+                millis(self.check_timeout * RETRY_FACTOR),
+                steps.min(u64::from(u32::MAX)) as u32,
+            );
             checks += 1;
             match timed.check(&candidate.abnormal) {
                 Verdict::Consistent => {
@@ -591,7 +626,7 @@ impl Diagnosis {
                 }),
             }
         }
-        timed.model.set_timeout_ms(millis(self.check_timeout));
+        (timed.model).set_limits(millis(self.check_timeout), self.check_steps);
         result
             .minimal
             .sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
@@ -608,15 +643,21 @@ impl Diagnosis {
         slack: u32,
         found: &mut Vec<BTreeSet<SiteKey>>,
         test: &mut TestAccount,
+        left: Left,
     ) {
-        let mut pruning = self.model(program, calls, self.prune_timeout, slack);
+        let mut pruning = self.model(program, calls, self.prune_timeout, self.prune_steps, slack);
         let encoding = pruning.encodings.last().expect("one encoding per call");
         test.count(encoding);
         if !encoding.added || !pruning.encodings[0].added {
             return;
         }
         let before = found.len();
+        let spent = test.steps;
         found.retain(|set| {
+            // Past the budget a diagnosis is kept, as an undecided check keeps it.
+            if left.spent(spent + pruning.oracle.steps()) {
+                return true;
+            }
             let ids: Option<BTreeSet<ComponentId>> = set
                 .iter()
                 .map(|site| pruning.encoder.components().id(site))
@@ -628,6 +669,7 @@ impl Diagnosis {
             )
         });
         test.pruned += before - found.len();
+        test.steps += pruning.oracle.steps();
     }
 
     /// Puts each diagnosis in the test's account and explains each diagnosed component
@@ -648,7 +690,7 @@ impl Diagnosis {
         let components = model.encoder.components();
         let failing_encoding = &model.encodings[0];
         let wp_options = wp::Options {
-            timeout_ms: millis(self.check_timeout),
+            timeout_ms: millis(self.explain_timeout),
             ..wp::Options::default()
         };
         for set in &found {
@@ -680,10 +722,12 @@ impl Diagnosis {
         program: &'p Program,
         calls: &[&Call],
         timeout: Duration,
+        steps: u32,
         slack: u32,
     ) -> Model<'p> {
         let mut oracle = Z3Oracle::new(conflicts::Options {
             timeout_ms: millis(timeout),
+            rlimit: steps,
             ..conflicts::Options::default()
         });
         // `x op= e` is one component, the stored value: a wrong operator is a diagnosis.
@@ -763,11 +807,27 @@ impl TestAccount {
     }
 }
 
-/// The model, checked against the technique's deadline: past it every candidate is
+/// What is left of the technique's budget when a test's diagnosis starts.
+#[derive(Debug, Clone, Copy)]
+struct Left {
+    /// Solver steps: the bound that decides, the same on every machine.
+    steps: u64,
+    /// The wall-clock safety net.
+    deadline: Instant,
+}
+
+impl Left {
+    /// Whether a test that has taken `spent` steps has spent what was left.
+    fn spent(&self, spent: u64) -> bool {
+        spent >= self.steps || Instant::now() >= self.deadline
+    }
+}
+
+/// The model, checked against the technique's budget: past it every candidate is
 /// undecided, so the search ends at once with what it found.
 struct Timed<'m> {
     model: &'m mut Z3Oracle,
-    deadline: Instant,
+    left: Left,
     slowest: f64,
 }
 
@@ -775,8 +835,8 @@ impl ConflictOracle for Timed<'_> {
     type Component = ComponentId;
 
     fn check(&mut self, abnormal: &BTreeSet<ComponentId>) -> Verdict<ComponentId> {
-        if Instant::now() >= self.deadline {
-            return Verdict::Unknown("the diagnosis time budget was spent".into());
+        if self.left.spent(self.model.steps()) {
+            return Verdict::Unknown("the diagnosis budget was spent".into());
         }
         let start = Instant::now();
         let verdict = self.model.check(abnormal);
