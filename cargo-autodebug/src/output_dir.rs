@@ -1,7 +1,9 @@
 //! The output directory (`autodebug.out` by default): created afresh for each run, the
 //! previous run's moved aside to `<dir>.old`, and locked for the run (a second run on the
 //! same directory stops with a clear error instead of moving the first one's files away);
-//! it names the files a run writes there.
+//! it names the files a run writes there. It ignores itself for git (a `.gitignore` of `*`
+//! inside, as cargo writes into `target/`), so a `git add .` after a run adds none of it, nor
+//! of the `.old` one beside it.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +11,9 @@ use anyhow::{Context, Result};
 
 use crate::options::Options;
 use crate::workspace::Workspace;
+
+/// What the output directory's `.gitignore` says: everything in it is the tool's.
+const GITIGNORE: &str = "# Written by cargo autodebug: this run's output, not source.\n*\n";
 
 /// The output directory of one run.
 #[derive(Debug)]
@@ -51,6 +56,8 @@ impl OutputDir {
         }
         std::fs::create_dir_all(dir.join("log"))
             .with_context(|| format!("could not create {}", dir.display()))?;
+        std::fs::write(dir.join(".gitignore"), GITIGNORE)
+            .with_context(|| format!("could not write {}", dir.join(".gitignore").display()))?;
         let lock = lock(&dir)?;
         Ok(OutputDir {
             path: dir,
@@ -155,5 +162,30 @@ mod tests {
         let second = OutputDir::create(dir.clone()).unwrap();
         assert!(old_of(&dir).join("report.json").exists());
         assert!(!second.path().join("report.json").exists());
+    }
+
+    #[test]
+    fn git_sees_nothing_to_add_after_a_run() {
+        let root = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(args)
+                .current_dir(root.path())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+            String::from_utf8(out.stdout).unwrap()
+        };
+        git(&["init", "-q"]);
+        std::fs::write(root.path().join("lib.rs"), "").unwrap();
+        let dir = root.path().join("autodebug.out");
+        // Two runs: the first one's directory is moved aside to `autodebug.out.old`.
+        for _ in 0..2 {
+            let run = OutputDir::create(dir.clone()).unwrap();
+            std::fs::write(run.path().join("report.json"), "{}").unwrap();
+            std::fs::write(run.log_dir().join("tests.log"), "").unwrap();
+        }
+        assert!(old_of(&dir).join("report.json").exists());
+        assert_eq!(git(&["status", "--porcelain"]), "?? lib.rs\n");
     }
 }
