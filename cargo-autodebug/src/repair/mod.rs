@@ -19,6 +19,7 @@ pub mod rebuilds;
 pub mod recorded;
 pub mod rerun;
 mod search;
+mod siblings;
 mod sources;
 pub mod statements;
 pub mod switched;

@@ -2,7 +2,7 @@
 //! target. A new source is a file of this folder (a [`CandidateSource`]) and one line here.
 
 use super::{CandidateSource, Context, Limits, SYNTHESIS_TIME, Target, joint, switched};
-use super::{clauses, statements, syntactic, synthesis};
+use super::{clauses, siblings, statements, syntactic, synthesis};
 
 /// What a source can be made from.
 pub struct Inputs<'a> {
@@ -41,6 +41,8 @@ pub const SOURCES: &[Make] = &[
     |_, _| Box::new(syntactic::Syntactic::default()),
     // A statement around the site deleted, or a call on a local vector put next to it.
     |i, _| Box::new(statements::StatementEdits::new(i.files)),
+    // A call of the program's own function for a sibling of the same signature.
+    |i, _| Box::new(siblings::Siblings::new(i.files)),
     // A clause the program tests elsewhere, added to a condition.
     |i, _| Box::new(clauses::Clauses::new(i.files)),
     // Pairs of edits at the two sites of a two-component diagnosis.
