@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ops::Range;
 
-use autodebug_runtime::protocol::{BinOp, Expr, SiteKey, SiteKind, UnOp};
+use autodebug_runtime::protocol::{BinOp, Expr, SiteKind, UnOp};
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
@@ -214,7 +214,7 @@ fn variables(e: &syn::Expr) -> BTreeSet<String> {
 pub struct Clauses<'a> {
     files: &'a Files,
     parsed: BTreeMap<String, Parsed>,
-    queues: BTreeMap<SiteKey, VecDeque<Candidate>>,
+    queues: super::Queues,
 }
 
 impl<'a> Clauses<'a> {
@@ -352,14 +352,7 @@ impl CandidateSource for Clauses<'_> {
     }
 
     fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
-        let key = target.site.key();
-        if !self.queues.contains_key(&key) {
-            let queue = self.candidates(target);
-            self.queues.insert(key.clone(), queue);
-        }
-        let queue = self.queues.get_mut(&key).expect("inserted above");
-        let n = max.min(queue.len());
-        queue.drain(..n).collect()
+        super::from_queue(self, |s| &mut s.queues, target, max, Self::candidates)
     }
 }
 

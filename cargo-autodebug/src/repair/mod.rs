@@ -28,7 +28,7 @@ pub mod synthesis;
 pub mod validate;
 mod widen;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -123,6 +123,30 @@ pub trait CandidateSource {
     fn solver_peak_mb(&mut self) -> Option<u64> {
         None
     }
+}
+
+/// Per target, the candidates a source made for it once, handed out in order by
+/// [`from_queue`]: how a source that proposes a fixed list per site answers
+/// [`CandidateSource::next`].
+pub(crate) type Queues = BTreeMap<SiteKey, VecDeque<Candidate>>;
+
+/// Up to `max` more of `target`'s candidates from `source`'s queues (`queues` finds them in
+/// it), made by `make` on the first call for the target.
+pub(crate) fn from_queue<S>(
+    source: &mut S,
+    queues: impl Fn(&mut S) -> &mut Queues,
+    target: &Target,
+    max: usize,
+    make: impl FnOnce(&mut S, &Target) -> VecDeque<Candidate>,
+) -> Vec<Candidate> {
+    let key = target.site.key();
+    if !queues(source).contains_key(&key) {
+        let queue = make(source, target);
+        queues(source).insert(key.clone(), queue);
+    }
+    let queue = queues(source).get_mut(&key).expect("inserted above");
+    let n = max.min(queue.len());
+    queue.drain(..n).collect()
 }
 
 /// Bounds on the repair stage.

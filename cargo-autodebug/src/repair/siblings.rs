@@ -10,7 +10,6 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ops::Range;
 
-use autodebug_runtime::protocol::SiteKey;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
@@ -133,7 +132,7 @@ impl<'ast> Visit<'ast> for Calls {
 pub struct Siblings<'a> {
     files: &'a Files,
     defined: BTreeMap<String, Vec<Defined>>,
-    queues: BTreeMap<SiteKey, VecDeque<Candidate>>,
+    queues: super::Queues,
 }
 
 impl<'a> Siblings<'a> {
@@ -220,14 +219,7 @@ impl CandidateSource for Siblings<'_> {
     }
 
     fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
-        let key = target.site.key();
-        if !self.queues.contains_key(&key) {
-            let queue = self.candidates(target);
-            self.queues.insert(key.clone(), queue);
-        }
-        let queue = self.queues.get_mut(&key).expect("inserted above");
-        let n = max.min(queue.len());
-        queue.drain(..n).collect()
+        super::from_queue(self, |s| &mut s.queues, target, max, Self::candidates)
     }
 }
 

@@ -11,7 +11,6 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ops::Range;
 
-use autodebug_runtime::protocol::SiteKey;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
@@ -250,7 +249,7 @@ fn builds_vec(e: &syn::Expr) -> bool {
 pub struct StatementEdits<'a> {
     files: &'a Files,
     functions: BTreeMap<String, Option<Vec<Function>>>,
-    queues: BTreeMap<SiteKey, VecDeque<Candidate>>,
+    queues: super::Queues,
     /// The edits handed out (bytes and text): a statement two targets share is edited once.
     proposed: BTreeSet<(usize, usize, String)>,
 }
@@ -433,13 +432,7 @@ impl CandidateSource for StatementEdits<'_> {
     }
 
     fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
-        if !self.queues.contains_key(&target.site.key()) {
-            let queue = self.candidates(target);
-            self.queues.insert(target.site.key(), queue);
-        }
-        let queue = self.queues.get_mut(&target.site.key()).expect("inserted");
-        let n = max.min(queue.len());
-        queue.drain(..n).collect()
+        super::from_queue(self, |s| &mut s.queues, target, max, Self::candidates)
     }
 }
 
