@@ -159,11 +159,6 @@ impl Z3Oracle {
         oracle
     }
 
-    /// Changes the per-check time limit (z3's `timeout`) of the checks to come.
-    pub fn set_timeout_ms(&mut self, timeout_ms: u32) {
-        self.set_limits(timeout_ms, self.options.rlimit);
-    }
-
     /// Changes the per-check time and step limits (z3's `timeout` and `rlimit`, 0 for no
     /// step limit) of the checks to come.
     pub fn set_limits(&mut self, timeout_ms: u32, rlimit: u32) {
