@@ -139,12 +139,26 @@ def cargo_test(d, log):
     return p.returncode, time.time() - t0, out
 
 
+def truth_consistency(truth):
+    """Disagreements inside a truth file: the scorer reads `files` first, so a line corrected
+    only in the top-level `buggy_lines` would go unseen."""
+    notes = []
+    files = truth.get("files") or []
+    if truth.get("file") and len(files) == 1:
+        top = (truth["file"], sorted(truth.get("buggy_lines") or []))
+        per_file = (files[0].get("file"), sorted(files[0].get("buggy_lines") or []))
+        if top != per_file:
+            notes.append("truth: file/buggy_lines %s:%s disagree with files[0] %s:%s" % (top + per_file))
+    return notes
+
+
 def check_case(name, cases, root, apply_udiff):
     truth = json.load(open(os.path.join(cases, name + ".truth.json")))
     work = os.path.join(root, name)
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(os.path.join(cases, name), work, ignore=shutil.ignore_patterns("target"))
     r = {"name": name, "ok": False, "notes": []}
+    r["notes"].extend(truth_consistency(truth))
     rc, wall, out = cargo_test(work, work + ".buggy.log")
     fails, passed, crashed = parse_results(out)
     r.update(buggy_rc=rc, buggy_wall_s=round(wall, 1), buggy_failed=sorted(set(fails)), buggy_passed=passed)
@@ -176,7 +190,7 @@ def check_case(name, cases, root, apply_udiff):
     fixed_ok = rc2 == 0 and not fails2 and not crashed2
     if not fixed_ok:
         r["notes"].append("fixed run: rc=%s, failed %s" % (rc2, sorted(set(fails2))))
-    r["ok"] = buggy_ok and fixed_ok
+    r["ok"] = buggy_ok and fixed_ok and not truth_consistency(truth)
     return r
 
 
