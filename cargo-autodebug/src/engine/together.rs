@@ -128,7 +128,7 @@ fn one_process(
     super::batch::watch(&mut child, log.path(), stall)?;
     let text = std::fs::read(log.path()).unwrap_or_default();
     let text = String::from_utf8_lossy(&text);
-    let read: HashMap<&str, Verdict> = text.lines().filter_map(Verdict::of_line).collect();
+    let read: HashMap<&str, Verdict> = Verdict::entries(&text).collect();
     Ok(names
         .iter()
         .map(|name| match read.get(name) {

@@ -19,16 +19,33 @@ pub enum Verdict {
 impl Verdict {
     /// The verdict on `test` in a harness's result file.
     pub fn read(log: &str, test: &str) -> Verdict {
-        log.lines()
-            .filter_map(Verdict::of_line)
+        Verdict::entries(log)
             .find(|(name, _)| *name == test)
             .map_or(Verdict::Nothing, |(_, verdict)| verdict)
     }
 
-    /// The test a line of a harness's result file judges, and its verdict.
-    pub fn of_line(line: &str) -> Option<(&str, Verdict)> {
-        let line = line.trim_end();
-        if let Some(rest) = line.strip_prefix("test ") {
+    /// Every test a harness's result file judges, with its verdict. An entry is a verdict
+    /// line and the lines that continue its message: libtest writes a `should_panic` test
+    /// whose panic said something else as `failed: panic did not contain expected string`,
+    /// then the two indented lines of the message, the test's name at the end of the last.
+    pub fn entries(log: &str) -> impl Iterator<Item = (&str, Verdict)> {
+        let mut lines = log.lines().map(str::trim_end).peekable();
+        std::iter::from_fn(move || loop {
+            let first = lines.next()?;
+            let mut last = None;
+            while let Some(next) = lines.next_if(|l| !starts_entry(l)) {
+                last = Some(next);
+            }
+            if let Some(entry) = Verdict::of_entry(first, last) {
+                return Some(entry);
+            }
+        })
+    }
+
+    /// The test an entry of a harness's result file judges, and its verdict, from the
+    /// entry's first line and its last continuation line, if any.
+    fn of_entry<'a>(first: &'a str, last: Option<&'a str>) -> Option<(&'a str, Verdict)> {
+        if let Some(rest) = first.strip_prefix("test ") {
             let (name, result) = rest.rsplit_once(" ... ")?;
             let verdict = match result {
                 "ok" => Verdict::Passed,
@@ -40,7 +57,10 @@ impl Verdict {
         }
         // libtest: `RESULT[: MESSAGE] NAME` (`failed: test did not panic as expected at
         // src/lib.rs:6:28 tests::t`); a test's name has no space.
-        let (result, name) = line.rsplit_once(' ')?;
+        let (result, name) = match last {
+            None => first.rsplit_once(' ')?,
+            Some(last) => (first, last.rsplit_once(' ')?.1),
+        };
         let verdict = if result == "ok" {
             Verdict::Passed
         } else if result == "failed" || result.starts_with("failed:") {
@@ -52,6 +72,14 @@ impl Verdict {
         };
         Some((name, verdict))
     }
+}
+
+/// Whether a line of a harness's result file begins an entry (the lines that continue a
+/// message are indented).
+fn starts_entry(line: &str) -> bool {
+    ["test ", "ok", "failed", "ignored", "bench"]
+        .iter()
+        .any(|word| line.starts_with(word))
 }
 
 /// A finished test process: its exit, its output (run with `--nocapture`, so the test's
@@ -355,6 +383,28 @@ mod tests {
             Verdict::read("ignored, slow tests::sum_of_three\n", TEST),
             Verdict::Ignored
         );
+    }
+
+    #[test]
+    fn a_verdict_whose_message_runs_over_lines_names_its_test_on_the_last() {
+        // libtest's result file for a `should_panic(expected = ..)` test whose panic said
+        // something else, between two one-line entries.
+        let log = "ok tests::first\n\
+                   failed: panic did not contain expected string\n      \
+                   panic message: \"attempt to add with overflow\"\n \
+                   expected substring: \"capacity overflow\" tests::sum_of_three\n\
+                   failed: test did not panic as expected at t.rs:6:4 tests::last\n";
+        let entries: Vec<_> = Verdict::entries(log).collect();
+        assert_eq!(
+            entries,
+            [
+                ("tests::first", Verdict::Passed),
+                ("tests::sum_of_three", Verdict::Failed),
+                ("tests::last", Verdict::Failed),
+            ]
+        );
+        let outcome = run(Some(101), None, "", ASSERT_EQ, Some(log));
+        assert!(matches!(outcome, Outcome::Failed { .. }), "{outcome:?}");
     }
 
     #[test]
