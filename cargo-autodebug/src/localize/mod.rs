@@ -68,6 +68,11 @@ pub trait Technique {
     /// What later stages read of its work beyond the ranking (after [`Technique::localize`]).
     fn findings(&self, _findings: &mut Findings) {}
 
+    /// How its tied suspects rank in the merge (see [`merge`]).
+    fn ties(&self) -> Ties {
+        Ties::Best
+    }
+
     /// The largest resident size of its solver processes, in MiB (after
     /// [`Technique::localize`]); none if it ran none.
     fn solver_peak_mb(&self) -> Option<u64> {
@@ -144,7 +149,7 @@ pub fn localize_with(
             began.elapsed().as_secs_f64().into(),
         );
         match found {
-            Ok(suspects) => rankings.push((weight, suspects)),
+            Ok(suspects) => rankings.push((weight, technique.ties(), suspects)),
             Err(error) => notes.push(format!("{}: failed: {error:#}", technique.name())),
         }
         if let Some(detail) = technique.details() {
@@ -155,7 +160,7 @@ pub fn localize_with(
     }
     details.insert("weights", serde_json::Value::Object(weights));
     details.insert("seconds", serde_json::Value::Object(seconds));
-    let mut merged = merge(&rankings);
+    let mut merged = merge_tied(&rankings);
     add_source_lines(&mut merged, context.workspace_root);
     Localization {
         suspects: merged,
@@ -189,24 +194,55 @@ pub fn is_candidate(kind: SiteKind) -> bool {
     kind.is_branch() || kind.is_component() || kind == SiteKind::Call
 }
 
+/// How a technique's tied suspects rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ties {
+    /// The best rank of their group (1, 2, 2, 4): a technique whose ties are rare and each
+    /// tied suspect is as likely as the first.
+    Best,
+    /// The middle of the ranks they span (1, 2.5, 2.5, 4): a technique whose ties are large
+    /// groups it cannot order, such as the sites the same tests run.
+    Middle,
+}
+
+/// Merges the techniques' rankings, each technique's ties sharing the best rank of their
+/// group (see [`merge_tied`]).
+#[cfg(test)]
+pub fn merge(rankings: &[(f64, Vec<Suspect>)]) -> Vec<Ranked> {
+    let tied: Vec<(f64, Ties, Vec<Suspect>)> = rankings
+        .iter()
+        .map(|(weight, suspects)| (*weight, Ties::Best, suspects.clone()))
+        .collect();
+    merge_tied(&tied)
+}
+
 /// Merges the techniques' rankings. Each technique contributes, per site, the reciprocal of
 /// the site's rank by that technique's score (1 for its top suspect, ½ for the second, …;
-/// tied suspects share a rank),
+/// tied suspects share a rank as the technique's [`Ties`] says),
 /// weighted by how much the technique's evidence has been checked by running the code:
 /// dynamic evidence that a rerun confirmed outweighs a statistical guess. Ties put a call
 /// statement (a `Call` site, whose hook only says the call ran) after the sites that
 /// compute a value, then keep source order.
-pub fn merge(rankings: &[(f64, Vec<Suspect>)]) -> Vec<Ranked> {
+pub fn merge_tied(rankings: &[(f64, Ties, Vec<Suspect>)]) -> Vec<Ranked> {
     let mut merged: BTreeMap<SiteKey, (f64, Suspect)> = BTreeMap::new();
-    for (weight, suspects) in rankings {
+    for (weight, ties, suspects) in rankings {
         let score = |s: &Suspect| s.evidence.first().map_or(0.0, |e| e.score);
         for suspect in suspects {
-            // Tied suspects share the best rank of their group (1, 2, 2, 4).
-            let rank = 1 + suspects
+            let better = suspects
                 .iter()
                 .filter(|other| score(other) > score(suspect))
                 .count();
-            let contribution = weight / rank as f64;
+            let rank = match ties {
+                Ties::Best => 1.0 + better as f64,
+                Ties::Middle => {
+                    let level = suspects
+                        .iter()
+                        .filter(|other| score(other) >= score(suspect))
+                        .count();
+                    (1 + better + level) as f64 / 2.0
+                }
+            };
+            let contribution = weight / rank;
             let entry = merged.entry(suspect.site.key()).or_insert_with(|| {
                 (
                     0.0,
@@ -391,6 +427,18 @@ pub(crate) mod tests {
         assert_eq!(
             merged.iter().map(|r| (r.line, r.score)).collect::<Vec<_>>(),
             [(4, 1.0), (9, 1.0), (1, 0.3333)]
+        );
+        // A technique whose ties are large groups: they share the middle of ranks 1 and 2,
+        // and the one below them keeps rank 3.
+        let tied = vec![
+            suspect(4, "ochiai-tests", 0.5),
+            suspect(9, "ochiai-tests", 0.5),
+            suspect(1, "ochiai-tests", 0.1),
+        ];
+        let merged = merge_tied(&[(1.0, Ties::Middle, tied)]);
+        assert_eq!(
+            merged.iter().map(|r| (r.line, r.score)).collect::<Vec<_>>(),
+            [(4, 0.6667), (9, 0.6667), (1, 0.3333)]
         );
     }
 

@@ -21,7 +21,14 @@ pub const TECHNIQUES: &[Registration] = &[
     Registration {
         option: TechniqueName::Spectrum,
         weight: 1.0,
-        make: |options| Box::new(spectrum::Spectrum::new(options)),
+        make: |options| Box::new(spectrum::Spectrum::new(options, spectrum::Unit::Calls)),
+    },
+    // The same formula over whole tests: it sees a fault upstream of the failing call,
+    // which the calls' spectrum counts as passing; its ties share the middle rank.
+    Registration {
+        option: TechniqueName::Spectrum,
+        weight: 1.0,
+        make: |options| Box::new(spectrum::Spectrum::new(options, spectrum::Unit::Tests)),
     },
     // Where a failing run panicked inside instrumented code: read from the traces like the
     // spectrum (and turned off with it), and as sure as a fact of the run can be.

@@ -23,9 +23,20 @@ use crate::options::Formula;
 use crate::oracle::top_level_calls;
 use crate::trace::{Coverage, RawTrace, record_site};
 
-/// Spectrum ranking with one formula.
+/// Spectrum ranking with one formula over one kind of execution.
 pub struct Spectrum {
     pub formula: Formula,
+    pub unit: Unit,
+}
+
+/// What the spectrum counts as one execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Calls where the oracle or a passing trace names them, whole tests otherwise (see the
+    /// module's comment).
+    Calls,
+    /// Whole tests, over their baseline coverage.
+    Tests,
 }
 
 /// Counts of one site: failing and passing tests that executed it.
@@ -126,6 +137,12 @@ pub fn units(context: &Context) -> Units {
     units_of(context.baseline, context.traces, context.oracles)
 }
 
+/// The executions of `context` as whole tests, over their baseline coverage (flaky and
+/// not-run tests left out).
+fn whole_tests(baseline: &[crate::baseline::BaselineResult]) -> Units {
+    units_of(baseline, &[], &[])
+}
+
 fn units_of(
     baseline: &[crate::baseline::BaselineResult],
     traces: &[crate::trace::RecordedTrace],
@@ -214,21 +231,38 @@ fn passing_calls(
 }
 
 impl Spectrum {
-    /// The technique as the options configure it.
-    pub fn new(options: &crate::options::Options) -> Spectrum {
+    /// The technique as the options configure it, over `unit`.
+    pub fn new(options: &crate::options::Options, unit: Unit) -> Spectrum {
         Spectrum {
             formula: options.spectrum,
+            unit,
         }
     }
 }
 
 impl Technique for Spectrum {
     fn name(&self) -> &'static str {
-        self.formula.name()
+        match (self.unit, self.formula) {
+            (Unit::Calls, formula) => formula.name(),
+            (Unit::Tests, Formula::Ochiai) => "ochiai-tests",
+            (Unit::Tests, Formula::Dstar) => "dstar-tests",
+        }
+    }
+
+    /// Over whole tests, the many sites that the same tests run tie, and a tie is no
+    /// evidence for any one of them: they share the middle of their ranks.
+    fn ties(&self) -> super::Ties {
+        match self.unit {
+            Unit::Calls => super::Ties::Best,
+            Unit::Tests => super::Ties::Middle,
+        }
     }
 
     fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
-        let units = units(context);
+        let units = match self.unit {
+            Unit::Calls => units(context),
+            Unit::Tests => whole_tests(context.baseline),
+        };
         let (table, failed) = counts(units.executions.iter().map(|(f, c)| (*f, c)));
         if failed == 0 {
             notes.push(format!(
@@ -457,5 +491,16 @@ mod tests {
         // Without its oracle the failing test is one failing execution over its coverage.
         let units = units_of(&tests, &traces, &[]);
         assert_eq!(units.executions[0], (true, coverage(&[2, 3, 4, 5])));
+        // Over whole tests, line 3 (run by an accepted call, a passing execution above) is
+        // run by the failing test and one passing test, as line 5 is.
+        let units = whole_tests(&tests);
+        assert_eq!(units.calls, 0);
+        assert_eq!(units.noun(), "tests");
+        let (table, failed_tests) = counts(units.executions.iter().map(|(f, c)| (*f, c)));
+        assert_eq!(failed_tests, 1);
+        let counts_of = |line| table.values().find(|(_, s)| s.line == line).unwrap().0;
+        assert_eq!(counts_of(3), Counts { ef: 1, ep: 1 });
+        assert_eq!(counts_of(5), Counts { ef: 1, ep: 1 });
+        assert_eq!(counts_of(6), Counts { ef: 0, ep: 1 });
     }
 }
