@@ -1093,6 +1093,13 @@ mod tests {
                 column: 5,
                 thread: "t".into(),
             },
+            Record::Callers {
+                frames: vec![Frame {
+                    file: "src/lib.rs".into(),
+                    line: 14,
+                    column: 20,
+                }],
+            },
             Record::Assertion { passed: false },
             Record::End {
                 events: 5,

@@ -258,6 +258,14 @@ impl<'de> Deserialize<'de> for DeltaValue {
     }
 }
 
+/// A place in a file of the package, as a backtrace frame gives it.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Eq, Debug)]
+pub struct Frame {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
 /// One line of a raw trace file (JSON lines). The stream starts with a [`Record::Header`];
 /// a [`Record::Site`] precedes the first event of its site. The runtime writes the first
 /// [`Record::Component`], [`Record::Enter`] and [`Record::Branch`] of a site in full, and
@@ -348,6 +356,11 @@ pub enum Record {
         column: u32,
         thread: String,
     },
+    /// Right after a [`Record::Panic`]: the frames of the panicking thread's backtrace in
+    /// the package's own files below the panic's location, innermost first (the calls that
+    /// led to it: a caller that passed a bad argument). Written for the first panics of a
+    /// process only (a backtrace is costly to read).
+    Callers { frames: Vec<Frame> },
     /// The plan asked for something that could not be done: an override whose value does
     /// not fit the site's type (the written value is kept), or a replacement that cannot be
     /// evaluated (it would not compile; the run ends here, see [`Replacement`]).

@@ -41,7 +41,7 @@ use crate::expr::scalar::{Scalar, Ty};
 use crate::expr::{Candidate, Failure};
 use crate::plan::{PlanIndex, SitePlan};
 use crate::protocol::{
-    DEFAULT_MAX_EVENTS, ENV_MAX_EVENTS, ENV_PLAN, ENV_TRACE, ENV_TRACE_MODE, FUEL_EXIT_CODE,
+    DEFAULT_MAX_EVENTS, ENV_MAX_EVENTS, ENV_PLAN, ENV_TRACE, ENV_TRACE_MODE, FUEL_EXIT_CODE, Frame,
     Record, SiteHits, SiteInfo, SiteKey, TRACE_VERSION, Value,
 };
 use crate::value::{Val, made_from_scalar, made_from_value, scalar, scalar_type, unbox, val};
@@ -51,7 +51,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, Once, OnceLock};
 
 const UNINIT: u8 = 0;
@@ -310,17 +310,40 @@ pub(crate) fn record_panic(info: &std::panic::PanicHookInfo<'_>) {
         (_, Some(s)) => s.clone(),
         _ => "Box<dyn Any>".to_string(),
     };
+    // The crate's own frames, for the first panics of the process only.
+    let own = if BACKTRACES.fetch_add(1, Ordering::Relaxed) < MAX_BACKTRACES {
+        own_frames()
+    } else {
+        Vec::new()
+    };
     // A panic inside the standard library or a dependency (its file an absolute path, where
     // the crate's own are relative) is located where the crate's code called into it.
-    let (file, line, column) = match info.location() {
+    let (file, line, column, callers) = match info.location() {
         Some(l) if !std::path::Path::new(l.file()).is_absolute() => {
-            (l.file().to_string(), l.line(), l.column())
+            // The hook's location is an own frame too; the compiler names files relative to
+            // the workspace root, the frames are relative to the package's directory: the
+            // difference is the prefix the callers' paths need.
+            let here = own.iter().enumerate().find_map(|(i, f)| {
+                let prefix = l.file().strip_suffix(f.file.as_str())?;
+                (f.line == l.line() && (prefix.is_empty() || prefix.ends_with('/')))
+                    .then_some((i, prefix))
+            });
+            let callers = here.map_or(Vec::new(), |(i, prefix)| {
+                (own[i + 1..].iter())
+                    .map(|f| Frame {
+                        file: format!("{prefix}{}", f.file),
+                        ..f.clone()
+                    })
+                    .collect()
+            });
+            (l.file().to_string(), l.line(), l.column(), callers)
         }
-        other => own_frame().unwrap_or_else(|| {
-            other.map_or((String::new(), 0, 0), |l| {
-                (l.file().to_string(), l.line(), l.column())
-            })
-        }),
+        other => match own.split_first() {
+            Some((first, rest)) => (first.file.clone(), first.line, first.column, rest.to_vec()),
+            None => other.map_or((String::new(), 0, 0, Vec::new()), |l| {
+                (l.file().to_string(), l.line(), l.column(), Vec::new())
+            }),
+        },
     };
     let thread = std::thread::current()
         .name()
@@ -334,30 +357,68 @@ pub(crate) fn record_panic(info: &std::panic::PanicHookInfo<'_>) {
             column,
             thread,
         });
+        if !callers.is_empty() {
+            trace.write(&Record::Callers { frames: callers });
+        }
         trace.flush();
     }
 }
 
-/// The first frame of the panicking thread's backtrace in a file of the package the test
-/// runs in (under the current directory, where test binaries run), as its path relative to
-/// that directory (as the compiler names the crate's own files), line and column.
+/// How many panics of a process have their backtrace read: the first ones (a test that
+/// panics on purpose in a loop would otherwise pay for a backtrace each time).
+const MAX_BACKTRACES: u32 = 16;
+static BACKTRACES: AtomicU32 = AtomicU32::new(0);
+
+/// How many of the crate's own frames below a panic are kept.
+const MAX_FRAMES: usize = 8;
+
+/// The frames of the panicking thread's backtrace in files of the package the test runs in
+/// (under the current directory, where test binaries run), innermost first, as paths
+/// relative to that directory (as the compiler names the crate's own files), lines and
+/// columns; the runtime's own frames left out.
 #[cold]
-fn own_frame() -> Option<(String, u32, u32)> {
-    let here = std::env::current_dir().ok()?;
+fn own_frames() -> Vec<Frame> {
+    let Ok(here) = std::env::current_dir() else {
+        return Vec::new();
+    };
     // The runtime's own frames (the hook, the recorder) are not the crate's.
     let runtime = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     // `{:#}`: the frames' paths in full, not shortened relative to the current directory.
     let text = format!("{:#}", std::backtrace::Backtrace::force_capture());
-    text.lines().find_map(|frame| {
-        let at = frame.trim_start().strip_prefix("at ")?;
+    let mut frames: Vec<Frame> = Vec::new();
+    for frame in text.lines() {
+        let Some(at) = frame.trim_start().strip_prefix("at ") else {
+            continue;
+        };
         let mut parts = at.rsplitn(3, ':');
-        let column = parts.next()?.parse().ok()?;
-        let line = parts.next()?.parse().ok()?;
-        let path = std::path::Path::new(parts.next()?);
-        let relative = path.strip_prefix(&here).ok()?;
-        (!path.starts_with(&runtime) && !relative.starts_with("target"))
-            .then(|| (relative.display().to_string(), line, column))
-    })
+        let (Some(column), Some(line), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let (Ok(column), Ok(line)) = (column.parse(), line.parse()) else {
+            continue;
+        };
+        let path = std::path::Path::new(path);
+        let Ok(relative) = path.strip_prefix(&here) else {
+            continue;
+        };
+        if path.starts_with(&runtime) || relative.starts_with("target") {
+            continue;
+        }
+        let frame = Frame {
+            file: relative.display().to_string(),
+            line,
+            column,
+        };
+        // An inlined frame repeats its caller's place.
+        if frames.last() != Some(&frame) {
+            frames.push(frame);
+        }
+        if frames.len() > MAX_FRAMES {
+            break;
+        }
+    }
+    frames
 }
 
 extern "C" fn at_exit() {

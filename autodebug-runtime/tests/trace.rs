@@ -819,7 +819,7 @@ fn a_panic_inside_the_standard_library_is_located_in_the_calling_code() {
 fn a_panicking_test_keeps_its_whole_trace() {
     if in_child() {
         println!("RESULT={}", checked_div(7, 2));
-        println!("RESULT={}", checked_div(7, 0));
+        println!("RESULT={}", checked_div(7, 0)); // @caller
         return;
     }
     let run = Child {
@@ -859,9 +859,23 @@ fn a_panicking_test_keeps_its_whole_trace() {
             thread: "a_panicking_test_keeps_its_whole_trace".into(),
         }
     );
+    // Then the calls that led there, in the package's own files: the test's call.
+    let Record::Callers { frames } = &records[panic + 1] else {
+        panic!("no callers after the panic: {:?}", records[panic + 1])
+    };
+    assert!(
+        frames
+            .iter()
+            .any(|f| f.file == file!() && f.line == line_of("caller")),
+        "the test's call, named as the compiler names the file: {frames:?}"
+    );
+    assert!(
+        frames.iter().all(|f| f.line != line_of("panic")),
+        "{frames:?}"
+    );
     // The panic is recorded before the unwinding leaves the function.
     assert!(matches!(
-        records[panic + 1],
+        records[panic + 2],
         Record::Exit {
             panicking: true,
             ..

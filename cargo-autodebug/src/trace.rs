@@ -196,11 +196,16 @@ pub fn events_to_user(events: &[Record], columns: &dyn UserColumns) -> Option<Ve
     }
     let mut events = events.to_vec();
     for event in &mut events {
-        if let Record::Panic {
-            file, line, column, ..
-        } = event
-        {
-            *column = columns.user_column(file, *line, *column);
+        match event {
+            Record::Panic {
+                file, line, column, ..
+            } => *column = columns.user_column(file, *line, *column),
+            Record::Callers { frames } => {
+                for f in frames {
+                    f.column = columns.user_column(&f.file, f.line, f.column);
+                }
+            }
+            _ => {}
         }
     }
     Some(events)

@@ -30,14 +30,16 @@ impl Verdict {
     /// then the two indented lines of the message, the test's name at the end of the last.
     pub fn entries(log: &str) -> impl Iterator<Item = (&str, Verdict)> {
         let mut lines = log.lines().map(str::trim_end).peekable();
-        std::iter::from_fn(move || loop {
-            let first = lines.next()?;
-            let mut last = None;
-            while let Some(next) = lines.next_if(|l| !starts_entry(l)) {
-                last = Some(next);
-            }
-            if let Some(entry) = Verdict::of_entry(first, last) {
-                return Some(entry);
+        std::iter::from_fn(move || {
+            loop {
+                let first = lines.next()?;
+                let mut last = None;
+                while let Some(next) = lines.next_if(|l| !starts_entry(l)) {
+                    last = Some(next);
+                }
+                if let Some(entry) = Verdict::of_entry(first, last) {
+                    return Some(entry);
+                }
             }
         })
     }

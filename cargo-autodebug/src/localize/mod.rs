@@ -393,6 +393,37 @@ pub(crate) mod tests {
         }
     }
 
+    /// Runs `technique` on `traces` of a workspace at `root` (no baseline, no oracle).
+    pub(crate) fn run_technique(
+        technique: &dyn Technique,
+        root: &Path,
+        traces: &[RecordedTrace],
+    ) -> Vec<Suspect> {
+        let options = crate::options::Options::parse_args(["cargo-autodebug"]).unwrap();
+        let console = crate::console::Console::new(&options);
+        let rerun = Recorder {
+            engine: Default::default(),
+            workspace_root: root,
+            output_dir: root,
+            scratch: root,
+            base_env: &[],
+            timeout: std::time::Duration::from_secs(1),
+            max_events: 1000,
+            jobs: 1,
+            runs: Default::default(),
+            user_columns: None,
+        };
+        let context = Context {
+            workspace_root: root,
+            baseline: &[],
+            traces,
+            oracles: &[],
+            rerun: &rerun,
+            console: &console,
+        };
+        technique.localize(&context, &mut Vec::new()).unwrap()
+    }
+
     fn suspect(line: u32, technique: &'static str, score: f64) -> Suspect {
         Suspect {
             site: site(line, SiteKind::If),

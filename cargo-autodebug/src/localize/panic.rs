@@ -4,11 +4,15 @@
 //! counts it as executed, and without this it would be no suspect at all. The location is
 //! the panic's own (`src/lib.rs:16:20`); the site is the innermost expression there that has
 //! the shape of a site.
+//!
+//! [`PanicCallers`] ranks the calls that led there: the crate's own frames of the panicking
+//! thread's backtrace below the panic, in functions open at the panic (a caller that passed
+//! the bad argument, a missing guard before the call).
 
 use std::collections::BTreeMap;
 
 use anyhow::Result;
-use autodebug_runtime::protocol::{Record, SiteInfo, SiteKind};
+use autodebug_runtime::protocol::{Frame, Record, SiteInfo, SiteKind};
 use syn::spanned::Spanned;
 
 use super::{Context, Suspect, Technique, is_candidate};
@@ -22,6 +26,152 @@ pub struct PanicSite;
 /// Its name in evidence.
 pub const NAME: &str = "panic-site";
 
+/// The calls that led to a panic (no state).
+#[derive(Default)]
+pub struct PanicCallers;
+
+/// The last panic of a trace: its event index, message, file, line and column.
+fn last_panic(trace: &crate::trace::RawTrace) -> Option<(usize, &String, &String, u32, u32)> {
+    trace
+        .events
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, e)| match e {
+            Record::Panic {
+                message,
+                file,
+                line,
+                column,
+                ..
+            } => Some((i, message, file, *line, *column)),
+            _ => None,
+        })
+}
+
+impl Technique for PanicCallers {
+    fn name(&self) -> &'static str {
+        "panic-callers"
+    }
+
+    fn localize(&self, context: &Context, _notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
+        let mut found: BTreeMap<autodebug_runtime::protocol::SiteKey, Suspect> = BTreeMap::new();
+        for recorded in context.traces.iter().filter(|t| t.role == Role::Failing) {
+            let trace = &recorded.trace;
+            let Some((at, message, file, line, _)) = last_panic(trace) else {
+                continue;
+            };
+            let Some(Record::Callers { frames }) = trace.events.get(at + 1) else {
+                continue;
+            };
+            let open = open_functions(trace, at);
+            let headline = message.lines().next().unwrap_or_default();
+            for (depth, frame) in frames.iter().enumerate() {
+                let Some(suspect) = caller_site(context, frame, &open) else {
+                    continue;
+                };
+                let score = 1.0 / (depth + 1) as f64;
+                let detail = format!(
+                    "{} panicked in a call made here ({file}:{line}: {headline})",
+                    recorded.test.display()
+                );
+                let entry = found.entry(suspect.key()).or_insert_with(|| Suspect {
+                    path: workspace_path(context.workspace_root, &frame.file),
+                    site: suspect,
+                    evidence: vec![Evidence {
+                        technique: "panic-callers",
+                        score,
+                        detail,
+                    }],
+                });
+                if entry.evidence[0].score < score {
+                    entry.evidence[0].score = score;
+                }
+            }
+        }
+        Ok(found.into_values().collect())
+    }
+}
+
+/// The site at a caller's frame, when the frame is in a function open at the panic (not
+/// the test's own code, which is not instrumented): the innermost site holding the call.
+fn caller_site(context: &Context, frame: &Frame, open: &[&SiteInfo]) -> Option<SiteInfo> {
+    let path = workspace_path(context.workspace_root, &frame.file);
+    let text = crate::workspace::read_source(context.workspace_root, &path).ok()?;
+    let (offset, body) = autodebug_syntax::parseable(&text);
+    let file = autodebug_syntax::parse_file_by_item(&body).ok()?.file;
+    let name = function_at(&file, frame.line)?;
+    let function = open
+        .iter()
+        .find(|f| f.file == frame.file && f.function.rsplit("::").next() == Some(name.as_str()))?;
+    let at = innermost_in(&file, &text, offset, frame.line, frame.column)?;
+    Some(SiteInfo {
+        file: frame.file.clone(),
+        line: at.start.0,
+        column: at.start.1,
+        end_line: at.end.0,
+        end_column: at.end.1,
+        kind: at.kind,
+        code: at.code,
+        function: function.function.clone(),
+    })
+}
+
+/// The entry sites of the calls open at event `at`, innermost first.
+fn open_functions(trace: &crate::trace::RawTrace, at: usize) -> Vec<&SiteInfo> {
+    let mut open: Vec<u32> = Vec::new();
+    for event in &trace.events[..at] {
+        match event {
+            Record::Enter { site, .. } => open.push(*site),
+            Record::Exit { .. } => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.iter()
+        .rev()
+        .filter_map(|s| trace.sites.get(s))
+        .collect()
+}
+
+/// The name of the innermost function of `file` (free, in an impl or a trait) whose text
+/// holds `line`.
+fn function_at(file: &syn::File, line: u32) -> Option<String> {
+    struct Find {
+        line: u32,
+        found: Option<(u32, String)>,
+    }
+    impl Find {
+        fn consider(&mut self, ident: &syn::Ident, span: proc_macro2::Span) {
+            let (start, end) = (span.start().line as u32, span.end().line as u32);
+            if start <= self.line
+                && self.line <= end
+                && self.found.as_ref().is_none_or(|(s, _)| *s <= start)
+            {
+                self.found = Some((start, ident.to_string()));
+            }
+        }
+    }
+    impl<'a> syn::visit::Visit<'a> for Find {
+        fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+            self.consider(&f.sig.ident, f.span());
+            syn::visit::visit_item_fn(self, f);
+        }
+        fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
+            self.consider(&f.sig.ident, f.span());
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+        fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
+            self.consider(&f.sig.ident, f.span());
+            syn::visit::visit_trait_item_fn(self, f);
+        }
+    }
+    let mut find = Find { line, found: None };
+    syn::visit::Visit::visit_file(&mut find, file);
+    find.found.map(|(_, name)| name)
+}
+
 impl Technique for PanicSite {
     fn name(&self) -> &'static str {
         NAME
@@ -31,22 +181,7 @@ impl Technique for PanicSite {
         let mut found: BTreeMap<autodebug_runtime::protocol::SiteKey, Suspect> = BTreeMap::new();
         for recorded in context.traces.iter().filter(|t| t.role == Role::Failing) {
             let trace = &recorded.trace;
-            let Some((at, message, file, line, column)) = trace
-                .events
-                .iter()
-                .enumerate()
-                .rev()
-                .find_map(|(i, e)| match e {
-                    Record::Panic {
-                        message,
-                        file,
-                        line,
-                        column,
-                        ..
-                    } => Some((i, message, file, *line, *column)),
-                    _ => None,
-                })
-            else {
+            let Some((at, message, file, line, column)) = last_panic(trace) else {
                 continue;
             };
             // Only a panic inside a call of an instrumented function (the test's own
@@ -120,8 +255,19 @@ struct Found {
 fn innermost_site(text: &str, line: u32, column: u32) -> Option<Found> {
     let (offset, body) = autodebug_syntax::parseable(text);
     let file = autodebug_syntax::parse_file_by_item(&body).ok()?.file;
+    innermost_in(&file, text, offset, line, column)
+}
+
+/// [`innermost_site`] in `file`, parsed from `text` past its first `offset` bytes.
+fn innermost_in(
+    file: &syn::File,
+    text: &str,
+    offset: usize,
+    line: u32,
+    column: u32,
+) -> Option<Found> {
     let mut best: Option<Found> = None;
-    autodebug_syntax::sites::visit_file(&file, |expr, kind| {
+    autodebug_syntax::sites::visit_file(file, |expr, kind| {
         let kind = crate::repair::patch::site_kind(kind);
         if !is_candidate(kind) {
             return;
@@ -153,6 +299,93 @@ fn innermost_site(text: &str, line: u32, column: u32) -> Option<Found> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_calls_open_at_a_panic_in_the_crates_own_functions_are_ranked() {
+        use crate::model::{Outcome, TestId};
+        use crate::trace::{RawTrace, RecordedTrace};
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        let text = "fn log2(x: usize) -> usize {
+    usize::BITS as usize - x.leading_zeros() as usize - 1
+}
+
+pub fn rebuild(len: usize) -> bool {
+    2 * len < log2(len)
+}
+
+#[test]
+fn t() {
+    rebuild(0);
+}
+";
+        std::fs::write(dir.path().join("src/lib.rs"), text).unwrap();
+        let entry = |line, name: &str| SiteInfo {
+            kind: SiteKind::Fn,
+            function: format!("p::{name}"),
+            ..crate::localize::tests::site(line, SiteKind::Fn)
+        };
+        let frame = |line, column| Frame {
+            file: "src/lib.rs".into(),
+            line,
+            column,
+        };
+        let mut trace = RawTrace::default();
+        trace.sites.insert(0, entry(5, "rebuild"));
+        trace.sites.insert(1, entry(1, "log2"));
+        trace.events = vec![
+            Record::Enter {
+                site: 0,
+                args: vec![],
+            },
+            Record::Enter {
+                site: 1,
+                args: vec![],
+            },
+            Record::Panic {
+                message: "attempt to subtract with overflow".into(),
+                file: "src/lib.rs".into(),
+                line: 2,
+                column: 5,
+                thread: "t".into(),
+            },
+            // The call in `rebuild`, then the test's own line (no instrumented call).
+            Record::Callers {
+                frames: vec![frame(6, 15), frame(11, 5)],
+            },
+        ];
+        let failing = RecordedTrace {
+            test: TestId {
+                package: "p".into(),
+                target: "p".into(),
+                kind: "lib".into(),
+                name: "t".into(),
+                binary: Default::default(),
+                package_root: Default::default(),
+            },
+            role: Role::Failing,
+            outcome: Outcome::Crashed {
+                description: String::new(),
+            },
+            trace,
+        };
+        let found = crate::localize::tests::run_technique(
+            &PanicCallers,
+            dir.path(),
+            std::slice::from_ref(&failing),
+        );
+        let at: Vec<(u32, u32, &str)> = found
+            .iter()
+            .map(|s| (s.site.line, s.site.column, s.site.function.as_str()))
+            .collect();
+        assert_eq!(at.len(), 1, "{at:?}");
+        assert_eq!((at[0].0, at[0].2), (6, "p::rebuild"));
+        assert!(
+            found[0].evidence[0]
+                .detail
+                .contains("panicked in a call made here")
+        );
+    }
 
     #[test]
     fn the_innermost_site_at_a_panic_is_found() {

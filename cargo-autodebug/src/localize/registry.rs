@@ -37,6 +37,13 @@ pub const TECHNIQUES: &[Registration] = &[
         weight: 2.0,
         make: |_| Box::new(panic::PanicSite),
     },
+    // The calls on the stack at that panic, in the crate's own functions: a fact of the run
+    // too, but whether the caller is at fault is a guess, so it weighs as the spectrum.
+    Registration {
+        option: TechniqueName::Spectrum,
+        weight: 1.0,
+        make: |_| Box::new(panic::PanicCallers),
+    },
     // A diagnosis is a set of components the model proves sufficient to explain the
     // failure while keeping the accepted calls.
     Registration {
