@@ -12,6 +12,7 @@ pub mod clauses;
 pub mod expression;
 pub mod joint;
 pub mod overfit;
+mod overflow;
 mod partial;
 pub mod patch;
 pub mod prebuild;

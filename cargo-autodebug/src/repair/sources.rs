@@ -2,7 +2,7 @@
 //! target. A new source is a file of this folder (a [`CandidateSource`]) and one line here.
 
 use super::{CandidateSource, Context, Limits, SYNTHESIS_TIME, Target, joint, switched};
-use super::{clauses, siblings, statements, syntactic, synthesis};
+use super::{clauses, overflow, siblings, statements, syntactic, synthesis};
 
 /// What a source can be made from.
 pub struct Inputs<'a> {
@@ -39,6 +39,8 @@ pub const SOURCES: &[Make] = &[
     },
     // One-token edits of the site's code.
     |_, _| Box::new(syntactic::Syntactic::default()),
+    // The operation an overflow panic names, in its saturating, wrapping or checked form.
+    |i, _| Box::new(overflow::Overflows::new(i.files, i.context.traces)),
     // A statement around the site deleted, or a call on a local vector put next to it.
     |i, _| Box::new(statements::StatementEdits::new(i.files)),
     // A call of the program's own function for a sibling of the same signature.

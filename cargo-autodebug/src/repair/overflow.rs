@@ -1,0 +1,413 @@
+//! The overflow source: where a failing test panicked with an arithmetic overflow (`attempt
+//! to add with overflow`, `attempt to shift left with overflow`, …), the operation the
+//! panic names, at the place it names, rewritten as the standard library's overflow-aware
+//! forms a person reaches for: `a.saturating_add(b)`, `a.wrapping_add(b)`,
+//! `a.checked_shl(b).unwrap_or(0)`; and a sum that overflows only on its way to a
+//! difference (`x + y - z`) computed the other way round (`y - (z - x)`). The panic says
+//! which operation overflowed, so the source proposes nothing anywhere else. A rebuild
+//! judges each candidate (the runtime cannot evaluate a method of the standard library).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+
+use super::{Candidate, CandidateEdit, CandidateSource, Files, Target};
+use crate::model::Role;
+use crate::trace::RecordedTrace;
+use autodebug_runtime::protocol::Record;
+
+/// The source's name in the report.
+pub const NAME: &str = "overflow";
+/// An overflowing operation in its saturating, wrapping or checked form.
+pub const OVERFLOW_AWARE: &str = "overflow-aware";
+/// A sum that overflows on its way to a difference, reassociated.
+pub const REASSOCIATED: &str = "reassociated";
+
+/// Beside the one-token edits: the panic named the operation.
+const COST: u32 = 2;
+
+/// The operations an overflow panic names, by the words of its message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Add,
+    Sub,
+    Mul,
+    Shl,
+    Shr,
+}
+
+impl Op {
+    /// The operation a panic message names (`attempt to add with overflow`).
+    fn of_message(message: &str) -> Option<Op> {
+        let verb = message
+            .strip_prefix("attempt to ")?
+            .strip_suffix(" with overflow")?;
+        Some(match verb {
+            "add" => Op::Add,
+            "subtract" => Op::Sub,
+            "multiply" => Op::Mul,
+            "shift left" => Op::Shl,
+            "shift right" => Op::Shr,
+            _ => return None,
+        })
+    }
+
+    fn is(self, op: &syn::BinOp) -> bool {
+        matches!(
+            (self, op),
+            (Op::Add, syn::BinOp::Add(_))
+                | (Op::Sub, syn::BinOp::Sub(_))
+                | (Op::Mul, syn::BinOp::Mul(_))
+                | (Op::Shl, syn::BinOp::Shl(_))
+                | (Op::Shr, syn::BinOp::Shr(_))
+        )
+    }
+
+    /// The overflow-aware forms of `a OP b`, commonest first.
+    fn rewrites(self, a: &str, b: &str) -> Vec<String> {
+        let method = |name: &str| format!("{a}.{name}({b})");
+        match self {
+            Op::Add => vec![method("saturating_add"), method("wrapping_add")],
+            Op::Sub => vec![method("saturating_sub"), method("wrapping_sub")],
+            Op::Mul => vec![method("saturating_mul"), method("wrapping_mul")],
+            Op::Shl => vec![
+                format!("{}.unwrap_or(0)", method("checked_shl")),
+                method("wrapping_shl"),
+            ],
+            Op::Shr => vec![
+                format!("{}.unwrap_or(0)", method("checked_shr")),
+                method("wrapping_shr"),
+            ],
+        }
+    }
+}
+
+/// An overflow panic of a failing test: the file as the compiler names it, the line and
+/// column of the operation, and the operation.
+struct Overflow {
+    file: String,
+    line: u32,
+    column: u32,
+    op: Op,
+}
+
+/// The source: the failing tests' overflow panics, per target its candidates in order.
+pub struct Overflows<'a> {
+    files: &'a Files,
+    panics: Vec<Overflow>,
+    queues: super::Queues,
+}
+
+impl<'a> Overflows<'a> {
+    /// A source over the failing `traces`' overflow panics, the targets' `files` as read.
+    pub fn new(files: &'a Files, traces: &[RecordedTrace]) -> Overflows<'a> {
+        let panics = (traces.iter())
+            .filter(|t| t.role == Role::Failing)
+            .flat_map(|t| &t.trace.events)
+            .filter_map(|e| match e {
+                Record::Panic {
+                    message,
+                    file,
+                    line,
+                    column,
+                    ..
+                } => Some(Overflow {
+                    file: file.clone(),
+                    line: *line,
+                    column: *column,
+                    op: Op::of_message(message)?,
+                }),
+                _ => None,
+            })
+            .collect();
+        Overflows {
+            files,
+            panics,
+            queues: BTreeMap::new(),
+        }
+    }
+
+    fn candidates(&mut self, target: &Target) -> VecDeque<Candidate> {
+        let mut out = VecDeque::new();
+        let Some(text) = self.files.get(&target.path) else {
+            return out;
+        };
+        let lines = autodebug_syntax::LineIndex::new(text);
+        let original = &target.located.original;
+        let Ok(written) = syn::parse_str::<syn::Expr>(original) else {
+            return out;
+        };
+        let site = &target.located.bytes;
+        for panic in self.panics.iter().filter(|p| p.file == target.site.file) {
+            let Some(at) = lines.offset_at(panic.line, panic.column) else {
+                continue;
+            };
+            if !(site.start <= at && at < site.end) {
+                continue;
+            }
+            let mut find = Find {
+                original,
+                at: at - site.start,
+                op: panic.op,
+                found: Vec::new(),
+            };
+            find.visit_expr(&written);
+            for (whole, rewritten, template) in find.found {
+                let rust = format!(
+                    "{}{rewritten}{}",
+                    &original[..whole.start],
+                    &original[whole.end..]
+                );
+                if out.iter().any(|c: &Candidate| c.edits[0].rust == rust) {
+                    continue;
+                }
+                out.push_back(Candidate {
+                    edits: vec![CandidateEdit {
+                        site: target.site.key(),
+                        rust,
+                        expr: None,
+                        statement: None,
+                    }],
+                    template: template.to_string(),
+                    cost: COST,
+                    source: NAME,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Finds, in a site's code, the binary operations of `op` that start at byte `at` (where the
+/// panic located the overflow), with their rewrites: the bytes each replaces, its text.
+struct Find<'s> {
+    original: &'s str,
+    at: usize,
+    op: Op,
+    found: Vec<(std::ops::Range<usize>, String, &'static str)>,
+}
+
+impl Find<'_> {
+    /// `e` as written, parenthesized unless it binds tighter than any binary operator (a
+    /// path, a literal that is no number, a call, a field, an index, a parenthesized
+    /// expression): fit to be a method's receiver.
+    fn tight(&self, e: &syn::Expr) -> String {
+        let text = &self.original[e.span().byte_range()];
+        match e {
+            syn::Expr::Path(_)
+            | syn::Expr::Call(_)
+            | syn::Expr::MethodCall(_)
+            | syn::Expr::Field(_)
+            | syn::Expr::Index(_)
+            | syn::Expr::Paren(_)
+            | syn::Expr::Macro(_) => text.to_string(),
+            syn::Expr::Lit(l) if !matches!(l.lit, syn::Lit::Int(_) | syn::Lit::Float(_)) => {
+                text.to_string()
+            }
+            _ => format!("({text})"),
+        }
+    }
+
+    /// The rewrites of `e`, replacing `whole` (`e`'s bytes, or the parentheses around it:
+    /// a method call needs none).
+    fn rewrite(&mut self, e: &syn::ExprBinary, whole: std::ops::Range<usize>) {
+        // The compiler locates an operation in parentheses at the parenthesis.
+        let at = |inner: &syn::ExprBinary, outer: usize| {
+            inner.span().byte_range().start == self.at || outer == self.at
+        };
+        // `x + y - z` whose sum overflowed: `y - (z - x)`, then `x - (z - y)`.
+        let (sum, sum_start) = match &*e.left {
+            syn::Expr::Paren(p) => (&*p.expr, p.span().byte_range().start),
+            left => (left, left.span().byte_range().start),
+        };
+        if self.op == Op::Add
+            && matches!(e.op, syn::BinOp::Sub(_))
+            && let syn::Expr::Binary(sum) = sum
+            && matches!(sum.op, syn::BinOp::Add(_))
+            && at(sum, sum_start)
+        {
+            let (x, y, z) = (
+                self.tight(&sum.left),
+                self.tight(&sum.right),
+                self.tight(&e.right),
+            );
+            for (kept, moved) in [(&y, &x), (&x, &y)] {
+                let text = format!("{kept} - ({z} - {moved})");
+                self.found.push((e.span().byte_range(), text, REASSOCIATED));
+            }
+        }
+        if self.op.is(&e.op) && at(e, whole.start) {
+            let a = self.tight(&e.left);
+            let b = &self.original[e.right.span().byte_range()];
+            for rewritten in self.op.rewrites(&a, b) {
+                self.found.push((whole.clone(), rewritten, OVERFLOW_AWARE));
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Find<'_> {
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        // A binary operation in parentheses is replaced with them.
+        let (binary, whole) = match e {
+            syn::Expr::Paren(p) => match &*p.expr {
+                syn::Expr::Binary(b) => (b, p.span().byte_range()),
+                _ => return visit::visit_expr(self, e),
+            },
+            syn::Expr::Binary(b) => (b, b.span().byte_range()),
+            _ => return visit::visit_expr(self, e),
+        };
+        self.rewrite(binary, whole);
+        visit::visit_expr_binary(self, binary);
+    }
+
+    // A closure's body is code of the site too; an item inside it is not.
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+impl CandidateSource for Overflows<'_> {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
+        super::from_queue(self, |s| &mut s.queues, target, max, Self::candidates)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Outcome, TestId};
+    use crate::repair::expression::Types;
+    use crate::repair::scratch_target;
+    use crate::trace::RawTrace;
+    use autodebug_runtime::protocol::SiteKind;
+
+    const TEXT: &str = "\
+pub fn need(len: usize, additional: usize, used: usize) -> usize {
+    let need = len + additional - used;
+    need
+}
+
+pub fn prefix(mask: u32, prefix: u32) -> bool {
+    (mask << prefix) == 0
+}
+";
+
+    fn panicked_at(line: u32, column: u32, message: &str) -> RecordedTrace {
+        let mut trace = RawTrace::default();
+        trace.events.push(Record::Panic {
+            message: message.into(),
+            file: "src/lib.rs".into(),
+            line,
+            column,
+            thread: "t".into(),
+        });
+        RecordedTrace {
+            test: TestId {
+                package: "p".into(),
+                target: "p".into(),
+                kind: "lib".into(),
+                name: "t".into(),
+                binary: Default::default(),
+                package_root: Default::default(),
+            },
+            role: Role::Failing,
+            outcome: Outcome::Crashed {
+                description: String::new(),
+            },
+            trace,
+        }
+    }
+
+    fn candidates(code: &str, kind: SiteKind, panic: RecordedTrace) -> Vec<(String, String)> {
+        let (files, target) =
+            scratch_target(TEXT, TEXT.find(code).unwrap(), code, kind, Types::default());
+        (Overflows::new(&files, &[panic])
+            .next(&target, 100)
+            .into_iter())
+        .map(|c| {
+            assert_eq!((c.source, c.cost), (NAME, COST));
+            assert!(c.edits[0].expr.is_none(), "a rebuild judges it");
+            (c.template, c.edits[0].rust.clone())
+        })
+        .collect()
+    }
+
+    #[test]
+    fn the_operation_the_panic_names_gets_its_overflow_aware_forms() {
+        let code = "len + additional - used";
+        let found = candidates(
+            code,
+            SiteKind::Let,
+            panicked_at(2, 16, "attempt to add with overflow"),
+        );
+        let texts: Vec<&str> = found.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "additional - (used - len)",
+                "len - (used - additional)",
+                "len.saturating_add(additional) - used",
+                "len.wrapping_add(additional) - used",
+            ]
+        );
+        assert_eq!(found[0].0, REASSOCIATED);
+        assert_eq!(found[2].0, OVERFLOW_AWARE);
+        // The difference overflowed instead: the subtraction's forms, the sum parenthesized.
+        let texts: Vec<String> = candidates(
+            code,
+            SiteKind::Let,
+            panicked_at(2, 16, "attempt to subtract with overflow"),
+        )
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+        assert_eq!(
+            texts,
+            [
+                "(len + additional).saturating_sub(used)",
+                "(len + additional).wrapping_sub(used)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_shift_that_overflowed_shifts_everything_out() {
+        let texts: Vec<String> = candidates(
+            "(mask << prefix) == 0",
+            SiteKind::Return,
+            panicked_at(7, 5, "attempt to shift left with overflow"),
+        )
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+        assert_eq!(
+            texts,
+            [
+                "mask.checked_shl(prefix).unwrap_or(0) == 0",
+                "mask.wrapping_shl(prefix) == 0",
+            ]
+        );
+    }
+
+    #[test]
+    fn nothing_where_no_overflow_panicked() {
+        // Another message, or the panic outside the site.
+        let code = "len + additional - used";
+        let none = candidates(
+            code,
+            SiteKind::Let,
+            panicked_at(2, 16, "index out of bounds"),
+        );
+        assert!(none.is_empty());
+        let none = candidates(
+            code,
+            SiteKind::Let,
+            panicked_at(7, 6, "attempt to add with overflow"),
+        );
+        assert!(none.is_empty());
+    }
+}
