@@ -10,6 +10,7 @@
 pub mod apply;
 pub mod clauses;
 pub mod expression;
+mod guards;
 pub mod joint;
 pub mod overfit;
 mod overflow;

@@ -2,7 +2,7 @@
 //! target. A new source is a file of this folder (a [`CandidateSource`]) and one line here.
 
 use super::{CandidateSource, Context, Limits, SYNTHESIS_TIME, Target, joint, switched};
-use super::{clauses, overflow, siblings, statements, syntactic, synthesis};
+use super::{clauses, guards, overflow, siblings, statements, syntactic, synthesis};
 
 /// What a source can be made from.
 pub struct Inputs<'a> {
@@ -43,6 +43,8 @@ pub const SOURCES: &[Make] = &[
     |i, _| Box::new(overflow::Overflows::new(i.files, i.context.traces)),
     // A statement around the site deleted, or a call on a local vector put next to it.
     |i, _| Box::new(statements::StatementEdits::new(i.files)),
+    // An early return for an argument of nothing, in the function a failing test panicked in.
+    |i, _| Box::new(guards::Guards::new(i.files, i.context.traces)),
     // A call of the program's own function for a sibling of the same signature.
     |i, _| Box::new(siblings::Siblings::new(i.files)),
     // A clause the program tests elsewhere, added to a condition.

@@ -1,0 +1,383 @@
+//! The guard source: a missing early return for a degenerate input. Where a failing test
+//! panicked inside a call of the function that holds the site, and that call had an
+//! argument of nothing (an integer `0`, an empty string or sequence), the source puts a
+//! guard at the top of the function's body that returns the plain value of its return type
+//! for that input: `if len == 0 { return false; }`, `if items.is_empty() { return None; }`.
+//! The argument values are the recorded ones of the call open at the panic; the return
+//! value is the one a person writes for "nothing to do" (`false`, `0`, `None`, an empty
+//! `Vec` or `String`, or a bare `return` for `()`), so a function returning anything else
+//! gets no guard. A rebuild judges each candidate.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::ops::Range;
+
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+
+use super::{Candidate, CandidateEdit, CandidateSource, Files, Target, patch};
+use crate::model::Role;
+use crate::trace::RecordedTrace;
+use autodebug_runtime::protocol::{Binding, Record, Value};
+
+/// The source's name in the report.
+pub const NAME: &str = "guard";
+/// An early return for a degenerate argument, put at the top of the function.
+pub const EARLY_RETURN: &str = "early-return";
+
+/// As far as a statement put in (see the statement source).
+const COST: u32 = 4;
+
+/// A call open at a failing test's panic: its function's path and its arguments at entry.
+struct Open {
+    function: String,
+    args: Vec<Binding>,
+}
+
+/// The source: the calls open at the failing tests' panics, the guards proposed so far (a
+/// function gets each once, whichever of its sites asks).
+pub struct Guards<'a> {
+    files: &'a Files,
+    open: Vec<Open>,
+    proposed: BTreeSet<(String, usize, String)>,
+    queues: super::Queues,
+}
+
+impl<'a> Guards<'a> {
+    /// A source over the calls open at the failing `traces`' last panics.
+    pub fn new(files: &'a Files, traces: &[RecordedTrace]) -> Guards<'a> {
+        let mut open = Vec::new();
+        for recorded in traces.iter().filter(|t| t.role == Role::Failing) {
+            let trace = &recorded.trace;
+            let Some(at) = (trace.events.iter()).rposition(|e| matches!(e, Record::Panic { .. }))
+            else {
+                continue;
+            };
+            let mut stack: Vec<&Record> = Vec::new();
+            for event in &trace.events[..at] {
+                match event {
+                    Record::Enter { .. } => stack.push(event),
+                    Record::Exit { .. } => {
+                        stack.pop();
+                    }
+                    _ => {}
+                }
+            }
+            for event in stack {
+                if let Record::Enter { site, args } = event
+                    && let Some(info) = trace.sites.get(site)
+                {
+                    open.push(Open {
+                        function: info.function.clone(),
+                        args: args.clone(),
+                    });
+                }
+            }
+        }
+        Guards {
+            files,
+            open,
+            proposed: BTreeSet::new(),
+            queues: BTreeMap::new(),
+        }
+    }
+
+    fn candidates(&mut self, target: &Target) -> VecDeque<Candidate> {
+        let mut out = VecDeque::new();
+        let Some(text) = self.files.get(&target.path) else {
+            return out;
+        };
+        let Ok(file) = autodebug_syntax::parse_file(text) else {
+            return out;
+        };
+        let mut find = Innermost {
+            at: target.located.bytes.clone(),
+            found: None,
+        };
+        find.visit_file(&file);
+        let Some(function) = find.found else {
+            return out;
+        };
+        let Some(value) = nothing_of(&function.output) else {
+            return out;
+        };
+        let Some(first) = function.first_statement.clone() else {
+            return out;
+        };
+        let line_start = text[..first.start].rfind('\n').map_or(0, |i| i + 1);
+        let indent = &text[line_start..first.start];
+        if !indent.chars().all(char::is_whitespace) {
+            return out;
+        }
+        let name = |path: &str| path.rsplit("::").next().map(str::to_string);
+        let calls = (self.open.iter()).filter(|o| {
+            name(&o.function) == Some(function.name.clone()) && o.function == target.site.function
+        });
+        let mut conditions: Vec<String> = Vec::new();
+        for call in calls {
+            for (param, value) in &call.args {
+                if !function.params.contains(param) {
+                    continue;
+                }
+                let condition = match value {
+                    Value::Int { v: 0, .. } => format!("{param} == 0"),
+                    Value::Str { v, .. } if v.is_empty() => format!("{param}.is_empty()"),
+                    Value::Seq { len: 0, .. } => format!("{param}.is_empty()"),
+                    _ => continue,
+                };
+                if !conditions.contains(&condition) {
+                    conditions.push(condition);
+                }
+            }
+        }
+        for condition in conditions {
+            let returned = match &value {
+                Some(v) => format!("return {v};"),
+                None => "return;".to_string(),
+            };
+            let rust = format!("if {condition} {{\n{indent}    {returned}\n{indent}}}\n{indent}");
+            if !self
+                .proposed
+                .insert((target.path.clone(), first.start, rust.clone()))
+            {
+                continue;
+            }
+            out.push_back(Candidate {
+                edits: vec![CandidateEdit {
+                    site: target.site.key(),
+                    rust,
+                    expr: None,
+                    statement: Some(first.start..first.start),
+                }],
+                template: EARLY_RETURN.to_string(),
+                cost: COST,
+                source: NAME,
+            });
+        }
+        out
+    }
+}
+
+/// What a function returns for "nothing to do", by its return type as written: `Some`
+/// text, or `None` for a function returning `()` (a bare `return`); no answer for a type
+/// that has no such value a person would write.
+fn nothing_of(output: &syn::ReturnType) -> Option<Option<String>> {
+    let ty = match output {
+        syn::ReturnType::Default => return Some(None),
+        syn::ReturnType::Type(_, ty) => ty,
+    };
+    let text = patch::squeeze(&ty.to_token_stream().to_string());
+    let head = text.split('<').next().unwrap_or_default();
+    let value = match head {
+        "()" => return Some(None),
+        "bool" => "false",
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64" | "i128"
+        | "isize" => "0",
+        "f32" | "f64" => "0.0",
+        "Option" => "None",
+        "Vec" => "Vec::new()",
+        "String" => "String::new()",
+        _ => return None,
+    };
+    Some(Some(value.to_string()))
+}
+
+/// The innermost function of a file whose body holds the bytes `at`.
+struct Innermost {
+    at: Range<usize>,
+    found: Option<Function>,
+}
+
+/// A function: its name, its parameters' names (simple bindings only), its return type and
+/// the bytes of its body's first statement.
+struct Function {
+    name: String,
+    params: Vec<String>,
+    output: syn::ReturnType,
+    first_statement: Option<Range<usize>>,
+}
+
+impl Innermost {
+    fn consider(&mut self, sig: &syn::Signature, block: &syn::Block) {
+        let body = block.span().byte_range();
+        if !(body.start <= self.at.start && self.at.end <= body.end) {
+            return;
+        }
+        let params = (sig.inputs.iter())
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(t) => match &*t.pat {
+                    syn::Pat::Ident(p) => Some(p.ident.to_string()),
+                    _ => None,
+                },
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        self.found = Some(Function {
+            name: sig.ident.to_string(),
+            params,
+            output: sig.output.clone(),
+            first_statement: block.stmts.first().map(|s| s.span().byte_range()),
+        });
+    }
+}
+
+impl<'ast> Visit<'ast> for Innermost {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.consider(&f.sig, &f.block);
+        visit::visit_item_fn(self, f);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.consider(&f.sig, &f.block);
+        visit::visit_impl_item_fn(self, f);
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if let Some(block) = &f.default {
+            self.consider(&f.sig, block);
+        }
+        visit::visit_trait_item_fn(self, f);
+    }
+}
+
+impl CandidateSource for Guards<'_> {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
+        super::from_queue(self, |s| &mut s.queues, target, max, Self::candidates)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Outcome, TestId};
+    use crate::repair::expression::Types;
+    use crate::repair::scratch_target;
+    use crate::trace::RawTrace;
+    use autodebug_runtime::protocol::{SiteInfo, SiteKind};
+
+    const TEXT: &str = "\
+fn log2(x: usize) -> usize {
+    usize::BITS as usize - x.leading_zeros() as usize - 1
+}
+
+pub fn rebuild(len: usize, other: usize) -> bool {
+    2 * (len + other) < other * log2(len)
+}
+
+pub fn shout(s: &str) -> Thing {
+    s.chars().last().unwrap().into()
+}
+";
+
+    /// A failing trace whose test called `function` with `args` and panicked inside.
+    fn panicked_in(function: &str, args: Vec<Binding>) -> RecordedTrace {
+        let mut trace = RawTrace::default();
+        trace.sites.insert(
+            0,
+            SiteInfo {
+                function: function.into(),
+                ..crate::localize::tests::site(1, SiteKind::Fn)
+            },
+        );
+        trace.events = vec![
+            Record::Enter { site: 0, args },
+            Record::Panic {
+                message: "attempt to subtract with overflow".into(),
+                file: "src/lib.rs".into(),
+                line: 2,
+                column: 5,
+                thread: "t".into(),
+            },
+        ];
+        RecordedTrace {
+            test: TestId {
+                package: "p".into(),
+                target: "p".into(),
+                kind: "lib".into(),
+                name: "t".into(),
+                binary: Default::default(),
+                package_root: Default::default(),
+            },
+            role: Role::Failing,
+            outcome: Outcome::Crashed {
+                description: String::new(),
+            },
+            trace,
+        }
+    }
+
+    fn int(v: i128) -> Value {
+        Value::Int {
+            ty: "usize".into(),
+            v,
+        }
+    }
+
+    /// The file as each candidate for the site `code` leaves it.
+    fn guarded(code: &str, function: &str, args: Vec<Binding>) -> Vec<String> {
+        let (files, mut target) = scratch_target(
+            TEXT,
+            TEXT.find(code).unwrap(),
+            code,
+            SiteKind::Return,
+            Types::default(),
+        );
+        target.site.function = function.into();
+        let traces = [panicked_in(function, args)];
+        (Guards::new(&files, &traces).next(&target, 10).into_iter())
+            .map(|c| {
+                assert_eq!((c.template.as_str(), c.source), (EARLY_RETURN, NAME));
+                let edit = &c.edits[0];
+                let bytes = edit.statement.clone().unwrap();
+                format!(
+                    "{}{}{}",
+                    &TEXT[..bytes.start],
+                    edit.rust,
+                    &TEXT[bytes.end..]
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_argument_of_nothing_gets_an_early_return_of_nothing() {
+        let code = "2 * (len + other) < other * log2(len)";
+        let args = vec![("len".to_string(), int(0)), ("other".to_string(), int(3))];
+        let after = guarded(code, "p::rebuild", args);
+        assert_eq!(after.len(), 1, "{after:?}");
+        assert!(
+            after[0].contains(
+                "pub fn rebuild(len: usize, other: usize) -> bool {\n    if len == 0 {\n        return false;\n    }\n    2 * (len + other)"
+            ),
+            "{}",
+            after[0]
+        );
+        // The panic happened in a call of another function: nothing here.
+        let args = vec![("len".to_string(), int(0))];
+        assert!(guarded(code, "p::log2", args).is_empty());
+        // No argument was nothing.
+        let args = vec![("len".to_string(), int(5)), ("other".to_string(), int(3))];
+        assert!(guarded(code, "p::rebuild", args).is_empty());
+    }
+
+    #[test]
+    fn no_guard_where_the_return_type_has_no_plain_nothing() {
+        let args = vec![(
+            "s".to_string(),
+            Value::Str {
+                v: String::new(),
+                truncated: false,
+            },
+        )];
+        assert!(guarded("s.chars().last().unwrap().into()", "p::shout", args).is_empty());
+        assert_eq!(
+            nothing_of(&syn::parse_quote!(-> Option<u8>)),
+            Some(Some("None".into()))
+        );
+        assert_eq!(nothing_of(&syn::parse_quote!()), Some(None));
+    }
+}
