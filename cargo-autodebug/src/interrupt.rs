@@ -3,8 +3,9 @@
 //! only raises a flag and wakes a thread of ours, which kills the process groups of the
 //! tests still running (each test runs in a group of its own, which a Ctrl-C at the terminal
 //! does not reach), removes the registered directories and ends the process with the
-//! shell's code for that signal (128 + its number). `kill -9` cannot be caught: the next run
-//! clears what it left.
+//! shell's code for that signal (128 + its number). A previous run's output directory moved
+//! aside for this run is put back first, so an interrupted run leaves the last report where
+//! it was. `kill -9` cannot be caught: the next run clears what it left.
 //!
 //! What a signal must clean up lives in an [`Interrupts`] value the session owns and hands
 //! to the engine, not in process-wide statics of this crate. The solver's worker processes
@@ -33,6 +34,8 @@ struct Shared {
     dirs: Mutex<Vec<PathBuf>>,
     /// Process groups (of running tests) to kill on a signal.
     groups: Mutex<Vec<i32>>,
+    /// Directories moved aside, to move back on a signal: (where it is now, where it was).
+    moved: Mutex<Vec<(PathBuf, PathBuf)>>,
 }
 
 impl std::fmt::Debug for Interrupts {
@@ -77,6 +80,17 @@ impl Interrupts {
         }
     }
 
+    /// Moves `aside` back to `to` (removing what is at `to`) if the run is interrupted
+    /// before the returned guard is disarmed or dropped.
+    pub fn restore(&self, aside: PathBuf, to: PathBuf) -> Restore {
+        let pair = (aside, to);
+        lock(&self.0.moved).push(pair.clone());
+        Restore {
+            shared: Arc::clone(&self.0),
+            pair,
+        }
+    }
+
     /// Starts `command` (a test, in a process group of its own), whose group is killed if
     /// the run is interrupted while the returned guard lives. The list is held while the
     /// process starts: a signal that comes meanwhile finds it registered.
@@ -115,7 +129,24 @@ impl Shared {
         for path in dirs {
             let _ = std::fs::remove_dir_all(&path);
         }
-        eprintln!("interrupted: the scratch copy was removed");
+        let moved = lock(&self.moved).clone();
+        let mut restored = Vec::new();
+        for (aside, to) in moved {
+            if aside.exists() {
+                let _ = std::fs::remove_dir_all(&to);
+                if std::fs::rename(&aside, &to).is_ok() {
+                    restored.push(crate::output_dir::display_path(&to));
+                }
+            }
+        }
+        if restored.is_empty() {
+            eprintln!("interrupted: the scratch copy was removed");
+        } else {
+            eprintln!(
+                "interrupted: the scratch copy was removed; {} holds the previous run's report again",
+                restored.join(", ")
+            );
+        }
         std::process::exit(128 + signal);
     }
 }
@@ -129,6 +160,26 @@ pub struct Cleanup {
 impl Drop for Cleanup {
     fn drop(&mut self) {
         remove(&self.shared.dirs, &self.path);
+    }
+}
+
+/// A directory moved aside, moved back if the run is interrupted while this guard lives and
+/// is armed.
+pub struct Restore {
+    shared: Arc<Shared>,
+    pair: (PathBuf, PathBuf),
+}
+
+impl Restore {
+    /// From now on an interrupt leaves things as they are (the run's own report is written).
+    pub fn disarm(&self) {
+        remove(&self.shared.moved, &self.pair);
+    }
+}
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        self.disarm();
     }
 }
 

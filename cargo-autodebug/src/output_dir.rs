@@ -1,5 +1,7 @@
 //! The output directory (`autodebug.out` by default): created afresh for each run, the
-//! previous run's moved aside to `<dir>.old`, and locked for the run (a second run on the
+//! previous run's moved aside to `<dir>.old` (put back when the run is interrupted or
+//! selects no test; a directory whose run never wrote its report is removed instead, so the
+//! last report is never pushed out by a run that made none), and locked for the run (a second run on the
 //! same directory stops with a clear error instead of moving the first one's files away);
 //! it names the files a run writes there. It ignores itself for git (a `.gitignore` of `*`
 //! inside, as cargo writes into `target/`), so a `git add .` after a run adds none of it, nor
@@ -21,6 +23,8 @@ pub struct OutputDir {
     path: PathBuf,
     /// The directory itself, opened and locked (`flock`) while the run lasts.
     _lock: std::fs::File,
+    /// `<dir>.old`, when it holds a finished run's report.
+    previous: Option<PathBuf>,
 }
 
 impl OutputDir {
@@ -42,16 +46,22 @@ impl OutputDir {
     /// Creates `dir` afresh, moving a previous one aside to `<dir>.old` (and removing an
     /// older `.old`), and locks it.
     pub fn create(dir: PathBuf) -> Result<OutputDir> {
+        let old = old_of(&dir);
         if dir.exists() {
             // A run still using it holds its lock (which moves with the directory).
             let previous = lock(&dir)?;
-            let old = old_of(&dir);
-            if old.exists() {
-                std::fs::remove_dir_all(&old)
-                    .with_context(|| format!("could not remove {}", old.display()))?;
+            if finished(&dir) {
+                if old.exists() {
+                    std::fs::remove_dir_all(&old)
+                        .with_context(|| format!("could not remove {}", old.display()))?;
+                }
+                std::fs::rename(&dir, &old)
+                    .with_context(|| format!("could not move {} aside", dir.display()))?;
+            } else {
+                // A run that was killed before its report: nothing to keep.
+                std::fs::remove_dir_all(&dir)
+                    .with_context(|| format!("could not remove {}", dir.display()))?;
             }
-            std::fs::rename(&dir, &old)
-                .with_context(|| format!("could not move {} aside", dir.display()))?;
             drop(previous);
         }
         std::fs::create_dir_all(dir.join("log"))
@@ -62,7 +72,26 @@ impl OutputDir {
         Ok(OutputDir {
             path: dir,
             _lock: lock,
+            previous: finished(&old).then_some(old),
         })
+    }
+
+    /// `<dir>.old` when it holds a finished run's report: what an interrupted run puts back.
+    pub fn previous(&self) -> Option<&Path> {
+        self.previous.as_deref()
+    }
+
+    /// Puts the previous run's directory back in place of this one (a run that has nothing
+    /// to report): `true` when there was one.
+    pub fn keep_previous(&self) -> Result<bool> {
+        let Some(old) = &self.previous else {
+            return Ok(false);
+        };
+        std::fs::remove_dir_all(&self.path)
+            .with_context(|| format!("could not remove {}", self.path.display()))?;
+        std::fs::rename(old, &self.path)
+            .with_context(|| format!("could not move {} back", old.display()))?;
+        Ok(true)
     }
 
     /// The directory.
@@ -119,10 +148,14 @@ fn lock(dir: &Path) -> Result<std::fs::File> {
     })
 }
 
-/// `<dir>.old`.
 /// The directories the tool owns for an output directory `dir`: it and its `.old`.
 pub fn own_dirs_of(dir: &Path) -> [PathBuf; 2] {
     [dir.to_path_buf(), old_of(dir)]
+}
+
+/// Whether `dir` holds a finished run's report.
+fn finished(dir: &Path) -> bool {
+    dir.join("report.json").is_file()
 }
 
 fn old_of(dir: &Path) -> PathBuf {
@@ -162,6 +195,34 @@ mod tests {
         let second = OutputDir::create(dir.clone()).unwrap();
         assert!(old_of(&dir).join("report.json").exists());
         assert!(!second.path().join("report.json").exists());
+    }
+
+    #[test]
+    fn the_last_report_survives_a_run_that_made_none() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("autodebug.out");
+        let report = |d: &Path| std::fs::read_to_string(d.join("report.json")).ok();
+        let first = OutputDir::create(dir.clone()).unwrap();
+        assert_eq!(first.previous(), None);
+        std::fs::write(first.path().join("report.json"), "first").unwrap();
+        drop(first);
+        // A run with nothing to report puts the first one's directory back.
+        let empty = OutputDir::create(dir.clone()).unwrap();
+        assert_eq!(empty.previous(), Some(old_of(&dir).as_path()));
+        assert!(empty.keep_previous().unwrap());
+        drop(empty);
+        assert_eq!(report(&dir).as_deref(), Some("first"));
+        assert!(!old_of(&dir).exists());
+        // A run killed before its report (no `report.json`): the next run removes its
+        // directory rather than pushing the first report out of `.old`.
+        let killed = OutputDir::create(dir.clone()).unwrap();
+        std::fs::write(killed.log_dir().join("tests.log"), "").unwrap();
+        drop(killed);
+        let next = OutputDir::create(dir.clone()).unwrap();
+        assert_eq!(report(&old_of(&dir)).as_deref(), Some("first"));
+        assert!(!next.log_dir().join("tests.log").exists());
+        assert!(next.keep_previous().unwrap());
+        assert_eq!(report(&dir).as_deref(), Some("first"));
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub struct Session {
     /// Zero-annotation mode's state and the annotated copy the build uses, if any.
     pub zero: Option<(Zero, Workspace)>,
     pub output: OutputDir,
+    /// Until the run's report is written, an interrupt puts the previous run's output
+    /// directory back.
+    pub keep_previous_on_interrupt: Option<crate::interrupt::Restore>,
     /// Scratch files of the run (traces in progress, plans, result files): removed at the
     /// end, on Ctrl-C and on kill.
     pub scratch: tempfile::TempDir,
@@ -82,6 +85,8 @@ impl Session {
             None => None,
         };
         let output = OutputDir::for_run(&user, &options).or_exit(ExitCode::Software)?;
+        let keep_previous_on_interrupt = (output.previous())
+            .map(|old| interrupts.restore(old.to_path_buf(), output.path().to_path_buf()));
         let scratch = tempfile::Builder::new()
             .prefix("autodebug-")
             .tempdir()
@@ -117,6 +122,7 @@ impl Session {
             user,
             zero,
             output,
+            keep_previous_on_interrupt,
             scratch,
             _scratch_cleanup,
             changed,

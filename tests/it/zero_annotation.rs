@@ -799,9 +799,15 @@ fn a_target_dir_of_its_own_takes_the_runtime_from_the_per_user_cache() {
 }
 
 #[test]
-fn an_interrupted_run_removes_its_scratch_copy() {
+fn an_interrupted_run_removes_its_scratch_copy_and_keeps_the_last_report() {
     let _serial = serial();
     let dir = common::copy_crate(&fixture("plain-ring"));
+    // A previous run's report, which the interrupted run and a run that selects no test
+    // leave where it is.
+    let out = dir.path().join("autodebug.out");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("report.json"), "the previous report").unwrap();
+    let previous = || std::fs::read_to_string(out.join("report.json")).ok();
     // A test that keeps the run busy long enough to be interrupted.
     let test = dir.path().join("tests/ring.rs");
     let mut text = std::fs::read_to_string(&test).unwrap();
@@ -860,6 +866,21 @@ fn an_interrupted_run_removes_its_scratch_copy() {
         "the scratch copy is still there"
     );
     assert!(snapshot(dir.path()) == before, "the user's tree changed");
+    assert_eq!(previous().as_deref(), Some("the previous report"));
+    // A filter that matches no test: nothing to report, the previous report is kept.
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-autodebug"))
+        .args(["autodebug", "no_test_has_this_name", "--target-dir"])
+        .arg(common::shared_target_dir())
+        .current_dir(dir.path())
+        .env_remove("AUTODEBUG_INSTRUMENT")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("Kept the previous run's report"),
+        "{output:?}"
+    );
+    assert_eq!(previous().as_deref(), Some("the previous report"));
 }
 
 /// The pids of processes whose command line has `words` in a row.

@@ -26,6 +26,14 @@ pub fn run(
     let mut report = Report::new(&session.user.root);
     report.plan = session.plan.as_ref().map(|p| p.display().to_string());
     let code = match analyse(&mut session, &mut report, console)? {
+        // No test to analyse: the previous run's report stays where it was.
+        Ended::Early(ExitCode::NoTests) if session.output.keep_previous().unwrap_or(false) => {
+            console.status(
+                "Kept",
+                &format!("the previous run's report in {}", session.output.shown()),
+            );
+            return Ok(ExitCode::NoTests);
+        }
         Ended::Early(code) => code,
         Ended::Analysed(code) => {
             // Positions become the user's (zero-annotation mode ran in a copy), then the

@@ -100,6 +100,10 @@ pub fn finish(
     report.timing.total_s = session.start.elapsed().as_secs_f64();
     report.timing.peak_rss_mb = peak_rss_mb();
     report.write(output_dir).or_exit(ExitCode::Software)?;
+    // The run's own report is there: an interrupt from now on leaves it.
+    if let Some(restore) = &session.keep_previous_on_interrupt {
+        restore.disarm();
+    }
     publish::write(&report, output_dir, &session.output.shown(), changed)
         .or_exit(ExitCode::Software)?;
     if let Some(path) = &options.junit {
