@@ -6,7 +6,7 @@
 //! user's coordinates. The user's text is only read; [`annotated`] makes the copy's text.
 
 use autodebug_syntax::LineIndex;
-use proc_macro2::{LineColumn, TokenStream};
+use proc_macro2::{LineColumn, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::{Attribute, ImplItem, Item, ItemImpl, ItemTrait, Signature, TraitItem};
 
@@ -419,6 +419,7 @@ impl Planner<'_> {
             }
             Item::Impl(imp) => self.impl_block(imp, item, gap),
             Item::Trait(t) => self.trait_block(t),
+            Item::Macro(m) if m.mac.path.is_ident("macro_rules") => self.macro_rules(m),
             Item::Mod(m) if !test_only(&m.attrs) => self.module(m, parents),
             _ => {}
         }
@@ -530,6 +531,73 @@ impl Planner<'_> {
                 in_line_comment: false,
                 after_token: true,
             };
+        }
+    }
+
+    /// A `macro_rules!` of the crate's own (not exported: other crates that expand it do
+    /// not depend on the runtime): each function and `impl` block its rules write, at the
+    /// top of a rule's body or of a repetition in it, gets the attribute there, so that
+    /// every expansion is instrumented with the body's own lines.
+    fn macro_rules(&mut self, m: &syn::ItemMacro) {
+        let exported =
+            (m.attrs.iter()).any(|a| last_segment(a).is_some_and(|s| s == "macro_export"));
+        if exported || test_only(&m.attrs) || m.attrs.iter().any(is_ours) {
+            return;
+        }
+        let name = m
+            .ident
+            .as_ref()
+            .map_or_else(String::new, ToString::to_string);
+        let rules: Vec<TokenTree> = m.mac.tokens.clone().into_iter().collect();
+        for pair in rules.windows(3) {
+            if let [_, TokenTree::Punct(arrow), TokenTree::Group(body)] = pair
+                && arrow.as_char() == '>'
+            {
+                self.macro_body(body, &name);
+            }
+        }
+    }
+
+    /// The items at the top of a rule's body, or of a repetition (`$( … )*`) in it.
+    fn macro_body(&mut self, body: &proc_macro2::Group, name: &str) {
+        let tokens: Vec<TokenTree> = body.stream().into_iter().collect();
+        let Some(mut gap) = self.lines.offset(body.span_open().end()) else {
+            return;
+        };
+        let mut i = 0;
+        while i < tokens.len() {
+            match macro_item(&tokens[i..]) {
+                Some(MacroItem::Instrumented { len, functions }) => {
+                    let item: TokenStream = tokens[i..i + len].iter().cloned().collect();
+                    let at = Gap {
+                        offset: gap,
+                        in_line_comment: false,
+                        after_token: true,
+                    };
+                    let what = format!("macro_rules! {name}");
+                    self.insert(at, &[], &item, &item, what, functions);
+                    i += len;
+                }
+                Some(MacroItem::Other { len }) => i += len,
+                None => {
+                    // A repetition: its items are at the top of the group after the `$`.
+                    if let (TokenTree::Punct(dollar), Some(TokenTree::Group(group))) =
+                        (&tokens[i], tokens.get(i + 1))
+                        && dollar.as_char() == '$'
+                        && group.delimiter() == proc_macro2::Delimiter::Parenthesis
+                    {
+                        self.macro_body(group, name);
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            if let Some(end) = tokens
+                .get(i.saturating_sub(1))
+                .and_then(|t| self.lines.offset(t.span().end()))
+            {
+                gap = end;
+            }
         }
     }
 
@@ -849,6 +917,91 @@ fn path_attribute(attrs: &[Attribute]) -> Option<String> {
 }
 
 /// Start of the first token and end of the last.
+/// An item at the start of a macro rule's tokens: a function or `impl` block the
+/// attribute can instrument (its tokens, attributes included, and how many functions it
+/// holds), or another item to pass over; `None` when the tokens do not start an item.
+enum MacroItem {
+    Instrumented { len: usize, functions: usize },
+    Other { len: usize },
+}
+
+fn macro_item(tokens: &[TokenTree]) -> Option<MacroItem> {
+    let word = |i: usize| match tokens.get(i) {
+        Some(TokenTree::Ident(id)) => Some(id.to_string()),
+        _ => None,
+    };
+    let mut i = 0;
+    let mut refused = false;
+    // Outer attributes: a test or test-only one keeps the item as written.
+    while let (Some(TokenTree::Punct(hash)), Some(TokenTree::Group(attr))) =
+        (tokens.get(i), tokens.get(i + 1))
+    {
+        if hash.as_char() != '#' || attr.delimiter() != proc_macro2::Delimiter::Bracket {
+            break;
+        }
+        let text = attr.stream().to_string();
+        refused |= text.starts_with("test")
+            || text.contains("cfg (test)")
+            || OURS
+                .iter()
+                .any(|ours| text == *ours || text.starts_with(&format!("{ours} (")));
+        i += 2;
+    }
+    if word(i).as_deref() == Some("pub") {
+        i += 1;
+        if let Some(TokenTree::Group(g)) = tokens.get(i)
+            && g.delimiter() == proc_macro2::Delimiter::Parenthesis
+        {
+            i += 1;
+        }
+    }
+    // Qualifiers the macro leaves alone.
+    while let Some(w) = word(i).filter(|w| {
+        matches!(
+            w.as_str(),
+            "const" | "unsafe" | "async" | "extern" | "default"
+        )
+    }) {
+        refused = true;
+        i += 1;
+        if w == "extern" && matches!(tokens.get(i), Some(TokenTree::Literal(_))) {
+            i += 1;
+        }
+    }
+    let keyword = word(i)?;
+    if keyword != "fn" && keyword != "impl" {
+        return None;
+    }
+    // The item ends with its body, the first brace group at its top level.
+    let body = (i..tokens.len()).find(|&j| {
+        matches!(&tokens[j], TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace)
+    })?;
+    let len = body + 1;
+    if refused {
+        return Some(MacroItem::Other { len });
+    }
+    let functions = match (&tokens[body], keyword.as_str()) {
+        (TokenTree::Group(g), "impl") => {
+            let members: Vec<TokenTree> = g.stream().into_iter().collect();
+            let is = |t: &TokenTree, words: &[&str]| matches!(t, TokenTree::Ident(id) if words.iter().any(|w| id == w));
+            // A method the macro leaves alone would make the whole block fail.
+            if members
+                .iter()
+                .any(|t| is(t, &["unsafe", "async", "extern"]))
+            {
+                return Some(MacroItem::Other { len });
+            }
+            members.iter().filter(|t| is(t, &["fn"])).count()
+        }
+        _ => 1,
+    };
+    Some(if functions == 0 {
+        MacroItem::Other { len }
+    } else {
+        MacroItem::Instrumented { len, functions }
+    })
+}
+
 fn extent(tokens: TokenStream) -> Option<(LineColumn, LineColumn)> {
     let mut iter = tokens.into_iter();
     let first = iter.next()?;
@@ -1062,6 +1215,7 @@ mod inner {
 #[tokio::test]
 async fn t() {}
 
+#[macro_export]
 macro_rules! make { () => { fn made() {} } }
 make!();
 ";
@@ -1077,6 +1231,60 @@ make!();
         ] {
             assert!(skipped.contains(reason), "{reason} not in\n{skipped}");
         }
+    }
+
+    #[test]
+    fn the_functions_and_impls_a_macro_writes_are_instrumented_where_it_writes_them() {
+        let text = "macro_rules! impl_eq {
+    ($lhs:ty, $rhs:ty) => {
+        impl PartialEq<$rhs> for $lhs {
+            #[inline]
+            fn eq(&self, other: &$rhs) -> bool {
+                let this: &[u8] = other.as_ref();
+                PartialEq::eq(this, other.as_bytes())
+            }
+        }
+    };
+}
+
+macro_rules! float_impls {
+    ($($t:ident)*) => ($(
+        /// Shifts.
+        pub fn $t(x: u32) -> u32 { x << 1 }
+        struct Kept;
+    )*);
+    (one $t:ident) => {
+        unsafe fn raw() {}
+        impl Thing for $t { unsafe fn raw(&self) {} }
+        #[test]
+        fn in_a_test() {}
+        let _f: fn(u8) -> u8 = |x| x;
+    };
+}
+
+#[macro_export]
+macro_rules! exported { () => { fn made() {} } }
+";
+        let (copy, plan) = annotate(text);
+        assert_eq!(
+            items(&plan),
+            ["macro_rules! impl_eq", "macro_rules! float_impls"]
+        );
+        assert_eq!(
+            (plan.insertions.iter())
+                .map(|i| (i.lines, i.functions))
+                .collect::<Vec<_>>(),
+            [((2, 9), 1), ((14, 16), 1)]
+        );
+        // On the line before each item: no token of the user's moves.
+        assert!(
+            copy.contains(&format!("=> {{ {ATTRIBUTE}\n        impl PartialEq")),
+            "{copy}"
+        );
+        assert!(
+            copy.contains(&format!("($( {ATTRIBUTE}\n        /// Shifts.")),
+            "{copy}"
+        );
     }
 
     #[test]
