@@ -474,6 +474,8 @@ def main(argv=None):
     ap.add_argument("--no-plain", action="store_true", help="skip the plain `cargo test` timing run")
     ap.add_argument("--keep-plain-target", action="store_true",
                     help="keep RUN_DIR/<name>.plain-target after the plain run")
+    ap.add_argument("--keep-target", action="store_true",
+                    help="keep each copy's target/ (the tool's builds) after it is scored")
     ap.add_argument("--score-only", nargs="?", const="", default=None, metavar="RUN_DIR",
                     help="do not run anything: score the copies kept under RUN_DIR (default: --root)")
     ap.add_argument("--out", metavar="DIR", help="where results.json and results.md go (default: the run dir)")
@@ -534,6 +536,9 @@ def main(argv=None):
                                            a.keep_plain_target)
         r = case_result(n, cases, root, truth, plain_rec, tool_rec)
         results.append(r)
+        if not scoring and not a.keep_target:
+            # The tool's build dirs (a GB or more per case); the report and the sources stay.
+            shutil.rmtree(os.path.join(work, "target"), ignore_errors=True)
         log("   detected=%s rank=%s validated=%s fix_at_truth=%s exact=%s left_out=%s" % (
             yn(r["detected"]), r["rank"] or "-", yn(r["validated"]), yn(r["fix_at_truth"]),
             yn(r["exact"]), "-" if r["left_out"] is None else r["left_out"]))
