@@ -206,6 +206,27 @@ fn tokens(code: &str) -> Option<String> {
         .map(|t| t.to_string())
 }
 
+/// The name of the `macro_rules!` whose definition holds `line` of `text`, if one does.
+fn macro_rules_at(text: &str, line: u32) -> Option<String> {
+    struct Find {
+        line: u32,
+        found: Option<String>,
+    }
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
+            let (start, end) = (m.span().start().line as u32, m.span().end().line as u32);
+            if m.mac.path.is_ident("macro_rules") && start <= self.line && self.line <= end {
+                self.found = m.ident.as_ref().map(ToString::to_string);
+            }
+        }
+    }
+    let (_, body) = autodebug_syntax::parseable(text);
+    let file = autodebug_syntax::parse_file_by_item(&body).ok()?.file;
+    let mut find = Find { line, found: None };
+    find.visit_file(&file);
+    find.found
+}
+
 /// Finds `site`'s expression in `text` (the file the site is in): the expression node that
 /// starts and ends exactly where the site does and has the site's role (the condition of an
 /// `if`, the right-hand side of an assignment, the end of a loop's range, …), and whose
@@ -225,13 +246,20 @@ pub fn locate(text: &str, site: &SiteInfo) -> Result<Located> {
         .find(|n| index.roles_at(&n.bytes).contains(&site.kind))
     else {
         match at.first() {
-            None => bail!(
-                "no expression spans {}:{}–{}:{} (the file changed since the build?)",
-                start.0,
-                start.1,
-                end.0,
-                end.1
-            ),
+            None => match macro_rules_at(text, start.0) {
+                Some(name) => bail!(
+                    "{}:{} is in the body of `macro_rules! {name}`: the run saw its expansion,                      the file holds tokens, not an expression to patch",
+                    start.0,
+                    start.1,
+                ),
+                None => bail!(
+                    "no expression spans {}:{}–{}:{} (the file changed since the build?)",
+                    start.0,
+                    start.1,
+                    end.0,
+                    end.1
+                ),
+            },
             Some(node) => bail!(
                 "the {} at {}:{} is not a {}",
                 node.what,
@@ -760,6 +788,16 @@ pub fn max( x:i32,y :i32 )->i32{
         let s = site(text, SiteKind::Let, "a + 1", "a + 1");
         let after = rewrite(text, &s, "a + 2");
         assert_eq!(after, text.replace("a + 1", "a + 2"));
+    }
+
+    #[test]
+    fn a_site_in_a_macros_body_is_said_to_be_there() {
+        let text = "macro_rules! m {\n    ($t:ty) => {\n        fn f(x: $t) -> bool { x < 3 }\n    };\n}\n";
+        let mut site = site_at(text, 0..5, SiteKind::Return);
+        (site.line, site.column, site.end_line, site.end_column) = (3, 31, 3, 36);
+        site.code = "x < 3".into();
+        let error = locate(text, &site).unwrap_err().to_string();
+        assert!(error.contains("in the body of `macro_rules! m`"), "{error}");
     }
 
     #[test]
