@@ -408,6 +408,7 @@ mod tests {
                             } else {
                                 vec!["t::b".into()]
                             },
+                            not_run: 0,
                             error: None,
                             build_s: 0.5,
                             test_s: 0.25,

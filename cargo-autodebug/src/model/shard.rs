@@ -71,6 +71,10 @@ pub struct Validation {
     pub passed: Vec<bool>,
     /// Required tests that did not pass (`target::name`).
     pub failing: Vec<String>,
+    /// Tests not run: a test that failed before still failed, so the rest of the suite was
+    /// not needed.
+    #[serde(default)]
+    pub not_run: usize,
     /// Why the patch could not be tested at all (it does not compile).
     pub error: Option<String>,
     pub build_s: f64,

@@ -402,7 +402,7 @@ fn describe(v: &Validation) -> String {
     match &v.error {
         Some(error) => error.lines().next().unwrap_or("").to_string(),
         None => format!(
-            "{}/{} tests pass (build {:.1}s, tests {:.1}s){}",
+            "{}/{} tests pass (build {:.1}s, tests {:.1}s){}{}",
             v.tests_passed,
             v.tests_total,
             v.build_s,
@@ -411,6 +411,11 @@ fn describe(v: &Validation) -> String {
                 String::new()
             } else {
                 format!("; still failing: {}", v.failing.join(", "))
+            },
+            if v.not_run == 0 {
+                String::new()
+            } else {
+                format!("; the other {} tests not run", v.not_run)
             }
         ),
     }

@@ -185,6 +185,7 @@ fn doubles() {
             display: "tiny::doubles".into(),
             required: true,
             out_of_reach: false,
+            failed_before: false,
             timeout: Duration::from_secs(20),
         }];
         let mut rebuild = Rebuild::in_copy(copy, Selection::default(), suite, 2, Engine::default());

@@ -40,6 +40,9 @@ pub struct SuiteTest {
     /// or failed elsewhere): no change of an instrumented site can change how it runs, so
     /// it is neither required nor rerun.
     pub out_of_reach: bool,
+    /// It failed in the baseline and must pass: run before the rest of the suite, which a
+    /// patch that leaves it failing does not need.
+    pub failed_before: bool,
     /// Its timeout under the patch (a patch can make a loop run away).
     pub timeout: Duration,
 }
@@ -67,6 +70,7 @@ pub fn suite(
                 display: result.test.display(),
                 required: passed || (result.deterministic_failure() && !out_of_reach),
                 out_of_reach,
+                failed_before: result.deterministic_failure() && !out_of_reach,
                 timeout: (result.first.duration * 10)
                     .max(Duration::from_secs(2))
                     .min(max_timeout),
@@ -222,6 +226,7 @@ impl Rebuild {
                     tests_total: self.suite.len(),
                     passed: vec![false; self.suite.len()],
                     failing: Vec::new(),
+                    not_run: 0,
                     error: Some(error),
                     build_s,
                     test_s: 0.0,
@@ -229,20 +234,23 @@ impl Rebuild {
             }
         };
         let start = Instant::now();
-        let passed = self.run_suite(&binaries)?;
+        let ran = self.run_suite(&binaries)?;
         let failing = self
             .suite
             .iter()
-            .zip(&passed)
-            .filter(|(test, passed)| test.required && !**passed)
+            .zip(&ran)
+            .filter(|(test, ran)| test.required && **ran == Some(false))
             .map(|(test, _)| test.display.clone())
             .collect::<Vec<_>>();
+        let not_run = ran.iter().filter(|r| r.is_none()).count();
+        let passed: Vec<bool> = ran.iter().map(|r| *r == Some(true)).collect();
         Ok(Validation {
-            validated: failing.is_empty(),
+            validated: failing.is_empty() && not_run == 0,
             tests_passed: passed.iter().filter(|p| **p).count(),
             tests_total: self.suite.len(),
             passed,
             failing,
+            not_run,
             error: None,
             build_s,
             test_s: start.elapsed().as_secs_f64(),
@@ -360,15 +368,19 @@ impl Rebuild {
                 display: test.display(),
                 required: passed,
                 out_of_reach: !passed,
+                failed_before: false,
                 timeout,
             });
         }
         Ok(())
     }
 
-    /// Runs every test of the suite found in `binaries` (each binary's together, see
-    /// [`engine::run_together`]), each with its timeout: whether each passed, in suite order (a test not found did not pass).
-    fn run_suite(&self, binaries: &[TestBinary]) -> Result<Vec<bool>> {
+    /// Runs the tests of the suite found in `binaries` (each binary's together, see
+    /// [`engine::run_together`]), each with its timeout: whether each passed, in suite
+    /// order (a test not found did not pass). The tests that failed in the baseline run
+    /// first; when one of them still fails, the patch is refuted and the rest of the suite
+    /// is not run (`None`).
+    fn run_suite(&self, binaries: &[TestBinary]) -> Result<Vec<Option<bool>>> {
         let mut found: BTreeMap<TestKey, TestId> = BTreeMap::new();
         let wanted: BTreeSet<(&Path, &str, &str)> = self
             .suite
@@ -409,23 +421,34 @@ impl Rebuild {
                 found.insert(key, test);
             }
         }
-        let runs: Vec<(usize, &TestId)> = self
+        let runnable: Vec<(usize, &TestId)> = self
             .suite
             .iter()
             .enumerate()
             .filter(|(_, t)| !t.out_of_reach)
             .filter_map(|(i, t)| found.get(&t.key).map(|id| (i, id)))
             .collect();
-        let tests: Vec<(&TestId, Duration)> = runs
-            .iter()
-            .map(|&(i, test)| (test, self.suite[i].timeout))
+        let mut ran: Vec<Option<bool>> = (self.suite.iter())
+            .map(|t| (t.out_of_reach || !found.contains_key(&t.key)).then_some(false))
             .collect();
-        let outcomes = engine::run_together(&self.engine, &tests, self.jobs)?;
-        let mut passed = vec![false; self.suite.len()];
-        for ((i, _), outcome) in runs.iter().zip(outcomes) {
-            passed[*i] = outcome;
+        let (first, rest): (Vec<_>, Vec<_>) =
+            (runnable.into_iter()).partition(|&(i, _)| self.suite[i].failed_before);
+        for part in [first, rest] {
+            let tests: Vec<(&TestId, Duration)> = part
+                .iter()
+                .map(|&(i, test)| (test, self.suite[i].timeout))
+                .collect();
+            let outcomes = engine::run_together(&self.engine, &tests, self.jobs)?;
+            for ((i, _), outcome) in part.iter().zip(outcomes) {
+                ran[*i] = Some(outcome);
+            }
+            let refuted =
+                (part.iter()).any(|&(i, _)| self.suite[i].required && ran[i] == Some(false));
+            if refuted {
+                break;
+            }
         }
-        Ok(passed)
+        Ok(ran)
     }
 }
 
@@ -523,6 +546,7 @@ mod tests {
                 display: format!("tiny::tests::{name}"),
                 required: *required,
                 out_of_reach: false,
+                failed_before: false,
                 timeout: Duration::from_secs(20),
             })
             .collect()
@@ -606,6 +630,28 @@ mod tests {
             rebuild
                 .validate(&[("../escape.rs".into(), String::new())])
                 .is_err()
+        );
+
+        // The test that failed before runs first: a patch that leaves it failing is refuted
+        // without the rest of the suite; one that makes it pass runs the rest.
+        let mut suite = suite_of(&[
+            ("larger_first", true),
+            ("larger_second", true),
+            ("equal", true),
+        ]);
+        suite[1].failed_before = true;
+        rebuild.suite = suite;
+        let faulty = rebuild.validate(&patched(LIB)).unwrap();
+        assert!(!faulty.validated);
+        assert_eq!(faulty.failing, ["tiny::tests::larger_second"]);
+        assert_eq!((faulty.not_run, faulty.tests_passed), (2, 0));
+        let fixed = rebuild
+            .validate(&patched(&LIB.replace("r = x;\n    }", "r = y;\n    }")))
+            .unwrap();
+        assert!(fixed.validated, "{fixed:?}");
+        assert_eq!(
+            (fixed.not_run, fixed.tests_passed, fixed.tests_total),
+            (0, 3, 3)
         );
     }
 }
