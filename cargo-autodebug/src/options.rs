@@ -59,7 +59,8 @@ pub struct Options {
     pub test_targets: Vec<String>,
 
     /// Number of tests run at once [default: available cores].
-    #[arg(help_heading = "Test Runs", short = 'j', long, value_name = "N")]
+    #[arg(help_heading = "Test Runs", short = 'j', long, value_name = "N",
+          value_parser = at_least_one, allow_negative_numbers = true)]
     pub jobs: Option<usize>,
 
     /// Per-test timeout in seconds; a test running longer is killed and reported as hanging.
@@ -67,7 +68,9 @@ pub struct Options {
         help_heading = "Test Runs",
         long,
         value_name = "SECS",
-        default_value_t = 60.0
+        default_value_t = 60.0,
+        value_parser = positive_seconds,
+        allow_negative_numbers = true
     )]
     pub timeout: f64,
 
@@ -741,9 +744,48 @@ impl LibtestArgs {
     }
 }
 
+/// A count of at least one (`--jobs`).
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (0 would run no test)".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{text}` is not a whole number of at least 1")),
+    }
+}
+
+/// A number of seconds greater than zero (`--timeout`).
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs > 0.0 => Ok(secs),
+        Ok(_) => Err("must be a number of seconds greater than 0".to_string()),
+        Err(_) => Err(format!("`{text}` is not a number of seconds")),
+    }
+}
+
 #[cfg(test)]
 mod libtest_tests {
     use super::*;
+
+    #[test]
+    fn a_timeout_or_a_job_count_that_would_run_nothing_is_refused() {
+        let parse = |args: &[&str]| {
+            let mut all = vec!["cargo-autodebug"];
+            all.extend_from_slice(args);
+            Options::parse_args(all).map_err(|e| e.to_string())
+        };
+        for (args, says) in [
+            (&["--timeout", "0"][..], "greater than 0"),
+            (&["--timeout", "-1"][..], "greater than 0"),
+            (&["--timeout", "soon"][..], "is not a number of seconds"),
+            (&["--jobs", "0"][..], "at least 1"),
+            (&["-j", "-2"][..], "is not a whole number"),
+        ] {
+            let error = parse(args).unwrap_err();
+            assert!(error.contains(says), "{args:?}: {error}");
+        }
+        let options = parse(&["--timeout", "2.5", "-j", "3"]).unwrap();
+        assert_eq!((options.timeout, options.jobs), (2.5, Some(3)));
+    }
 
     fn parse(args: &[&str]) -> anyhow::Result<LibtestArgs> {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
