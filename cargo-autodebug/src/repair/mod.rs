@@ -7,6 +7,7 @@
 //! suite rerun ([`validate`]): only then is a fix `validated`. Fixes are ranked and
 //! deduplicated by effect; every step is bounded.
 
+mod adaptors;
 pub mod apply;
 pub mod clauses;
 pub mod expression;

@@ -2,7 +2,7 @@
 //! target. A new source is a file of this folder (a [`CandidateSource`]) and one line here.
 
 use super::{CandidateSource, Context, Limits, SYNTHESIS_TIME, Target, joint, switched};
-use super::{clauses, guards, overflow, siblings, statements, syntactic, synthesis};
+use super::{adaptors, clauses, guards, overflow, siblings, statements, syntactic, synthesis};
 
 /// What a source can be made from.
 pub struct Inputs<'a> {
@@ -47,6 +47,8 @@ pub const SOURCES: &[Make] = &[
     |i, _| Box::new(guards::Guards::new(i.files, i.context.traces)),
     // A call of the program's own function for a sibling of the same signature.
     |i, _| Box::new(siblings::Siblings::new(i.files)),
+    // An iterator adaptor taken out of a chain, or a `.rev()`/`.skip(1)` put in.
+    |_, _| Box::new(adaptors::Adaptors::default()),
     // A clause the program tests elsewhere, added to a condition.
     |i, _| Box::new(clauses::Clauses::new(i.files)),
     // Pairs of edits at the two sites of a two-component diagnosis.
