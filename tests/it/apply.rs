@@ -1,7 +1,8 @@
 //! End-to-end `--apply`: only the faulty expression changes (formatting, comments, CRLF line
 //! endings and non-ASCII text elsewhere are byte-identical); a tree with uncommitted
 //! changes is refused before any work unless `--allow-dirty`; after a run, `--apply` writes
-//! that run's fix without running anything, unless a file changed since.
+//! that run's fix without running anything, unless a file changed since; once the fix is
+//! in, `--apply` has nothing to apply and says so without an error.
 
 use crate::common;
 
@@ -36,6 +37,17 @@ fn apply_changes_only_the_faulty_expression() {
     );
     let output = common::cargo_test(dir.path());
     assert!(output.status.success(), "{}", common::describe(&output));
+
+    // `--apply` again, the fix committed: every test passes, nothing to apply, and no
+    // `error:` for it.
+    common::git_commit_all(dir.path());
+    let output = common::autodebug_expecting(dir.path(), &["--apply"], 0);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Nothing to apply: no test fails") && !stderr.contains("error:"),
+        "{stderr}"
+    );
+    assert_eq!(lib(dir.path()), after, "a second --apply wrote the file");
 }
 
 #[test]

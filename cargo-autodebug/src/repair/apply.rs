@@ -45,6 +45,14 @@ pub fn apply_top(
         }
     };
     let Some(fix) = report.top_fix() else {
+        // Every test passes (the fix is in, say): nothing to apply, and nothing wrong.
+        if report.failing_tests.is_empty() {
+            console.status("Nothing", "to apply: no test fails");
+            return crate::model::Applied {
+                files: Vec::new(),
+                refused: Some("no test fails: nothing to apply".to_string()),
+            };
+        }
         return refused("no validated fix to apply".to_string());
     };
     if let Err(why) = tree {
