@@ -64,8 +64,7 @@ impl OutputDir {
             }
             drop(previous);
         }
-        std::fs::create_dir_all(dir.join("log"))
-            .with_context(|| format!("could not create {}", dir.display()))?;
+        std::fs::create_dir_all(dir.join("log")).map_err(|error| not_created(&dir, error))?;
         std::fs::write(dir.join(".gitignore"), GITIGNORE)
             .with_context(|| format!("could not write {}", dir.join(".gitignore").display()))?;
         let lock = lock(&dir)?;
@@ -153,6 +152,19 @@ pub fn own_dirs_of(dir: &Path) -> [PathBuf; 2] {
     [dir.to_path_buf(), old_of(dir)]
 }
 
+/// Why `dir` could not be created; where the tree cannot be written, the flags that move
+/// what the tool writes.
+fn not_created(dir: &Path, error: std::io::Error) -> anyhow::Error {
+    let hint = match error.kind() {
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => {
+            "\n  = help: `-o DIR` (`--output`) writes the report elsewhere, and \
+             `--target-dir DIR` the builds"
+        }
+        _ => "",
+    };
+    anyhow::anyhow!("could not create {}: {error}{hint}", dir.display())
+}
+
 /// Whether `dir` holds a finished run's report.
 fn finished(dir: &Path) -> bool {
     dir.join("report.json").is_file()
@@ -223,6 +235,30 @@ mod tests {
         assert!(!next.log_dir().join("tests.log").exists());
         assert!(next.keep_previous().unwrap());
         assert_eq!(report(&dir).as_deref(), Some("first"));
+    }
+
+    #[test]
+    fn a_directory_that_cannot_be_written_names_the_flags_that_move_the_output() {
+        let dir = Path::new("/tree/autodebug.out");
+        for kind in [
+            std::io::ErrorKind::ReadOnlyFilesystem,
+            std::io::ErrorKind::PermissionDenied,
+        ] {
+            let error = format!("{:#}", not_created(dir, kind.into()));
+            assert!(
+                error.starts_with("could not create /tree/autodebug.out: "),
+                "{error}"
+            );
+            assert!(
+                error.contains("`-o DIR`") && error.contains("`--target-dir DIR`"),
+                "{error}"
+            );
+        }
+        let other = format!(
+            "{:#}",
+            not_created(dir, std::io::ErrorKind::StorageFull.into())
+        );
+        assert!(!other.contains("help"), "{other}");
     }
 
     #[test]
