@@ -64,6 +64,22 @@ pub struct RawTrace {
 }
 
 impl RawTrace {
+    /// The `Enter` records of the calls open at event `at` (entered before it and not yet
+    /// exited), outermost first.
+    pub fn open_calls(&self, at: usize) -> Vec<&Record> {
+        let mut open: Vec<&Record> = Vec::new();
+        for event in &self.events[..at.min(self.events.len())] {
+            match event {
+                Record::Enter { .. } => open.push(event),
+                Record::Exit { .. } => {
+                    open.pop();
+                }
+                _ => {}
+            }
+        }
+        open
+    }
+
     /// How many events sites `ids` have in this trace: counted from the events of an
     /// `events` trace, or from the instance counts of a `coverage` trace that has them.
     /// `None` when the trace cannot tell.
@@ -231,6 +247,26 @@ pub struct RecordedTrace {
     pub role: Role,
     pub outcome: Outcome,
     pub trace: RawTrace,
+}
+
+/// `trace` as the failing trace of a test `p::t` that crashed (for the techniques' tests).
+#[cfg(test)]
+pub(crate) fn failing_test_trace(trace: RawTrace) -> RecordedTrace {
+    RecordedTrace {
+        test: TestId {
+            package: "p".into(),
+            target: "p".into(),
+            kind: "lib".into(),
+            name: "t".into(),
+            binary: Default::default(),
+            package_root: Default::default(),
+        },
+        role: Role::Failing,
+        outcome: Outcome::Crashed {
+            description: String::new(),
+        },
+        trace,
+    }
 }
 
 /// A site's file (as the compiler saw it: relative to the workspace root, or absolute for

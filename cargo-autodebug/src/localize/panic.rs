@@ -119,19 +119,11 @@ fn caller_site(context: &Context, frame: &Frame, open: &[&SiteInfo]) -> Option<S
 
 /// The entry sites of the calls open at event `at`, innermost first.
 fn open_functions(trace: &crate::trace::RawTrace, at: usize) -> Vec<&SiteInfo> {
-    let mut open: Vec<u32> = Vec::new();
-    for event in &trace.events[..at] {
-        match event {
-            Record::Enter { site, .. } => open.push(*site),
-            Record::Exit { .. } => {
-                open.pop();
-            }
-            _ => {}
-        }
-    }
-    open.iter()
-        .rev()
-        .filter_map(|s| trace.sites.get(s))
+    (trace.open_calls(at).into_iter().rev())
+        .filter_map(|e| match e {
+            Record::Enter { site, .. } => trace.sites.get(site),
+            _ => None,
+        })
         .collect()
 }
 
@@ -226,18 +218,9 @@ impl Technique for PanicSite {
 
 /// The function of the innermost call open at event `at`, by its `Enter` site.
 fn enclosing_function(trace: &crate::trace::RawTrace, at: usize) -> Option<String> {
-    let mut open: Vec<u32> = Vec::new();
-    for event in &trace.events[..at] {
-        match event {
-            Record::Enter { site, .. } => open.push(*site),
-            Record::Exit { .. } => {
-                open.pop();
-            }
-            _ => {}
-        }
-    }
-    let site = open.last()?;
-    trace.sites.get(site).map(|s| s.function.clone())
+    open_functions(trace, at)
+        .first()
+        .map(|site| site.function.clone())
 }
 
 /// An expression with the shape of a site: its kind, where it starts and ends (line and
@@ -302,8 +285,7 @@ mod tests {
 
     #[test]
     fn the_calls_open_at_a_panic_in_the_crates_own_functions_are_ranked() {
-        use crate::model::{Outcome, TestId};
-        use crate::trace::{RawTrace, RecordedTrace};
+        use crate::trace::RawTrace;
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("src")).unwrap();
         let text = "fn log2(x: usize) -> usize {
@@ -354,21 +336,7 @@ fn t() {
                 frames: vec![frame(6, 15), frame(11, 5)],
             },
         ];
-        let failing = RecordedTrace {
-            test: TestId {
-                package: "p".into(),
-                target: "p".into(),
-                kind: "lib".into(),
-                name: "t".into(),
-                binary: Default::default(),
-                package_root: Default::default(),
-            },
-            role: Role::Failing,
-            outcome: Outcome::Crashed {
-                description: String::new(),
-            },
-            trace,
-        };
+        let failing = crate::trace::failing_test_trace(trace);
         let found = crate::localize::tests::run_technique(
             &PanicCallers,
             dir.path(),

@@ -53,17 +53,7 @@ impl<'a> Guards<'a> {
             else {
                 continue;
             };
-            let mut stack: Vec<&Record> = Vec::new();
-            for event in &trace.events[..at] {
-                match event {
-                    Record::Enter { .. } => stack.push(event),
-                    Record::Exit { .. } => {
-                        stack.pop();
-                    }
-                    _ => {}
-                }
-            }
-            for event in stack {
+            for event in trace.open_calls(at) {
                 if let Record::Enter { site, args } = event
                     && let Some(info) = trace.sites.get(site)
                 {
@@ -253,7 +243,7 @@ impl CandidateSource for Guards<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Outcome, TestId};
+
     use crate::repair::expression::Types;
     use crate::repair::scratch_target;
     use crate::trace::RawTrace;
@@ -293,21 +283,7 @@ pub fn shout(s: &str) -> Thing {
                 thread: "t".into(),
             },
         ];
-        RecordedTrace {
-            test: TestId {
-                package: "p".into(),
-                target: "p".into(),
-                kind: "lib".into(),
-                name: "t".into(),
-                binary: Default::default(),
-                package_root: Default::default(),
-            },
-            role: Role::Failing,
-            outcome: Outcome::Crashed {
-                description: String::new(),
-            },
-            trace,
-        }
+        crate::trace::failing_test_trace(trace)
     }
 
     fn int(v: i128) -> Value {

@@ -279,7 +279,7 @@ impl CandidateSource for Overflows<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Outcome, TestId};
+
     use crate::repair::expression::Types;
     use crate::repair::scratch_target;
     use crate::trace::RawTrace;
@@ -305,21 +305,7 @@ pub fn prefix(mask: u32, prefix: u32) -> bool {
             column,
             thread: "t".into(),
         });
-        RecordedTrace {
-            test: TestId {
-                package: "p".into(),
-                target: "p".into(),
-                kind: "lib".into(),
-                name: "t".into(),
-                binary: Default::default(),
-                package_root: Default::default(),
-            },
-            role: Role::Failing,
-            outcome: Outcome::Crashed {
-                description: String::new(),
-            },
-            trace,
-        }
+        crate::trace::failing_test_trace(trace)
     }
 
     fn candidates(code: &str, kind: SiteKind, panic: RecordedTrace) -> Vec<(String, String)> {
