@@ -12,7 +12,7 @@ use std::ops::Range;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
-use super::{Candidate, CandidateEdit, CandidateSource, Target};
+use super::{Candidate, CandidateEdit, Target};
 
 /// The source's name in the report.
 pub const NAME: &str = "adaptor";
@@ -111,19 +111,22 @@ impl Adaptors {
     }
 }
 
-impl CandidateSource for Adaptors {
-    fn name(&self) -> &'static str {
-        NAME
+impl super::Listed for Adaptors {
+    const NAME: &'static str = NAME;
+
+    fn queues(&mut self) -> &mut super::Queues {
+        &mut self.queues
     }
 
-    fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
-        super::from_queue(self, |s| &mut s.queues, target, max, Self::candidates)
+    fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
+        self.candidates(target)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repair::CandidateSource;
     use crate::repair::expression::Types;
     use crate::repair::scratch_target;
     use autodebug_runtime::protocol::SiteKind;

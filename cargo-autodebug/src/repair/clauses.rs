@@ -15,7 +15,7 @@ use autodebug_runtime::protocol::{BinOp, Expr, SiteKind, UnOp};
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
-use super::{Candidate, CandidateEdit, CandidateSource, Files, Target, expression, patch};
+use super::{Candidate, CandidateEdit, Files, Target, expression, patch};
 use crate::localize::source::uses_of;
 
 /// The source's name in the report.
@@ -346,19 +346,22 @@ fn symbol(op: BinOp) -> &'static str {
     if op == BinOp::Or { "||" } else { "&&" }
 }
 
-impl CandidateSource for Clauses<'_> {
-    fn name(&self) -> &'static str {
-        NAME
+impl super::Listed for Clauses<'_> {
+    const NAME: &'static str = NAME;
+
+    fn queues(&mut self) -> &mut super::Queues {
+        &mut self.queues
     }
 
-    fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
-        super::from_queue(self, |s| &mut s.queues, target, max, Self::candidates)
+    fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
+        self.candidates(target)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repair::CandidateSource;
     use crate::repair::expression::Types;
     use crate::repair::scratch_target;
 

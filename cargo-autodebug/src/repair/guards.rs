@@ -15,7 +15,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
-use super::{Candidate, CandidateEdit, CandidateSource, Files, Target, patch};
+use super::{Candidate, CandidateEdit, Files, Target, patch};
 use crate::model::Role;
 use crate::trace::RecordedTrace;
 use autodebug_runtime::protocol::{Binding, Record, Value};
@@ -230,19 +230,22 @@ impl<'ast> Visit<'ast> for Innermost {
     }
 }
 
-impl CandidateSource for Guards<'_> {
-    fn name(&self) -> &'static str {
-        NAME
+impl super::Listed for Guards<'_> {
+    const NAME: &'static str = NAME;
+
+    fn queues(&mut self) -> &mut super::Queues {
+        &mut self.queues
     }
 
-    fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
-        super::from_queue(self, |s| &mut s.queues, target, max, Self::candidates)
+    fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
+        self.candidates(target)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repair::CandidateSource;
 
     use crate::repair::expression::Types;
     use crate::repair::scratch_target;

@@ -128,28 +128,37 @@ pub trait CandidateSource {
     }
 }
 
-/// Per target, the candidates a source made for it once, handed out in order by
-/// [`from_queue`]: how a source that proposes a fixed list per site answers
-/// [`CandidateSource::next`].
+/// Per target, the candidates a [`Listed`] source made for it once, handed out in order.
 pub(crate) type Queues = BTreeMap<SiteKey, VecDeque<Candidate>>;
 
-/// Up to `max` more of `target`'s candidates from `source`'s queues (`queues` finds them in
-/// it), made by `make` on the first call for the target.
-pub(crate) fn from_queue<S>(
-    source: &mut S,
-    queues: impl Fn(&mut S) -> &mut Queues,
-    target: &Target,
-    max: usize,
-    make: impl FnOnce(&mut S, &Target) -> VecDeque<Candidate>,
-) -> Vec<Candidate> {
-    let key = target.site.key();
-    if !queues(source).contains_key(&key) {
-        let queue = make(source, target);
-        queues(source).insert(key.clone(), queue);
+/// A source that makes a fixed list of candidates per target, once, and hands it out in
+/// order: it is a [`CandidateSource`] by this alone.
+pub(crate) trait Listed {
+    /// Its name in the report.
+    const NAME: &'static str;
+
+    /// Where its lists are kept.
+    fn queues(&mut self) -> &mut Queues;
+
+    /// The candidates for `target`, in the order they are tried.
+    fn list(&mut self, target: &Target) -> VecDeque<Candidate>;
+}
+
+impl<S: Listed> CandidateSource for S {
+    fn name(&self) -> &'static str {
+        S::NAME
     }
-    let queue = queues(source).get_mut(&key).expect("inserted above");
-    let n = max.min(queue.len());
-    queue.drain(..n).collect()
+
+    fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
+        let key = target.site.key();
+        if !self.queues().contains_key(&key) {
+            let queue = self.list(target);
+            self.queues().insert(key.clone(), queue);
+        }
+        let queue = self.queues().get_mut(&key).expect("inserted above");
+        let n = max.min(queue.len());
+        queue.drain(..n).collect()
+    }
 }
 
 /// Bounds on the repair stage.

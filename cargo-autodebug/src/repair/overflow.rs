@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, VecDeque};
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
-use super::{Candidate, CandidateEdit, CandidateSource, Files, Target};
+use super::{Candidate, CandidateEdit, Files, Target};
 use crate::model::Role;
 use crate::trace::RecordedTrace;
 use autodebug_runtime::protocol::Record;
@@ -266,19 +266,22 @@ impl<'ast> Visit<'ast> for Find<'_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-impl CandidateSource for Overflows<'_> {
-    fn name(&self) -> &'static str {
-        NAME
+impl super::Listed for Overflows<'_> {
+    const NAME: &'static str = NAME;
+
+    fn queues(&mut self) -> &mut super::Queues {
+        &mut self.queues
     }
 
-    fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
-        super::from_queue(self, |s| &mut s.queues, target, max, Self::candidates)
+    fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
+        self.candidates(target)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repair::CandidateSource;
 
     use crate::repair::expression::Types;
     use crate::repair::scratch_target;

@@ -14,7 +14,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
-use super::{Candidate, CandidateEdit, CandidateSource, Files, Target, patch};
+use super::{Candidate, CandidateEdit, Files, Target, patch};
 
 /// The source's name in the report.
 pub const NAME: &str = "sibling-call";
@@ -213,19 +213,22 @@ impl<'a> Siblings<'a> {
     }
 }
 
-impl CandidateSource for Siblings<'_> {
-    fn name(&self) -> &'static str {
-        NAME
+impl super::Listed for Siblings<'_> {
+    const NAME: &'static str = NAME;
+
+    fn queues(&mut self) -> &mut super::Queues {
+        &mut self.queues
     }
 
-    fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
-        super::from_queue(self, |s| &mut s.queues, target, max, Self::candidates)
+    fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
+        self.candidates(target)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repair::CandidateSource;
     use crate::repair::expression::Types;
     use crate::repair::scratch_target;
     use autodebug_runtime::protocol::SiteKind;

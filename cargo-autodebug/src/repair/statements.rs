@@ -14,7 +14,7 @@ use std::ops::Range;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
-use super::{Candidate, CandidateEdit, CandidateSource, Files, Target};
+use super::{Candidate, CandidateEdit, Files, Target};
 
 /// The source's name in the report.
 pub const NAME: &str = "statement";
@@ -426,19 +426,22 @@ fn indentation(text: &str, at: usize) -> String {
         .collect()
 }
 
-impl CandidateSource for StatementEdits<'_> {
-    fn name(&self) -> &'static str {
-        NAME
+impl super::Listed for StatementEdits<'_> {
+    const NAME: &'static str = NAME;
+
+    fn queues(&mut self) -> &mut super::Queues {
+        &mut self.queues
     }
 
-    fn next(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
-        super::from_queue(self, |s| &mut s.queues, target, max, Self::candidates)
+    fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
+        self.candidates(target)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repair::CandidateSource;
     use crate::repair::expression::Types;
     use crate::repair::patch::{self, Edit};
     use crate::repair::scratch_target;
