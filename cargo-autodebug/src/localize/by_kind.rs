@@ -44,7 +44,6 @@ impl Technique for ByKind {
 fn a_technique_is_a_file_and_a_registration_line() {
     use autodebug_runtime::protocol::SiteKind;
 
-    use crate::engine::Recorder;
     use crate::model::Outcome;
 
     let registered = [Registration {
@@ -81,18 +80,7 @@ fn a_technique_is_a_file_and_a_registration_line() {
     let dir = tempfile::tempdir().unwrap();
     let options = crate::options::Options::parse_args(["cargo-autodebug"]).unwrap();
     let console = crate::console::Console::new(&options);
-    let rerun = Recorder {
-        engine: Default::default(),
-        workspace_root: dir.path(),
-        output_dir: dir.path(),
-        scratch: dir.path(),
-        base_env: &[],
-        timeout: std::time::Duration::from_secs(1),
-        max_events: 1000,
-        jobs: 1,
-        runs: Default::default(),
-        user_columns: None,
-    };
+    let rerun = super::tests::idle_recorder(dir.path());
     let context = Context {
         workspace_root: dir.path(),
         baseline: &baseline,

@@ -393,15 +393,9 @@ pub(crate) mod tests {
         }
     }
 
-    /// Runs `technique` on `traces` of a workspace at `root` (no baseline, no oracle).
-    pub(crate) fn run_technique(
-        technique: &dyn Technique,
-        root: &Path,
-        traces: &[RecordedTrace],
-    ) -> Vec<Suspect> {
-        let options = crate::options::Options::parse_args(["cargo-autodebug"]).unwrap();
-        let console = crate::console::Console::new(&options);
-        let rerun = Recorder {
+    /// A recorder for a technique's test that reruns nothing (a workspace at `root`).
+    pub(crate) fn idle_recorder(root: &Path) -> Recorder<'_> {
+        Recorder {
             engine: Default::default(),
             workspace_root: root,
             output_dir: root,
@@ -412,7 +406,18 @@ pub(crate) mod tests {
             jobs: 1,
             runs: Default::default(),
             user_columns: None,
-        };
+        }
+    }
+
+    /// Runs `technique` on `traces` of a workspace at `root` (no baseline, no oracle).
+    pub(crate) fn run_technique(
+        technique: &dyn Technique,
+        root: &Path,
+        traces: &[RecordedTrace],
+    ) -> Vec<Suspect> {
+        let options = crate::options::Options::parse_args(["cargo-autodebug"]).unwrap();
+        let console = crate::console::Console::new(&options);
+        let rerun = idle_recorder(root);
         let context = Context {
             workspace_root: root,
             baseline: &[],

@@ -111,17 +111,7 @@ impl Adaptors {
     }
 }
 
-impl super::Listed for Adaptors {
-    const NAME: &'static str = NAME;
-
-    fn queues(&mut self) -> &mut super::Queues {
-        &mut self.queues
-    }
-
-    fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
-        self.candidates(target)
-    }
-}
+super::listed!(Adaptors);
 
 #[cfg(test)]
 mod tests {

@@ -346,17 +346,7 @@ fn symbol(op: BinOp) -> &'static str {
     if op == BinOp::Or { "||" } else { "&&" }
 }
 
-impl super::Listed for Clauses<'_> {
-    const NAME: &'static str = NAME;
-
-    fn queues(&mut self) -> &mut super::Queues {
-        &mut self.queues
-    }
-
-    fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
-        self.candidates(target)
-    }
-}
+super::listed!(Clauses<'_>);
 
 #[cfg(test)]
 mod tests {

@@ -230,17 +230,7 @@ impl<'ast> Visit<'ast> for Innermost {
     }
 }
 
-impl super::Listed for Guards<'_> {
-    const NAME: &'static str = NAME;
-
-    fn queues(&mut self) -> &mut super::Queues {
-        &mut self.queues
-    }
-
-    fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
-        self.candidates(target)
-    }
-}
+super::listed!(Guards<'_>);
 
 #[cfg(test)]
 mod tests {

@@ -144,6 +144,25 @@ pub(crate) trait Listed {
     fn list(&mut self, target: &Target) -> VecDeque<Candidate>;
 }
 
+/// `impl Listed` for a source type (a lifetime `'_` if it has one) with a `queues` field,
+/// a `candidates` method and a `NAME` in its module.
+macro_rules! listed {
+    ($source:ty) => {
+        impl super::Listed for $source {
+            const NAME: &'static str = NAME;
+
+            fn queues(&mut self) -> &mut super::Queues {
+                &mut self.queues
+            }
+
+            fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
+                self.candidates(target)
+            }
+        }
+    };
+}
+pub(crate) use listed;
+
 impl<S: Listed> CandidateSource for S {
     fn name(&self) -> &'static str {
         S::NAME

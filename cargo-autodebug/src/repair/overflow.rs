@@ -266,17 +266,7 @@ impl<'ast> Visit<'ast> for Find<'_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-impl super::Listed for Overflows<'_> {
-    const NAME: &'static str = NAME;
-
-    fn queues(&mut self) -> &mut super::Queues {
-        &mut self.queues
-    }
-
-    fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
-        self.candidates(target)
-    }
-}
+super::listed!(Overflows<'_>);
 
 #[cfg(test)]
 mod tests {

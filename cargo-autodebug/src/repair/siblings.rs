@@ -213,17 +213,7 @@ impl<'a> Siblings<'a> {
     }
 }
 
-impl super::Listed for Siblings<'_> {
-    const NAME: &'static str = NAME;
-
-    fn queues(&mut self) -> &mut super::Queues {
-        &mut self.queues
-    }
-
-    fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
-        self.candidates(target)
-    }
-}
+super::listed!(Siblings<'_>);
 
 #[cfg(test)]
 mod tests {

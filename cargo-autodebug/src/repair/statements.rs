@@ -426,17 +426,7 @@ fn indentation(text: &str, at: usize) -> String {
         .collect()
 }
 
-impl super::Listed for StatementEdits<'_> {
-    const NAME: &'static str = NAME;
-
-    fn queues(&mut self) -> &mut super::Queues {
-        &mut self.queues
-    }
-
-    fn list(&mut self, target: &Target) -> VecDeque<Candidate> {
-        self.candidates(target)
-    }
-}
+super::listed!(StatementEdits<'_>);
 
 #[cfg(test)]
 mod tests {
