@@ -61,6 +61,14 @@ pub(super) fn failing_tests(context: &Context, rerun: &Rerun) -> Vec<String> {
         .collect()
 }
 
+/// Whether a candidate adds or takes away logic (a statement, a clause borrowed from
+/// elsewhere): such candidates are rebuilt after the one-token edits. Not a guard, which a
+/// panic in its function with an argument of nothing asked for.
+fn adds_logic(c: &Candidate) -> bool {
+    (super::statements::edits_lines(c) && c.source != super::guards::NAME)
+        || c.source == super::clauses::NAME
+}
+
 /// What makes two candidates the same: their sites and new code (after whitespace).
 fn edits_key(c: &Candidate) -> Vec<(SiteKey, String)> {
     c.edits
@@ -384,10 +392,7 @@ impl Search<'_> {
                 .filter_map(|e| self.by_key.get(&e.site).map(|&i| self.targets[i].rank))
                 .min()
                 .unwrap_or(usize::MAX);
-            // Logic added or taken away (a statement, a clause borrowed from elsewhere) is
-            // rebuilt after the one-token edits.
-            let lines = super::statements::edits_lines(c) || c.source == super::clauses::NAME;
-            (c.edits.len(), lines, rank, c.cost)
+            (c.edits.len(), adds_logic(c), rank, c.cost)
         };
         plausible.sort_by_key(|(c, _)| order(c));
         // Combinations with a partial fix the runtime could not judge have evidence the
@@ -598,4 +603,38 @@ fn at_and_edit(fix: &Fix) -> String {
         fix.line,
         crate::publish::describe(fix)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repair::CandidateEdit;
+
+    fn candidate(source: &'static str, template: &str, statement: bool) -> Candidate {
+        Candidate {
+            edits: vec![CandidateEdit {
+                site: crate::localize::tests::site(
+                    3,
+                    autodebug_runtime::protocol::SiteKind::Return,
+                )
+                .key(),
+                rust: String::new(),
+                expr: None,
+                statement: statement.then_some(0..0),
+            }],
+            template: template.to_string(),
+            cost: 1,
+            source,
+        }
+    }
+
+    #[test]
+    fn logic_added_is_rebuilt_after_one_token_edits_but_a_guard_is_not_held_back() {
+        let statement = candidate(super::super::statements::NAME, "insert-call", true);
+        let clause = candidate(super::super::clauses::NAME, "borrowed-clause", false);
+        let guard = candidate(super::super::guards::NAME, "early-return", true);
+        let token = candidate(super::super::syntactic::NAME, "relational-operator", false);
+        assert!(adds_logic(&statement) && adds_logic(&clause));
+        assert!(!adds_logic(&guard) && !adds_logic(&token));
+    }
 }
