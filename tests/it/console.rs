@@ -259,7 +259,14 @@ fn configuration_yields_to_the_command_line() {
     run_with(&[]);
     assert_eq!(
         techniques(&common::report(dir.path())),
-        ["called", "diagnosis", "ochiai", "panic-site"]
+        [
+            "called",
+            "diagnosis",
+            "ochiai",
+            "ochiai-tests",
+            "panic-callers",
+            "panic-site"
+        ]
     );
 
     std::fs::create_dir_all(dir.path().join(".cargo")).unwrap();
@@ -282,13 +289,26 @@ fn configuration_yields_to_the_command_line() {
     run_with(&[]);
     assert_eq!(
         techniques(&common::report(dir.path())),
-        ["called", "ochiai", "panic-site"]
+        [
+            "called",
+            "ochiai",
+            "ochiai-tests",
+            "panic-callers",
+            "panic-site"
+        ]
     );
 
     run_with(&["--techniques", "switching,spectrum"]);
     assert_eq!(
         techniques(&common::report(dir.path())),
-        ["called", "ochiai", "panic-site", "predicate-switching"]
+        [
+            "called",
+            "ochiai",
+            "ochiai-tests",
+            "panic-callers",
+            "panic-site",
+            "predicate-switching"
+        ]
     );
 
     // Exclusions: nothing of src/lib.rs is ranked, and the report says why.
