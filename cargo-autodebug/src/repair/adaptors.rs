@@ -21,7 +21,8 @@ pub const REMOVED: &str = "adaptor-removed";
 /// An adaptor put into an iterator chain.
 pub const ADDED: &str = "adaptor-added";
 
-/// Beside the sibling calls: past every one-token edit.
+/// Beside the sibling calls; like a statement put in or taken out, an adaptor is logic
+/// added or taken away: rebuilt after every one-token edit (see `search::adds_logic`).
 const COST: u32 = 3;
 
 /// Candidates per site at most, in the order found.

@@ -62,11 +62,12 @@ pub(super) fn failing_tests(context: &Context, rerun: &Rerun) -> Vec<String> {
 }
 
 /// Whether a candidate adds or takes away logic (a statement, a clause borrowed from
-/// elsewhere): such candidates are rebuilt after the one-token edits. Not a guard, which a
-/// panic in its function with an argument of nothing asked for.
+/// elsewhere, an iterator adaptor): such candidates are rebuilt after the one-token edits.
+/// Not a guard, which a panic in its function with an argument of nothing asked for.
 fn adds_logic(c: &Candidate) -> bool {
     (super::statements::edits_lines(c) && c.source != super::guards::NAME)
         || c.source == super::clauses::NAME
+        || c.source == super::adaptors::NAME
 }
 
 /// What makes two candidates the same: their sites and new code (after whitespace).
@@ -632,9 +633,10 @@ mod tests {
     fn logic_added_is_rebuilt_after_one_token_edits_but_a_guard_is_not_held_back() {
         let statement = candidate(super::super::statements::NAME, "insert-call", true);
         let clause = candidate(super::super::clauses::NAME, "borrowed-clause", false);
+        let adaptor = candidate(super::super::adaptors::NAME, "adaptor-removed", false);
         let guard = candidate(super::super::guards::NAME, "early-return", true);
         let token = candidate(super::super::syntactic::NAME, "relational-operator", false);
-        assert!(adds_logic(&statement) && adds_logic(&clause));
+        assert!(adds_logic(&statement) && adds_logic(&clause) && adds_logic(&adaptor));
         assert!(!adds_logic(&guard) && !adds_logic(&token));
     }
 }
