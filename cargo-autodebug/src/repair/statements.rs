@@ -97,6 +97,9 @@ struct Function {
     /// `let mut v` (or `mut v` parameters) that hold a vector, with the byte where each
     /// comes into scope.
     vectors: Vec<(String, usize)>,
+    /// The bytes where a vector declared empty (`Vec::new()`, `vec![]`) comes into scope:
+    /// a call on it right there does nothing.
+    empty_from: Vec<usize>,
     compounds: Vec<Compound>,
 }
 
@@ -111,6 +114,7 @@ impl Walk {
             bytes,
             statements: Vec::new(),
             vectors: inputs,
+            empty_from: Vec::new(),
             compounds: Vec::new(),
         };
         let mut inner = Statements {
@@ -182,6 +186,9 @@ impl<'ast> Visit<'ast> for Statements<'_> {
                     || local.init.as_ref().is_some_and(|i| builds_vec(&i.expr)))
             {
                 self.out.vectors.push((name, stmt.span().byte_range().end));
+                if local.init.as_ref().is_some_and(|i| empty_vec(&i.expr)) {
+                    self.out.empty_from.push(stmt.span().byte_range().end);
+                }
             }
             self.out.statements.push(Statement {
                 bytes: stmt.span().byte_range(),
@@ -235,6 +242,18 @@ fn is_vec_type(ty: &syn::Type) -> bool {
 }
 
 /// Whether `e` visibly makes a vector: `vec![…]`, `Vec::new()`, `Vec::with_capacity(n)`.
+/// Whether `e` makes an empty vector (`Vec::new()`, `Vec::with_capacity(n)`, `vec![]`).
+fn empty_vec(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Macro(m) => m.mac.path.is_ident("vec") && m.mac.tokens.is_empty(),
+        syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
+            if p.path.segments.len() == 2
+                && p.path.segments[0].ident == "Vec"
+                && matches!(p.path.segments[1].ident.to_string().as_str(), "new" | "with_capacity")),
+        _ => false,
+    }
+}
+
 fn builds_vec(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Macro(m) => m.mac.path.is_ident("vec"),
@@ -318,10 +337,14 @@ impl<'a> StatementEdits<'a> {
         // that replaces nothing: the bytes between two statements).
         if let Some(top) = holding.iter().find(|s| s.top) {
             let indent = indentation(text, top.bytes.start);
+            // Right where a vector was declared empty, a call on it does nothing.
+            let fresh = |at: usize, from: usize| {
+                function.empty_from.contains(&from) && text[from..at].trim().is_empty()
+            };
             for (name, from) in &function.vectors {
                 for method in IN_PLACE {
                     let call = format!("{name}.{method}();");
-                    if *from <= top.bytes.start {
+                    if *from <= top.bytes.start && !fresh(top.bytes.start, *from) {
                         let at = top.bytes.start;
                         out.push((
                             at..at,
@@ -330,7 +353,7 @@ impl<'a> StatementEdits<'a> {
                             COST_INSERT,
                         ));
                     }
-                    if *from <= top.bytes.end && !top.last {
+                    if *from <= top.bytes.end && !top.last && !fresh(top.bytes.end, *from) {
                         let at = top.bytes.end;
                         out.push((
                             at..at,
@@ -491,11 +514,23 @@ mod tests {
             *deleted[0],
             TEXT.replace("            out.push(v * 2);\n", "")
         );
-        // The other candidates put a call on `out` before or after the `for` loop.
+        // The other candidates put a call on `out` after the `for` loop; not before it,
+        // right after `out` was declared empty, where a call on it does nothing.
         assert!(all.iter().any(|(t, after)| t == INSERT_CALL
             && after.contains("    }\n    out.sort();\n    return out;")));
-        assert!(all.iter().any(|(t, after)| t == INSERT_CALL
-            && after.contains("vec![];\n    out.reverse();\n    for v in x {")));
+        assert!(
+            !all.iter()
+                .any(|(t, after)| t == INSERT_CALL && after.contains("vec![];\n    out."))
+        );
+        // Declared from something else, the vector may be sorted right away.
+        let text = TEXT.replace("vec![]", "x.clone()");
+        let start = text.find("v > 0").unwrap();
+        let all: Vec<String> = candidates_at(&text, start, "v > 0", SiteKind::If)
+            .into_iter()
+            .filter(|c| c.template == INSERT_CALL)
+            .map(|c| c.edits[0].rust.clone())
+            .collect();
+        assert!(all.contains(&"out.reverse();\n    ".to_string()), "{all:?}");
     }
 
     /// The compound-operator candidates for the site `code` of `text` found after `after`:
