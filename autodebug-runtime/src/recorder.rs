@@ -310,8 +310,12 @@ pub(crate) fn record_panic(info: &std::panic::PanicHookInfo<'_>) {
         (_, Some(s)) => s.clone(),
         _ => "Box<dyn Any>".to_string(),
     };
-    // The crate's own frames, for the first panics of the process only.
-    let own = if BACKTRACES.fetch_add(1, Ordering::Relaxed) < MAX_BACKTRACES {
+    // The crate's own frames: always for a panic outside the crate's files (they locate
+    // it), else for the first panics of the process only.
+    let outside = info
+        .location()
+        .is_none_or(|l| std::path::Path::new(l.file()).is_absolute());
+    let own = if outside || BACKTRACES.fetch_add(1, Ordering::Relaxed) < MAX_BACKTRACES {
         own_frames()
     } else {
         Vec::new()
