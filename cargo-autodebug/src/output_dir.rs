@@ -1,6 +1,6 @@
 //! The output directory (`autodebug.out` by default): created afresh for each run, the
 //! previous run's moved aside to `<dir>.old` (put back when the run is interrupted or
-//! selects no test; a directory whose run never wrote its report is removed instead, so the
+//! selects no test; a directory of the tool's whose run never wrote its report is removed instead, so the
 //! last report is never pushed out by a run that made none), and locked for the run (a second run on the
 //! same directory stops with a clear error instead of moving the first one's files away);
 //! it names the files a run writes there. It ignores itself for git (a `.gitignore` of `*`
@@ -50,7 +50,7 @@ impl OutputDir {
         if dir.exists() {
             // A run still using it holds its lock (which moves with the directory).
             let previous = lock(&dir)?;
-            if finished(&dir) {
+            if finished(&dir) || !ours(&dir) {
                 if old.exists() {
                     std::fs::remove_dir_all(&old)
                         .with_context(|| format!("could not remove {}", old.display()))?;
@@ -58,7 +58,7 @@ impl OutputDir {
                 std::fs::rename(&dir, &old)
                     .with_context(|| format!("could not move {} aside", dir.display()))?;
             } else {
-                // A run that was killed before its report: nothing to keep.
+                // A run of the tool's that was killed before its report: nothing to keep.
                 std::fs::remove_dir_all(&dir)
                     .with_context(|| format!("could not remove {}", dir.display()))?;
             }
@@ -165,6 +165,12 @@ fn not_created(dir: &Path, error: std::io::Error) -> anyhow::Error {
     anyhow::anyhow!("could not create {}: {error}{hint}", dir.display())
 }
 
+/// Whether `dir` was made by the tool (its `.gitignore` is the tool's): a directory of the
+/// user's that `--output` names is moved aside, never removed.
+fn ours(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join(".gitignore")).is_ok_and(|text| text == GITIGNORE)
+}
+
 /// Whether `dir` holds a finished run's report.
 fn finished(dir: &Path) -> bool {
     dir.join("report.json").is_file()
@@ -235,6 +241,17 @@ mod tests {
         assert!(!next.log_dir().join("tests.log").exists());
         assert!(next.keep_previous().unwrap());
         assert_eq!(report(&dir).as_deref(), Some("first"));
+        drop(next);
+        // A directory of the user's without a report (`-o` named it) is moved aside as
+        // before, never removed.
+        let mine = root.path().join("mine");
+        std::fs::create_dir(&mine).unwrap();
+        std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+        drop(OutputDir::create(mine.clone()).unwrap());
+        assert_eq!(
+            std::fs::read_to_string(old_of(&mine).join("notes.txt")).unwrap(),
+            "mine"
+        );
     }
 
     #[test]
