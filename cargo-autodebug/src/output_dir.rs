@@ -1,11 +1,11 @@
 //! The output directory (`autodebug.out` by default): created afresh for each run, the
 //! previous run's moved aside to `<dir>.old` (put back when the run is interrupted or
-//! selects no test; a directory of the tool's whose run never wrote its report is removed instead, so the
-//! last report is never pushed out by a run that made none), and locked for the run (a second run on the
-//! same directory stops with a clear error instead of moving the first one's files away);
-//! it names the files a run writes there. It ignores itself for git (a `.gitignore` of `*`
-//! inside, as cargo writes into `target/`), so a `git add .` after a run adds none of it, nor
-//! of the `.old` one beside it.
+//! selects no test; a directory of the tool's whose run never wrote its report is removed
+//! instead, so the last report is never pushed out by a run that made none), and locked for
+//! the run (a second run on the same directory stops with a clear error instead of moving
+//! the first one's files away); it names the files a run writes there. It ignores itself for
+//! git (a `.gitignore` of `*` inside, as cargo writes into `target/`), so a `git add .` after
+//! a run adds none of it, nor of the `.old` one beside it.
 
 use std::path::{Path, PathBuf};
 
