@@ -1032,17 +1032,8 @@ mod tests {
         });
         let graph = Graph::build(&recorded_trace, &facts());
         let recorded = RecordedTrace {
-            test: crate::model::TestId {
-                package: "p".into(),
-                target: "p".into(),
-                kind: "lib".into(),
-                name: "t".into(),
-                binary: Default::default(),
-                package_root: Default::default(),
-            },
-            role: Role::Failing,
             outcome: failed_at(4),
-            trace: recorded_trace,
+            ..crate::trace::failing_test_trace(recorded_trace)
         };
         let failure = failure_of(&recorded, &graph);
         assert!(failure.in_program);

@@ -111,7 +111,6 @@ pub fn leaves_failing_runs_unchanged(
 mod tests {
     use super::*;
     use crate::model::Outcome;
-    use crate::model::TestId;
     use crate::trace::RawTrace;
     use autodebug_runtime::protocol::SiteKind;
 
@@ -149,20 +148,11 @@ mod tests {
             });
         }
         RecordedTrace {
-            test: TestId {
-                package: "p".into(),
-                target: "p".into(),
-                kind: "lib".into(),
-                name: "t".into(),
-                binary: Default::default(),
-                package_root: Default::default(),
-            },
-            role: Role::Failing,
             outcome: Outcome::Failed {
                 message: "boom".into(),
                 location: None,
             },
-            trace,
+            ..crate::trace::failing_test_trace(trace)
         }
     }
 
