@@ -30,23 +30,75 @@ pub const NAME: &str = "panic-site";
 #[derive(Default)]
 pub struct PanicCallers;
 
-/// The last panic of a trace: its event index, message, file, line and column.
-fn last_panic(trace: &crate::trace::RawTrace) -> Option<(usize, &String, &String, u32, u32)> {
-    trace
-        .events
-        .iter()
-        .enumerate()
-        .rev()
-        .find_map(|(i, e)| match e {
-            Record::Panic {
+/// The last panic of a failing trace.
+struct LastPanic<'t> {
+    recorded: &'t crate::trace::RecordedTrace,
+    /// Its event index.
+    at: usize,
+    message: &'t str,
+    file: &'t String,
+    line: u32,
+    column: u32,
+}
+
+/// The last panic of each failing trace that has one.
+fn last_panics<'t>(context: &Context<'t>) -> impl Iterator<Item = LastPanic<'t>> {
+    (context.traces.iter())
+        .filter(|t| t.role == Role::Failing)
+        .filter_map(|recorded| {
+            let (at, event) = (recorded.trace.events.iter().enumerate())
+                .rev()
+                .find(|(_, e)| matches!(e, Record::Panic { .. }))?;
+            let Record::Panic {
                 message,
                 file,
                 line,
                 column,
                 ..
-            } => Some((i, message, file, *line, *column)),
-            _ => None,
+            } = event
+            else {
+                return None;
+            };
+            Some(LastPanic {
+                recorded,
+                at,
+                message,
+                file,
+                line: *line,
+                column: *column,
+            })
         })
+}
+
+/// A file of the workspace as read and parsed once for a technique's run.
+struct Parsed {
+    text: String,
+    /// Bytes of `text` before what was parsed (a byte-order mark, a `#!` line).
+    offset: usize,
+    file: syn::File,
+}
+
+impl Parsed {
+    fn of(text: String) -> Option<Parsed> {
+        let (offset, body) = autodebug_syntax::parseable(&text);
+        let file = autodebug_syntax::parse_file_by_item(&body).ok()?.file;
+        Some(Parsed { text, offset, file })
+    }
+}
+
+/// The files a technique read, by workspace path (`None`: unreadable or unparsable).
+#[derive(Default)]
+struct Files(BTreeMap<String, Option<Parsed>>);
+
+impl Files {
+    fn get(&mut self, workspace_root: &std::path::Path, path: &str) -> Option<&Parsed> {
+        self.0
+            .entry(path.to_string())
+            .or_insert_with(|| {
+                Parsed::of(crate::workspace::read_source(workspace_root, path).ok()?)
+            })
+            .as_ref()
+    }
 }
 
 impl Technique for PanicCallers {
@@ -56,24 +108,24 @@ impl Technique for PanicCallers {
 
     fn localize(&self, context: &Context, _notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
         let mut found: BTreeMap<autodebug_runtime::protocol::SiteKey, Suspect> = BTreeMap::new();
-        for recorded in context.traces.iter().filter(|t| t.role == Role::Failing) {
-            let trace = &recorded.trace;
-            let Some((at, message, file, line, _)) = last_panic(trace) else {
+        let mut files = Files::default();
+        for panic in last_panics(context) {
+            let trace = &panic.recorded.trace;
+            let Some(Record::Callers { frames }) = trace.events.get(panic.at + 1) else {
                 continue;
             };
-            let Some(Record::Callers { frames }) = trace.events.get(at + 1) else {
-                continue;
-            };
-            let open = open_functions(trace, at);
-            let headline = message.lines().next().unwrap_or_default();
+            let open = open_functions(trace, panic.at);
+            let headline = panic.message.lines().next().unwrap_or_default();
             for (depth, frame) in frames.iter().enumerate() {
-                let Some(suspect) = caller_site(context, frame, &open) else {
+                let Some(suspect) = caller_site(context, &mut files, frame, &open) else {
                     continue;
                 };
                 let score = 1.0 / (depth + 1) as f64;
                 let detail = format!(
-                    "{} panicked in a call made here ({file}:{line}: {headline})",
-                    recorded.test.display()
+                    "{} panicked in a call made here ({}:{}: {headline})",
+                    panic.recorded.test.display(),
+                    panic.file,
+                    panic.line
                 );
                 let entry = found.entry(suspect.key()).or_insert_with(|| Suspect {
                     path: workspace_path(context.workspace_root, &frame.file),
@@ -95,26 +147,20 @@ impl Technique for PanicCallers {
 
 /// The site at a caller's frame, when the frame is in a function open at the panic (not
 /// the test's own code, which is not instrumented): the innermost site holding the call.
-fn caller_site(context: &Context, frame: &Frame, open: &[&SiteInfo]) -> Option<SiteInfo> {
+fn caller_site(
+    context: &Context,
+    files: &mut Files,
+    frame: &Frame,
+    open: &[&SiteInfo],
+) -> Option<SiteInfo> {
     let path = workspace_path(context.workspace_root, &frame.file);
-    let text = crate::workspace::read_source(context.workspace_root, &path).ok()?;
-    let (offset, body) = autodebug_syntax::parseable(&text);
-    let file = autodebug_syntax::parse_file_by_item(&body).ok()?.file;
-    let name = function_at(&file, frame.line)?;
+    let parsed = files.get(context.workspace_root, &path)?;
+    let name = function_at(&parsed.file, frame.line)?;
     let function = open
         .iter()
         .find(|f| f.file == frame.file && f.function.rsplit("::").next() == Some(name.as_str()))?;
-    let at = innermost_in(&file, &text, offset, frame.line, frame.column)?;
-    Some(SiteInfo {
-        file: frame.file.clone(),
-        line: at.start.0,
-        column: at.start.1,
-        end_line: at.end.0,
-        end_column: at.end.1,
-        kind: at.kind,
-        code: at.code,
-        function: function.function.clone(),
-    })
+    let at = innermost_in(parsed, frame.line, frame.column)?;
+    Some(at.site(&frame.file, function.function.clone()))
 }
 
 /// The entry sites of the calls open at event `at`, innermost first.
@@ -171,33 +217,29 @@ impl Technique for PanicSite {
 
     fn localize(&self, context: &Context, _notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
         let mut found: BTreeMap<autodebug_runtime::protocol::SiteKey, Suspect> = BTreeMap::new();
-        for recorded in context.traces.iter().filter(|t| t.role == Role::Failing) {
-            let trace = &recorded.trace;
-            let Some((at, message, file, line, column)) = last_panic(trace) else {
-                continue;
-            };
+        let mut files = Files::default();
+        for panic in last_panics(context) {
+            let LastPanic {
+                recorded,
+                at,
+                message,
+                file,
+                line,
+                column,
+            } = panic;
             // Only a panic inside a call of an instrumented function (the test's own
             // assertion panics outside every call).
-            let Some(function) = enclosing_function(trace, at) else {
+            let Some(function) = enclosing_function(&recorded.trace, at) else {
                 continue;
             };
             let path = workspace_path(context.workspace_root, file);
-            let Ok(text) = crate::workspace::read_source(context.workspace_root, &path) else {
+            let Some(parsed) = files.get(context.workspace_root, &path) else {
                 continue;
             };
-            let Some(at) = innermost_site(&text, line, column) else {
+            let Some(at) = innermost_in(parsed, line, column) else {
                 continue;
             };
-            let site = SiteInfo {
-                file: file.clone(),
-                line: at.start.0,
-                column: at.start.1,
-                end_line: at.end.0,
-                end_column: at.end.1,
-                kind: at.kind,
-                code: at.code,
-                function,
-            };
+            let site = at.site(file, function);
             let headline = message.lines().next().unwrap_or_default();
             found.entry(site.key()).or_insert_with(|| Suspect {
                 site,
@@ -233,22 +275,26 @@ struct Found {
     size: usize,
 }
 
-/// The innermost expression of `text` with the shape of a repairable site that holds
-/// `line:column` (1-based, as panics and sites give them).
-fn innermost_site(text: &str, line: u32, column: u32) -> Option<Found> {
-    let (offset, body) = autodebug_syntax::parseable(text);
-    let file = autodebug_syntax::parse_file_by_item(&body).ok()?.file;
-    innermost_in(&file, text, offset, line, column)
+impl Found {
+    /// The site this expression is, in `file` (as the compiler names it), of `function`.
+    fn site(self, file: &str, function: String) -> SiteInfo {
+        SiteInfo {
+            file: file.to_string(),
+            line: self.start.0,
+            column: self.start.1,
+            end_line: self.end.0,
+            end_column: self.end.1,
+            kind: self.kind,
+            code: self.code,
+            function,
+        }
+    }
 }
 
-/// [`innermost_site`] in `file`, parsed from `text` past its first `offset` bytes.
-fn innermost_in(
-    file: &syn::File,
-    text: &str,
-    offset: usize,
-    line: u32,
-    column: u32,
-) -> Option<Found> {
+/// The innermost expression of a parsed file with the shape of a repairable site that holds
+/// `line:column` (1-based, as panics and sites give them).
+fn innermost_in(parsed: &Parsed, line: u32, column: u32) -> Option<Found> {
+    let Parsed { text, offset, file } = parsed;
     let mut best: Option<Found> = None;
     autodebug_syntax::sites::visit_file(file, |expr, kind| {
         let kind = crate::repair::patch::site_kind(kind);
@@ -365,7 +411,8 @@ fn t() {
     }
 }
 ";
-        let found = innermost_site(text, 5, 45).unwrap();
+        let parsed = Parsed::of(text.to_string()).unwrap();
+        let found = innermost_in(&parsed, 5, 45).unwrap();
         assert_eq!(found.kind, SiteKind::Return);
         assert_eq!(found.start.0, 5);
         assert!(
@@ -374,6 +421,6 @@ fn t() {
                 .starts_with("(res.get(res.len() - 1 / 2).unwrap()")
         );
         // A position on no site's expression has none.
-        assert!(innermost_site(text, 1, 4).is_none());
+        assert!(innermost_in(&parsed, 1, 4).is_none());
     }
 }
