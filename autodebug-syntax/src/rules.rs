@@ -223,6 +223,22 @@ pub fn reports_arm(body: &Expr) -> bool {
     reports_closure_value(body) && !extends_temporary(body)
 }
 
+/// Whether `expr` binds tighter than any operator, so that it needs no parentheses as an
+/// operand or a method's receiver: a path, a literal, a call, a method call, a field, an
+/// element, or an expression already in parentheses.
+pub fn is_atomic(expr: &Expr) -> bool {
+    matches!(
+        expr,
+        Expr::Path(_)
+            | Expr::Lit(_)
+            | Expr::Call(_)
+            | Expr::MethodCall(_)
+            | Expr::Field(_)
+            | Expr::Index(_)
+            | Expr::Paren(_)
+    )
+}
+
 /// Whether `expr` denotes a place (a variable, a field, an element, a dereference).
 pub fn is_place(expr: &Expr) -> bool {
     match strip(expr) {

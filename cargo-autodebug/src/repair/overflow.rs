@@ -189,23 +189,17 @@ struct Find<'s> {
 }
 
 impl Find<'_> {
-    /// `e` as written, parenthesized unless it binds tighter than any binary operator (a
-    /// path, a literal that is no number, a call, a field, an index, a parenthesized
-    /// expression): fit to be a method's receiver.
+    /// `e` as written, parenthesized unless it binds tighter than any operator (see
+    /// [`autodebug_syntax::is_atomic`]; a number is parenthesized too, `2.max(x)`
+    /// would not type-check or parse, and a macro call is not): fit to be a method's
+    /// receiver.
     fn tight(&self, e: &syn::Expr) -> String {
         let text = &self.original[e.span().byte_range()];
-        match e {
-            syn::Expr::Path(_)
-            | syn::Expr::Call(_)
-            | syn::Expr::MethodCall(_)
-            | syn::Expr::Field(_)
-            | syn::Expr::Index(_)
-            | syn::Expr::Paren(_)
-            | syn::Expr::Macro(_) => text.to_string(),
-            syn::Expr::Lit(l) if !matches!(l.lit, syn::Lit::Int(_) | syn::Lit::Float(_)) => {
-                text.to_string()
-            }
-            _ => format!("({text})"),
+        let number = matches!(e, syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_) | syn::Lit::Float(_)));
+        if (autodebug_syntax::is_atomic(e) && !number) || matches!(e, syn::Expr::Macro(_)) {
+            text.to_string()
+        } else {
+            format!("({text})")
         }
     }
 

@@ -689,16 +689,8 @@ fn variable_and_operand_edits(
         for (with, template) in edits {
             // An operand that needs no parentheses replaces those around the operation:
             // `(w % 10) * -1` loses `% 10` as `w * -1`, not `(w) * -1`.
-            let atomic = matches!(
-                syn::parse_str::<syn::Expr>(&with),
-                Ok(syn::Expr::Path(_)
-                    | syn::Expr::Lit(_)
-                    | syn::Expr::Call(_)
-                    | syn::Expr::MethodCall(_)
-                    | syn::Expr::Field(_)
-                    | syn::Expr::Index(_)
-                    | syn::Expr::Paren(_))
-            );
+            let atomic =
+                syn::parse_str::<syn::Expr>(&with).is_ok_and(|e| autodebug_syntax::is_atomic(&e));
             let place = parts
                 .parens
                 .iter()
