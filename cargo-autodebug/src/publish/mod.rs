@@ -100,12 +100,24 @@ pub fn offered(report: &Report) -> impl Iterator<Item = &Fix> {
     report.fixes.iter().filter(|f| f.validated)
 }
 
-/// A fix's edits in one line: `` `x` → `y`, `a < b` → `a <= b` ``.
+/// A fix's edits in one line: `` `x` → `y`, `a < b` → `a <= b` ``; the same edit at several
+/// places (copies of one code) once, with its places: `` `x` → `y` (2 places: src/a.rs:4,
+/// src/a.rs:9) ``.
 pub fn describe(fix: &Fix) -> String {
-    let edits: Vec<String> = fix
-        .edits
-        .iter()
-        .map(|e| edit_phrase(&e.original, &e.replacement))
+    let mut phrases: Vec<(String, Vec<String>)> = Vec::new();
+    for e in &fix.edits {
+        let phrase = edit_phrase(&e.original, &e.replacement);
+        let at = format!("{}:{}", e.file, e.line);
+        match phrases.iter_mut().find(|(p, _)| *p == phrase) {
+            Some((_, places)) => places.push(at),
+            None => phrases.push((phrase, vec![at])),
+        }
+    }
+    let edits: Vec<String> = (phrases.into_iter())
+        .map(|(phrase, places)| match places.len() {
+            1 => phrase,
+            n => format!("{phrase} ({n} places: {})", places.join(", ")),
+        })
         .collect();
     edits.join(", ")
 }
