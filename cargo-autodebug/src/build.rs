@@ -32,10 +32,56 @@ pub struct TestBinary {
 
 /// What the build produced.
 pub enum BuildOutcome {
-    /// Test binaries, ready to run.
-    Built(Vec<TestBinary>),
+    /// Test binaries, ready to run, and what the compiler warned of.
+    Built(Built),
     /// The code does not compile: the compiler's rendered errors (and cargo's own stderr).
     Failed { errors: Vec<String>, stderr: String },
+}
+
+/// A build that succeeded.
+pub struct Built {
+    pub binaries: Vec<TestBinary>,
+    /// The compiler's warnings on the workspace's own code (evidence: a value that must be
+    /// used and was dropped, a variable never read).
+    pub warnings: Vec<CompilerWarning>,
+}
+
+/// A warning of the compiler's on the workspace's own code: its lint, and the code it
+/// points at (the primary span).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompilerWarning {
+    /// The lint's name (`unused_must_use`, `unused_variables`).
+    pub lint: String,
+    /// The file as the compiler named it (relative to the workspace root, as `file!()`).
+    pub file: String,
+    /// 1-based lines and columns (in characters); the end column is just past the span.
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+}
+
+impl CompilerWarning {
+    /// The warning of `diagnostic`, when it is a lint's on code of the workspace (a relative
+    /// path) written there, not expanded from a macro.
+    fn of(diagnostic: &cargo_metadata::diagnostic::Diagnostic) -> Option<CompilerWarning> {
+        if diagnostic.level != DiagnosticLevel::Warning {
+            return None;
+        }
+        let lint = diagnostic.code.as_ref()?.code.clone();
+        let span = diagnostic.spans.iter().find(|s| s.is_primary)?;
+        if span.expansion.is_some() || Path::new(&span.file_name).is_absolute() {
+            return None;
+        }
+        Some(CompilerWarning {
+            lint,
+            file: span.file_name.clone(),
+            line: span.line_start as u32,
+            column: span.column_start as u32,
+            end_line: span.line_end as u32,
+            end_column: span.column_end as u32,
+        })
+    }
 }
 
 /// Directory of the instrumented build.
@@ -122,7 +168,10 @@ pub fn build(
             binary
         })
         .collect();
-    Ok(BuildOutcome::Built(binaries))
+    Ok(BuildOutcome::Built(Built {
+        binaries,
+        warnings: cargo.warnings,
+    }))
 }
 
 /// Copies the runtime's compiled units from the per-user cache into `target_dir` before a
@@ -153,6 +202,8 @@ pub struct CargoBuild {
     pub rebuilt: BTreeSet<PathBuf>,
     /// The compiler's errors.
     pub errors: Vec<CompilerError>,
+    /// Its warnings on the workspace's code, each once.
+    pub warnings: Vec<CompilerWarning>,
     /// Cargo's own stderr.
     pub stderr: String,
     /// The hashes of the units the build made or found fresh (see [`unit_hash`]).
@@ -221,6 +272,7 @@ pub fn run_cargo_build(
         packages: BTreeSet::new(),
         rebuilt: BTreeSet::new(),
         errors: Vec::new(),
+        warnings: Vec::new(),
         stderr: String::new(),
         hashes: BTreeSet::new(),
         shared: BTreeSet::new(),
@@ -285,6 +337,14 @@ pub fn run_cargo_build(
                     rendered: message.message.rendered,
                     message: message.message.message,
                 });
+            }
+            Message::CompilerMessage(message) => {
+                // A crate built as a library and as its tests warns twice.
+                if let Some(warning) = CompilerWarning::of(&message.message)
+                    && !build.warnings.contains(&warning)
+                {
+                    build.warnings.push(warning);
+                }
             }
             _ => {}
         }

@@ -109,11 +109,11 @@ fn analyse(
     report: &mut Report,
     console: &Console,
 ) -> Result<Ended, Failure> {
-    let Some(binaries) = stages::build(session, report, console)? else {
+    let Some(built) = stages::build(session, report, console)? else {
         return Ok(Ended::Early(ExitCode::BuildFailed));
     };
     let session = &*session;
-    let Some(tests) = stages::select_tests(session, report, &binaries, console)? else {
+    let Some(tests) = stages::select_tests(session, report, &built.binaries, console)? else {
         return Ok(Ended::Early(ExitCode::NoTests));
     };
     let recorder = session.recorder();
@@ -125,6 +125,7 @@ fn analyse(
     let traces = stages::record(report, &baseline, &recorder, console)?;
     let oracles = stages::oracles(report, &baseline.results, &traces, &recorder, console);
     let evidence = stages::Evidence {
+        warnings: &built.warnings,
         baseline: &baseline.results,
         traces: &traces,
         oracles: &oracles,

@@ -25,7 +25,7 @@ pub fn build(
     session: &mut Session,
     report: &mut Report,
     console: &Console,
-) -> Result<Option<Vec<TestBinary>>, Failure> {
+) -> Result<Option<cargo_build::Built>, Failure> {
     let names: Vec<&str> = session
         .user
         .packages
@@ -58,7 +58,7 @@ pub fn build(
     report.instrumentation = session.zero.as_ref().map(|(z, _)| z.instrumentation());
     report.timing.build_s = phase.elapsed().as_secs_f64();
     match built {
-        BuildOutcome::Built(binaries) => Ok(Some(binaries)),
+        BuildOutcome::Built(built) => Ok(Some(built)),
         BuildOutcome::Failed { errors, stderr } => {
             if errors.is_empty() {
                 console.passthrough(&stderr);
@@ -319,6 +319,8 @@ pub fn oracles(
 
 /// What localization and repair work from.
 pub struct Evidence<'a> {
+    /// The compiler's warnings on the crate's code.
+    pub warnings: &'a [cargo_build::CompilerWarning],
     pub baseline: &'a [BaselineResult],
     pub traces: &'a [RecordedTrace],
     pub oracles: &'a [Oracle],
@@ -437,6 +439,7 @@ pub fn repair(
         &candidates::Context {
             workspace_root: &workspace.root,
             baseline: evidence.baseline,
+            warnings: evidence.warnings,
             traces: evidence.traces,
             suspects: &report.suspects,
             oracles: evidence.oracles,

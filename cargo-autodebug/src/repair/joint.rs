@@ -50,7 +50,11 @@ impl Joint {
         let mut pairs: Vec<(usize, usize)> = Vec::new();
         let mut push = |a: usize, b: usize| {
             let pair = (a.min(b), a.max(b));
-            if a != b && !pairs.contains(&pair) && !overlap(&targets[a], &targets[b]) {
+            if a != b
+                && !pairs.contains(&pair)
+                && !overlap(&targets[a], &targets[b])
+                && !same_code(&targets[a], &targets[b])
+            {
                 pairs.push(pair);
             }
         };
@@ -107,6 +111,13 @@ impl Joint {
         out.sort_by_key(|c| c.cost);
         out
     }
+}
+
+/// Whether two sites are copies of one code: the same edit at both is the copies' candidate
+/// (see `super::copies`), and different edits of one code are not a fix a person writes.
+fn same_code(a: &Target, b: &Target) -> bool {
+    a.site.kind == b.site.kind
+        && super::patch::squeeze(&a.site.code) == super::patch::squeeze(&b.site.code)
 }
 
 /// Whether two sites' spans share text (a condition and one of its clauses): one patch

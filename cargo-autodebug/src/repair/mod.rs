@@ -10,6 +10,8 @@
 mod adaptors;
 pub mod apply;
 pub mod clauses;
+mod copies;
+mod discarded;
 pub mod expression;
 mod guards;
 pub mod joint;
@@ -230,6 +232,8 @@ impl Limits {
 pub struct Context<'a> {
     pub workspace_root: &'a Path,
     pub baseline: &'a [BaselineResult],
+    /// The compiler's warnings on the crate's code (the discarded values' source).
+    pub warnings: &'a [crate::build::CompilerWarning],
     pub traces: &'a [RecordedTrace],
     pub suspects: &'a [Ranked],
     /// What passing means for each failing test (the specification synthesis works to).
@@ -272,17 +276,31 @@ pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
     let start = Instant::now();
     let mut notes = Vec::new();
     let mut files = Files::default();
-    let targets = targets(context, limits, &mut files, &mut notes);
-    let programs = synthesis::Programs::lower(context.workspace_root, &targets);
+    let mut targets = targets(context, limits, &mut files, &mut notes);
+    // The sources are asked about the targets, not about the statements the compiler
+    // warned of (see `discarded`) nor the targets' copies (see `copies`).
+    let own = targets.len();
+    let warned = discarded::Discarded::find(
+        context.workspace_root,
+        context.warnings,
+        &targets,
+        &mut files,
+    );
+    targets.extend(warned.targets().cloned());
+    let (copies, copy_targets) = copies::find(context, &targets, &mut files);
+    targets.extend(copy_targets);
+    let only_copies = targets[own..].iter().map(|t| t.site.key()).collect();
+    let programs = synthesis::Programs::lower(context.workspace_root, &targets[..own]);
     let inputs = sources::Inputs {
         context,
         limits,
         programs: &programs,
         files: &files,
+        warned: warned.warned(),
     };
     let mut sources: Vec<Box<dyn CandidateSource + '_>> = sources::SOURCES
         .iter()
-        .map(|make| make(&inputs, &targets))
+        .map(|make| make(&inputs, &targets[..own]))
         .collect();
     let mut repair = repair_with(
         context,
@@ -291,6 +309,8 @@ pub fn repair(context: &Context, limits: &Limits, console: &Console) -> Repair {
         Prepared {
             start,
             targets,
+            copies,
+            only_copies,
             files: &files,
             notes,
         },
@@ -315,7 +335,11 @@ const PER_TEST_SUSPECTS: usize = 3;
 /// The sites to repair, found in their files, before any source runs.
 pub struct Prepared<'f> {
     start: Instant,
+    /// The sites to repair, then the copies of theirs that are not sites to repair (see
+    /// [`copies`]).
     targets: Vec<Target>,
+    copies: copies::Copies,
+    only_copies: BTreeSet<SiteKey>,
     files: &'f Files,
     notes: Vec<String>,
 }
@@ -332,6 +356,8 @@ pub fn repair_with(
     let Prepared {
         start,
         targets,
+        copies,
+        only_copies,
         files,
         mut notes,
     } = prepared;
@@ -385,6 +411,8 @@ pub fn repair_with(
             .enumerate()
             .map(|(i, t)| (t.site.key(), i))
             .collect(),
+        only_copies,
+        copies,
         targets,
         files: files.clone(),
         tested: overfit::Tested::of(context.oracles),
@@ -498,15 +526,23 @@ pub(crate) fn code_key(fix: &Fix) -> Vec<String> {
 
 /// [`rank`], each fix with its [`code_key`].
 pub(crate) fn rank_keyed(mut fixes: Vec<(Fix, Vec<String>)>) -> Vec<Fix> {
+    // The same change at every copy of a site (see `copies`) is one change, and it comes
+    // before the change of one copy: a person fixes them all.
+    let changes = |fix: &Fix| -> BTreeSet<(String, String)> {
+        (fix.edits.iter())
+            .map(|e| (patch::squeeze(&e.original), patch::squeeze(&e.replacement)))
+            .collect()
+    };
     let size = |fix: &Fix| -> usize {
-        fix.edits
+        changes(fix)
             .iter()
-            .map(|e| changed_tokens(&e.original, &e.replacement))
+            .map(|(original, replacement)| changed_tokens(original, replacement))
             .sum()
     };
     fixes.sort_by(|(a, _), (b, _)| {
-        (!a.validated, a.edits.len(), a.cost, size(a))
-            .cmp(&(!b.validated, b.edits.len(), b.cost, size(b)))
+        (!a.validated, changes(a).len(), a.cost, size(a))
+            .cmp(&(!b.validated, changes(b).len(), b.cost, size(b)))
+            .then_with(|| b.edits.len().cmp(&a.edits.len()))
             .then_with(|| b.localized_by.len().cmp(&a.localized_by.len()))
             .then_with(|| a.suspect_rank.cmp(&b.suspect_rank))
             .then_with(|| tokens(&a.replacement).cmp(&tokens(&b.replacement)))

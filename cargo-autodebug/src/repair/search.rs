@@ -29,6 +29,10 @@ pub struct Search<'a> {
     /// and each one's index by site.
     pub targets: Vec<Target>,
     pub by_key: BTreeMap<SiteKey, usize>,
+    /// The targets' copies, and those of the copies that no source is asked about (see
+    /// [`super::copies`]).
+    pub copies: super::copies::Copies,
+    pub only_copies: BTreeSet<SiteKey>,
     /// The files of the targets as read.
     pub files: Files,
     /// The integers the failing tests use (no candidate writes them in, see
@@ -68,6 +72,12 @@ fn adds_logic(c: &Candidate) -> bool {
     (super::statements::edits_lines(c) && c.source != super::guards::NAME)
         || c.source == super::clauses::NAME
         || c.source == super::adaptors::NAME
+}
+
+/// Whether a candidate is what the evidence asked for by name: the operation an overflow
+/// panic named, a dropped value the compiler warned of. Such candidates are rebuilt first.
+fn asked_for(c: &Candidate) -> bool {
+    c.source == super::overflow::NAME || c.source == super::discarded::NAME
 }
 
 /// What makes two candidates the same: their sites and new code (after whitespace).
@@ -129,13 +139,15 @@ impl Search<'_> {
     ) -> Checked {
         let mut checked = Checked::default();
         let failing_tests = failing_tests(self.context, rerun);
-        for (index, target) in self.targets.iter().enumerate() {
+        let targets = (self.targets.iter()).filter(|t| !self.only_copies.contains(&t.site.key()));
+        let total = targets.clone().count();
+        for (index, target) in targets.enumerate() {
             self.console.status(
                 "Repairing",
                 &format!(
                     "[{}/{}] {}:{}:{}  `{}`",
                     index + 1,
-                    self.targets.len(),
+                    total,
                     target.path,
                     target.site.line,
                     target.site.column,
@@ -295,6 +307,14 @@ impl Search<'_> {
         if batch.is_empty() {
             return None;
         }
+        // An edit of a site with copies, made at every copy first (see `super::copies`).
+        let mut batch: Vec<Candidate> = (batch.into_iter())
+            .flat_map(|c| {
+                super::copies::at_every_copy(&c, &self.copies)
+                    .into_iter()
+                    .chain([c])
+            })
+            .collect();
         // What an earlier source proposed is not checked again (nor a candidate that
         // changes nothing, nor one that passes without fixing: a loop's stride changed, a
         // tested value written in); when this source reaches it as a simpler edit, it keeps
@@ -393,7 +413,13 @@ impl Search<'_> {
                 .filter_map(|e| self.by_key.get(&e.site).map(|&i| self.targets[i].rank))
                 .min()
                 .unwrap_or(usize::MAX);
-            (c.edits.len(), adds_logic(c), rank, c.cost)
+            (
+                !asked_for(c),
+                super::copies::changes(c),
+                adds_logic(c),
+                rank,
+                c.cost,
+            )
         };
         plausible.sort_by_key(|(c, _)| order(c));
         // Combinations with a partial fix the runtime could not judge have evidence the

@@ -1,8 +1,9 @@
 //! Repair's candidate sources, registered in one place, in the order they are asked on each
 //! target. A new source is a file of this folder (a [`CandidateSource`]) and one line here.
 
+use super::synthesis;
 use super::{CandidateSource, Context, Limits, SYNTHESIS_TIME, Target, joint, switched};
-use super::{adaptors, clauses, guards, overflow, siblings, statements, syntactic, synthesis};
+use super::{adaptors, clauses, discarded, guards, overflow, siblings, statements, syntactic};
 
 /// What a source can be made from.
 pub struct Inputs<'a> {
@@ -12,6 +13,8 @@ pub struct Inputs<'a> {
     pub programs: &'a synthesis::Programs,
     /// The targets' files as this run read them (the edits' bytes index them).
     pub files: &'a super::Files,
+    /// The statements whose dropped value the compiler warned of, with their places.
+    pub warned: &'a [(Target, String)],
 }
 
 /// A source's constructor, from the inputs and the sites to repair (in rank order; a
@@ -41,6 +44,8 @@ pub const SOURCES: &[Make] = &[
     |_, _| Box::new(syntactic::Syntactic::default()),
     // The operation an overflow panic names, in its saturating, wrapping or checked form.
     |i, _| Box::new(overflow::Overflows::new(i.files, i.context.traces)),
+    // A dropped value the compiler warned of, assigned back to its place.
+    |i, _| Box::new(discarded::Discarded::over(i.warned)),
     // A statement around the site deleted, or a call on a local vector put next to it.
     |i, _| Box::new(statements::StatementEdits::new(i.files)),
     // An early return for an argument of nothing, in the function a failing test panicked in.
