@@ -9,6 +9,7 @@
 
 mod adaptors;
 pub mod apply;
+mod branches;
 pub mod clauses;
 mod copies;
 mod discarded;

@@ -1,9 +1,10 @@
 //! Repair's candidate sources, registered in one place, in the order they are asked on each
 //! target. A new source is a file of this folder (a [`CandidateSource`]) and one line here.
 
+use super::syntactic;
 use super::synthesis;
 use super::{CandidateSource, Context, Limits, SYNTHESIS_TIME, Target, joint, switched};
-use super::{adaptors, clauses, discarded, guards, overflow, siblings, statements, syntactic};
+use super::{adaptors, branches, clauses, discarded, guards, overflow, siblings, statements};
 
 /// What a source can be made from.
 pub struct Inputs<'a> {
@@ -48,6 +49,8 @@ pub const SOURCES: &[Make] = &[
     |i, _| Box::new(discarded::Discarded::over(i.warned)),
     // A statement around the site deleted, or a call on a local vector put next to it.
     |i, _| Box::new(statements::StatementEdits::new(i.files)),
+    // A statement a sibling branch has before the code both end with, put in.
+    |i, _| Box::new(branches::SiblingStatements::new(i.files)),
     // An early return for an argument of nothing, in the function a failing test panicked in.
     |i, _| Box::new(guards::Guards::new(i.files, i.context.traces)),
     // A call of the program's own function for a sibling of the same signature.
