@@ -45,7 +45,10 @@ pub fn autodebug(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Put by `cargo autodebug` on the `#[test]` functions of its instrumented copy, before
 /// `#[test]`: the test can then run many plans in one process (see the runtime's batch
-/// protocol). Transparent in a normal run; not meant to be written by hand.
+/// protocol). The test as written in a build that does not instrument (the rebuilds that
+/// validate a fix build the copy so: they judge the tests as `cargo test` runs them, and a
+/// body moved into a function of its own, its assertions into closures, can behave
+/// otherwise, a constant's address for one). Not meant to be written by hand.
 #[doc(hidden)]
 #[proc_macro_attribute]
 pub fn autodebug_test(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -57,7 +60,7 @@ pub fn autodebug_test(attr: TokenStream, item: TokenStream) -> TokenStream {
         .to_compile_error()
         .into();
     }
-    test_entry::expand(item.into()).into()
+    test_entry::expand_when(site::instrumentation_on(), item.into()).into()
 }
 
 /// Precondition: `#[requires(cond, …, "message")]`, checked on entry.

@@ -18,6 +18,11 @@ use quote::quote;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Attribute, Expr, ItemFn, Lit, Meta, ReturnType, Stmt, Type};
 
+/// The test wrapped when the build instruments, as written otherwise (see the attribute).
+pub(crate) fn expand_when(instrumenting: bool, item: TokenStream) -> TokenStream {
+    if instrumenting { expand(item) } else { item }
+}
+
 pub(crate) fn expand(item: TokenStream) -> TokenStream {
     let Ok(function) = autodebug_syntax::parse_repaired::<ItemFn>(item.clone()) else {
         return item;
@@ -162,6 +167,15 @@ mod tests {
 
     fn expanded(source: &str) -> String {
         expand(source.parse().unwrap()).to_string()
+    }
+
+    #[test]
+    fn a_build_that_does_not_instrument_keeps_the_test_as_written() {
+        let source = "#[test] fn sums() { assert_eq!(1 + 1, 2); }";
+        let item: TokenStream = source.parse().unwrap();
+        let kept = expand_when(false, item.clone()).to_string();
+        assert_eq!(kept, item.to_string());
+        assert!(expand_when(true, item).to_string().contains("test_entry"));
     }
 
     #[test]
