@@ -97,16 +97,14 @@ impl Adaptors {
         chains.visit_expr(&written);
         (chains.edits.into_iter())
             .take(PER_SITE)
-            .map(|(bytes, text, template)| Candidate {
-                edits: vec![CandidateEdit {
-                    site: target.site.key(),
-                    rust: format!("{}{text}{}", &code[..bytes.start], &code[bytes.end..]),
-                    expr: None,
-                    statement: None,
-                }],
-                template: template.to_string(),
-                cost: COST,
-                source: NAME,
+            .map(|(bytes, text, template)| {
+                let rust = format!("{}{text}{}", &code[..bytes.start], &code[bytes.end..]);
+                Candidate::one(
+                    CandidateEdit::at(target.site.key(), rust),
+                    template,
+                    COST,
+                    NAME,
+                )
             })
             .collect()
     }

@@ -15,6 +15,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
+use super::statements::indentation;
 use super::{Candidate, CandidateEdit, Files, Target};
 
 /// The source's name in the report.
@@ -171,17 +172,8 @@ impl<'a> SiblingStatements<'a> {
                 if !self.proposed.insert((place.start, rust.clone())) {
                     continue;
                 }
-                out.push_back(Candidate {
-                    edits: vec![CandidateEdit {
-                        site: target.site.key(),
-                        rust,
-                        expr: None,
-                        statement: Some(place),
-                    }],
-                    template: FROM_SIBLING.to_string(),
-                    cost: COST,
-                    source: NAME,
-                });
+                let edit = CandidateEdit::at(target.site.key(), rust).replacing(place);
+                out.push_back(Candidate::one(edit, FROM_SIBLING, COST, NAME));
             }
         }
         out.truncate(PER_TARGET);
@@ -228,15 +220,6 @@ fn put_in(
         branch.body.start..end,
         format!("{{\n{indent}    {statement}\n{indent}    {body};\n{indent}}}"),
     ))
-}
-
-/// The whitespace that begins the line `at` is on.
-fn indentation(text: &str, at: usize) -> String {
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    text[line_start..at]
-        .chars()
-        .take_while(|c| c.is_whitespace())
-        .collect()
 }
 
 super::listed!(SiblingStatements<'_>);

@@ -327,16 +327,12 @@ impl<'a> Clauses<'a> {
         out.sort_by_key(|(_, _, cost)| *cost);
         out.into_iter()
             .take(PER_SITE)
-            .map(|(rust, expr, cost)| Candidate {
-                edits: vec![CandidateEdit {
-                    site: target.site.key(),
-                    rust,
+            .map(|(rust, expr, cost)| {
+                let edit = CandidateEdit {
                     expr,
-                    statement: None,
-                }],
-                template: ADD_CLAUSE.to_string(),
-                cost,
-                source: NAME,
+                    ..CandidateEdit::at(target.site.key(), rust)
+                };
+                Candidate::one(edit, ADD_CLAUSE, cost, NAME)
             })
             .collect()
     }

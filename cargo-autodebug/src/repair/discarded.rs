@@ -183,16 +183,9 @@ impl Discarded {
                     && ((w.located.bytes.start <= at.start && at.end <= w.located.bytes.end)
                         || (at.start <= w.located.bytes.start && w.located.bytes.end <= at.end))
             })
-            .map(|(w, place)| Candidate {
-                edits: vec![CandidateEdit {
-                    site: w.site.key(),
-                    rust: format!("{place} = {}", w.located.original),
-                    expr: None,
-                    statement: None,
-                }],
-                template: ASSIGN_BACK.to_string(),
-                cost: 1,
-                source: NAME,
+            .map(|(w, place)| {
+                let rust = format!("{place} = {}", w.located.original);
+                Candidate::one(CandidateEdit::at(w.site.key(), rust), ASSIGN_BACK, 1, NAME)
             })
             .collect()
     }

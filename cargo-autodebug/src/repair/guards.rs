@@ -132,17 +132,9 @@ impl<'a> Guards<'a> {
             {
                 continue;
             }
-            out.push_back(Candidate {
-                edits: vec![CandidateEdit {
-                    site: target.site.key(),
-                    rust,
-                    expr: None,
-                    statement: Some(first.start..first.start),
-                }],
-                template: EARLY_RETURN.to_string(),
-                cost: COST,
-                source: NAME,
-            });
+            let edit =
+                CandidateEdit::at(target.site.key(), rust).replacing(first.start..first.start);
+            out.push_back(Candidate::one(edit, EARLY_RETURN, COST, NAME));
         }
         out
     }

@@ -93,6 +93,27 @@ pub struct CandidateEdit {
     pub statement: Option<std::ops::Range<usize>>,
 }
 
+impl CandidateEdit {
+    /// `site`'s code replaced by `rust`, which the runtime cannot evaluate.
+    pub(crate) fn at(site: SiteKey, rust: String) -> CandidateEdit {
+        CandidateEdit {
+            site,
+            rust,
+            expr: None,
+            statement: None,
+        }
+    }
+
+    /// The edit replacing `bytes` of the site's file instead (statements, not the site's
+    /// own code).
+    pub(crate) fn replacing(self, bytes: std::ops::Range<usize>) -> CandidateEdit {
+        CandidateEdit {
+            statement: Some(bytes),
+            ..self
+        }
+    }
+}
+
 /// A candidate fix: one edit per component it changes.
 #[derive(Debug, Clone)]
 pub struct Candidate {
@@ -103,6 +124,24 @@ pub struct Candidate {
     pub cost: u32,
     /// The source that proposed it (the report's `technique`).
     pub source: &'static str,
+}
+
+impl Candidate {
+    /// A candidate of one edit, of `template`, as far as `cost` from the code, proposed by
+    /// `source`.
+    pub(crate) fn one(
+        edit: CandidateEdit,
+        template: &str,
+        cost: u32,
+        source: &'static str,
+    ) -> Candidate {
+        Candidate {
+            edits: vec![edit],
+            template: template.to_string(),
+            cost,
+            source,
+        }
+    }
 }
 
 /// A source of candidate fixes. The repair stage asks it for candidates target by target,

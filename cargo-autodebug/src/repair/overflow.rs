@@ -162,17 +162,8 @@ impl<'a> Overflows<'a> {
                 if out.iter().any(|c: &Candidate| c.edits[0].rust == rust) {
                     continue;
                 }
-                out.push_back(Candidate {
-                    edits: vec![CandidateEdit {
-                        site: target.site.key(),
-                        rust,
-                        expr: None,
-                        statement: None,
-                    }],
-                    template: template.to_string(),
-                    cost: COST,
-                    source: NAME,
-                });
+                let edit = CandidateEdit::at(target.site.key(), rust);
+                out.push_back(Candidate::one(edit, template, COST, NAME));
             }
         }
         out

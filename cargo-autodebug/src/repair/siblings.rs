@@ -196,17 +196,8 @@ impl<'a> Siblings<'a> {
                     &original[..range.start],
                     &original[range.end..]
                 );
-                out.push_back(Candidate {
-                    edits: vec![CandidateEdit {
-                        site: target.site.key(),
-                        rust,
-                        expr: None,
-                        statement: None,
-                    }],
-                    template: SIBLING.to_string(),
-                    cost: COST,
-                    source: NAME,
-                });
+                let edit = CandidateEdit::at(target.site.key(), rust);
+                out.push_back(Candidate::one(edit, SIBLING, COST, NAME));
             }
         }
         out

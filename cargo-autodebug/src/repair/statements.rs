@@ -371,17 +371,8 @@ impl<'a> StatementEdits<'a> {
             if !self.proposed.insert((bytes.start, bytes.end, rust.clone())) {
                 continue;
             }
-            queue.push_back(Candidate {
-                edits: vec![CandidateEdit {
-                    site: target.site.key(),
-                    rust,
-                    expr: None,
-                    statement: Some(bytes),
-                }],
-                template: template.to_string(),
-                cost,
-                source: NAME,
-            });
+            let edit = CandidateEdit::at(target.site.key(), rust).replacing(bytes);
+            queue.push_back(Candidate::one(edit, template, cost, NAME));
         }
         queue
     }
@@ -441,7 +432,7 @@ fn whole_lines(text: &str, bytes: &Range<usize>) -> Range<usize> {
 }
 
 /// The whitespace that begins the line `at` is on.
-fn indentation(text: &str, at: usize) -> String {
+pub(super) fn indentation(text: &str, at: usize) -> String {
     let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
     text[line_start..at]
         .chars()

@@ -813,16 +813,12 @@ impl CandidateSource for Syntactic {
         let queue = self.queues.entry(target.site.key()).or_insert_with(|| {
             mutations(&target.located.original, target.site.kind, &target.types)
                 .into_iter()
-                .map(|m| Candidate {
-                    edits: vec![CandidateEdit {
-                        site: target.site.key(),
-                        rust: m.rust,
+                .map(|m| {
+                    let edit = CandidateEdit {
                         expr: m.expr,
-                        statement: None,
-                    }],
-                    template: m.template.to_string(),
-                    cost: m.cost,
-                    source: NAME,
+                        ..CandidateEdit::at(target.site.key(), m.rust)
+                    };
+                    Candidate::one(edit, m.template, m.cost, NAME)
                 })
                 .collect()
         });
