@@ -469,6 +469,7 @@ pub fn repair_with(
     let mut items = search.items(queue);
     let searched_cut = details.cut.clone();
     let fixes = search.rebuild(&mut items, &suite, limits.shard, &mut details, &mut notes);
+    notes.extend(disagreement(&fixes));
     Repair {
         fixes,
         notes,
@@ -476,6 +477,34 @@ pub fn repair_with(
         items,
         searched_cut,
     }
+}
+
+/// When the suite validated more than one fix, a note that says they differ: the tests pass
+/// under each, so they do not tell which is right (weak tests validate a fix that is not
+/// one as readily as the fix), and the first is only the simplest.
+fn disagreement(fixes: &[Fix]) -> Option<String> {
+    let validated: Vec<&Fix> = fixes.iter().filter(|f| f.validated).collect();
+    if validated.len() < 2 {
+        return None;
+    }
+    let listed: Vec<String> = (validated.iter())
+        .map(|f| {
+            format!(
+                "{}. {} at {}:{}",
+                f.rank,
+                crate::publish::describe(f),
+                f.file,
+                f.line
+            )
+        })
+        .collect();
+    Some(format!(
+        "repair: {} validated fixes differ ({}): the suite passes under each, so it does not \
+         tell which is right; the first is the one with the fewest and smallest changes, \
+         read the others before applying it",
+        validated.len(),
+        listed.join("; ")
+    ))
 }
 
 /// Whether `candidate` (one edit of `target`, a branch) leaves every recorded failing run
@@ -1417,6 +1446,24 @@ mod tests {
             }],
             effect: effect.to_vec(),
         }
+    }
+
+    #[test]
+    fn validated_fixes_that_differ_are_said_to_differ() {
+        let fix = |rank: usize, line: u32, replacement: &str, validated: bool| Fix {
+            rank,
+            line,
+            ..fix(replacement, validated, 1, &[true], "")
+        };
+        let one = [fix(1, 19, "i < n", true), fix(2, 21, "v[i + 1]", false)];
+        assert_eq!(disagreement(&one), None, "one validated fix");
+        let two = [fix(1, 19, "i < n", true), fix(2, 21, "v[i + 1]", true)];
+        let note = disagreement(&two).expect("two validated fixes");
+        assert!(
+            note.starts_with("repair: 2 validated fixes differ (1. "),
+            "{note}"
+        );
+        assert!(note.contains("at src/lib.rs:21"), "{note}");
     }
 
     #[test]
