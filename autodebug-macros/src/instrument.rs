@@ -18,8 +18,8 @@ use std::cell::RefCell;
 use crate::site::{range_of, site_ref};
 use autodebug_syntax::{
     chain_leaves_mut, contains_let, diverges, for_range_mut, is_chain, is_compound,
-    is_effect_argument, is_returned_value, reports_arm, reports_assign, reports_call,
-    reports_closure_value, reports_let, returns_value, simple_binding, strip,
+    is_effect_argument, is_field_value, is_returned_value, reports_arm, reports_assign,
+    reports_call, reports_closure_value, reports_let, returns_value, simple_binding, strip,
 };
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
@@ -594,6 +594,21 @@ impl VisitMut for Instrumenter {
                 }
             }
             Expr::Call(_) | Expr::MethodCall(_) => self.visit_call(expr),
+            // A struct literal's computed fields are `Arg` sites, as a constructor's
+            // arguments (see `is_field_value`).
+            Expr::Struct(e) => {
+                for field in e.fields.iter_mut() {
+                    let original = field.expr.to_token_stream();
+                    let site = is_field_value(&field.expr);
+                    self.visit_expr_mut(&mut field.expr);
+                    if site {
+                        self.wrap_component(&mut field.expr, &original, "Arg");
+                    }
+                }
+                if let Some(rest) = &mut e.rest {
+                    self.visit_expr_mut(rest);
+                }
+            }
             // The length of an array repeat is a constant.
             Expr::Repeat(e) => self.visit_expr_mut(&mut e.expr),
             _ => visit_mut::visit_expr_mut(self, expr),
@@ -760,6 +775,17 @@ mod tests {
         // The overflow of `e += 1` is reported where the assignment is (line 3), as
         // `cargo test` reports it: the call around the operand is spanned there.
         assert_eq!(first.span().start().line, 3);
+    }
+
+    #[test]
+    fn a_struct_literals_computed_fields_are_sites_and_borrowed_ones_are_not() {
+        let f = instrument(
+            "fn f(n: usize, s: &str, tail: u8) -> P {
+                let first = P { len: n + 1, start: 0, name: &s[1..], tail };
+                P { len: first.len, ..first }
+            }",
+        );
+        assert_eq!(kinds(&f, "Arg"), ["n + 1", "0"]);
     }
 
     #[test]

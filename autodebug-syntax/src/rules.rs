@@ -175,6 +175,24 @@ pub fn is_effect_argument(arg: &Expr) -> bool {
         )
 }
 
+/// Whether the value of a struct literal's field is an `Arg` site (the arguments of a
+/// constructor, as a call's are): as an argument is, and holding no borrow (`&tmp()`, or a
+/// literal that holds one): a `let` extends the life of a temporary borrowed in a struct
+/// literal's field, and passed through a hook it would be dropped at the end of the
+/// statement.
+pub fn is_field_value(value: &Expr) -> bool {
+    struct Borrows(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Borrows {
+        fn visit_expr_reference(&mut self, _: &'ast syn::ExprReference) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut borrows = Borrows(false);
+    syn::visit::Visit::visit_expr(&mut borrows, value);
+    is_effect_argument(value) && !borrows.0 && !matches!(value, Expr::Macro(_))
+}
+
 /// Whether a returned expression (a function's tail, or a tail reached from it) is itself
 /// the value, a `Return` site when it does not diverge, rather than something to descend
 /// into (`if`, `match`, blocks: their own tails are the values) or control flow.

@@ -6,8 +6,8 @@ use syn::{Expr, Stmt};
 
 use crate::rules::{
     chain_leaves, contains_let, diverges, for_range, is_chain, is_compound, is_effect_argument,
-    is_returned_value, reports_arm, reports_assign, reports_call, reports_closure_value,
-    reports_let,
+    is_field_value, is_returned_value, reports_arm, reports_assign, reports_call,
+    reports_closure_value, reports_let,
 };
 
 /// What a site is: the name of the runtime's `SiteKind` variant (`"Let"`), as the generated
@@ -103,6 +103,16 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
         self.arguments(&call.args);
         visit::visit_expr_method_call(self, call);
+    }
+
+    /// The computed values of a struct literal's fields, as a constructor's arguments.
+    fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+        for field in &e.fields {
+            if is_field_value(&field.expr) {
+                (self.found)(&field.expr, "Arg");
+            }
+        }
+        visit::visit_expr_struct(self, e);
     }
 
     fn visit_local(&mut self, local: &'ast syn::Local) {
@@ -207,6 +217,10 @@ mod tests {
                 for i in 1..n { v.push(i as i32 * 2); v.push(a); }
                 match acc { x if x > 3 => x, _ => { panic!() } }
             }
+            fn h(n: usize, s: &str) -> P {
+                let first = P { len: n + 1, start: 0, name: &s[1..], tail };
+                P { len: first.len, ..first }
+            }
             fn g(v: &[i32]) -> usize {
                 let mut n = 0;
                 v.iter().for_each(|x| { n += *x as usize; });
@@ -225,15 +239,25 @@ mod tests {
                 .map(|(_, code)| code.as_str())
                 .collect()
         };
-        assert_eq!(of("Let"), ["0", "n . max (n / 2)", "0", "x * 2"]);
+        assert_eq!(
+            of("Let"),
+            [
+                "0",
+                "n . max (n / 2)",
+                "P { len : n + 1 , start : 0 , name : & s [1 ..] , tail }",
+                "0",
+                "x * 2"
+            ]
+        );
         assert_eq!(of("Closure"), ["* * x % 2 == 1", "y + 1"]);
         assert!(of("While").is_empty());
         assert_eq!(of("Operand"), ["acc < 10"]);
         assert_eq!(of("Compound"), ["x", "* x as usize"]);
         assert_eq!(of("Bound"), ["n"]);
         assert_eq!(of("Start"), ["1"]);
-        // Arguments of calls wherever they stand.
-        assert_eq!(of("Arg"), ["n / 2", "i as i32 * 2"]);
+        // Arguments of calls wherever they stand, and a struct literal's computed fields
+        // that hold no borrow (not `&s[1..]`, not the places `tail` and `first.len`).
+        assert_eq!(of("Arg"), ["n / 2", "i as i32 * 2", "n + 1", "0"]);
         assert_eq!(
             of("Call"),
             [
@@ -249,6 +273,7 @@ mod tests {
             of("Return"),
             [
                 "x",
+                "P { len : first . len , .. first }",
                 "v . iter () . filter (| x | * * x % 2 == 1) . map (| x | { let y = x * 2 ; y + 1 }) . count () + n"
             ]
         );
