@@ -185,20 +185,9 @@ impl Instrumenter {
         }
         let site = self.site(original, kind);
         let scope = self.scope_closure();
-        *expr = if kind == "Compound" {
-            // `x += component(..)`: the operation stays outside the call, and a panic of it
-            // (an overflow) is located at the span of the whole assignment, which the
-            // compiler cannot join across a call of ours spanned elsewhere (it fell back
-            // on the attribute's line). Spanned as the user's operand, it joins.
-            let span = syn::spanned::Spanned::span(&*expr);
-            Expr::Verbatim(quote::quote_spanned! {span=>
-                ::autodebug_runtime::__rt::component(#site, #expr, #scope)
-            })
-        } else {
-            Expr::Verbatim(quote! {
-                ::autodebug_runtime::__rt::component(#site, #expr, #scope)
-            })
-        };
+        *expr = Expr::Verbatim(quote! {
+            ::autodebug_runtime::__rt::component(#site, #expr, #scope)
+        });
     }
 
     /// A call made for its effect (`v.push(x + 1);`, `f(a, b);`): its arguments are sites
@@ -763,20 +752,6 @@ mod tests {
     }
 
     #[test]
-    fn a_compound_assignments_operand_keeps_its_place_in_the_users_code() {
-        let f = instrument("fn f(e: i8) -> i8 {\n    let mut e = e;\n    e += 1;\n    e\n}");
-        let assign = (f.block.stmts.iter())
-            .find_map(|s| match s {
-                syn::Stmt::Expr(syn::Expr::Binary(b), _) if super::is_compound(&b.op) => Some(b),
-                _ => None,
-            })
-            .unwrap_or_else(|| panic!("no compound assignment in {}", f.to_token_stream()));
-        let first = assign.right.to_token_stream().into_iter().next().unwrap();
-        // The overflow of `e += 1` is reported where the assignment is (line 3), as
-        // `cargo test` reports it: the call around the operand is spanned there.
-        assert_eq!(first.span().start().line, 3);
-    }
-
     #[test]
     fn a_struct_literals_computed_fields_are_sites_and_borrowed_ones_are_not() {
         let f = instrument(
