@@ -1,7 +1,6 @@
 //! The syntactic candidate source: small edits of a site's own code, simplest first —
 //! relational operator swaps (`<` ↔ `<=` first), `&&` ↔ `||`, integer literals ±1, a loop
-//! bound ±1, a variable swapped for another of the same type in scope, an integer variable
-//! ±1 or ± another of its type in scope (a term missing), the operands of a
+//! bound ±1, a variable swapped for another of the same type in scope, the operands of a
 //! non-commutative operator exchanged (`j % i` → `i % j`), an arithmetic operation reduced
 //! to one of its operands (`x * -1` → `x`), two neighbouring elements of an argument list,
 //! tuple, array or `vec!` exchanged, and a method for its counterpart (`min` ↔ `max`,
@@ -669,23 +668,6 @@ fn variable_and_operand_edits(
                 };
                 out.push(mutation(rust, catalogue::VARIABLE_STEP, 2, types));
             }
-            // A term missing: another integer of the same type in scope added or taken
-            // away (`len < 5` for `len - start < 5`), after the steps of one.
-            for (other, other_ty) in &types.vars {
-                if other == name || other_ty != ty {
-                    continue;
-                }
-                for op in ["-", "+"] {
-                    let sum = format!("{name} {op} {other}");
-                    let bare = splice(original, range, &sum);
-                    let rust = if stands_alone(&bare, range.start..range.start + sum.len()) {
-                        bare
-                    } else {
-                        splice(original, range, &format!("({sum})"))
-                    };
-                    out.push(mutation(rust, catalogue::VARIABLE_TERM, 3, types));
-                }
-            }
         }
     }
     for Operation {
@@ -1007,12 +989,7 @@ mod tests {
         };
         let all = mutations("x", SiteKind::Assign, &types);
         let rust: Vec<&str> = all.iter().map(|m| m.rust.as_str()).collect();
-        assert_eq!(
-            rust,
-            [
-                "r", "y", "x + 1", "x - 1", "x.abs()", "x - r", "x + r", "x - y", "x + y"
-            ]
-        );
+        assert_eq!(rust, ["r", "y", "x + 1", "x - 1", "x.abs()"]);
         assert_eq!(
             all[1].expr,
             Some(Expr::Var {
@@ -1032,21 +1009,6 @@ mod tests {
             ["(n + 1)*x/2", "(n - 1)*x/2", "n*(x + 1)/2", "n*(x - 1)/2"]
         );
         assert_eq!(of("v.nth(n)"), ["v.nth(n + 1)", "v.nth(n - 1)"]);
-        // A term missing: another integer of the same type (not of another) added or taken
-        // away, parenthesized where it must be.
-        let terms = |code: &str| -> Vec<String> {
-            mutations(code, SiteKind::Operand, &types)
-                .into_iter()
-                .filter(|m| m.template == "variable±term")
-                .map(|m| m.rust)
-                .collect()
-        };
-        assert_eq!(
-            terms("x < 5"),
-            ["x - r < 5", "x + r < 5", "x - y < 5", "x + y < 5"]
-        );
-        assert_eq!(terms("n * 2 < 5"), Vec::<String>::new());
-        assert_eq!(terms("x * 2")[0], "(x - r) * 2");
         // Unsigned names have no absolute value to take.
         let n = mutations("n", SiteKind::Assign, &types);
         assert!(n.iter().all(|m| m.template != "absolute-value"));
