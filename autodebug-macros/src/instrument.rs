@@ -752,7 +752,6 @@ mod tests {
     }
 
     #[test]
-    #[test]
     fn a_struct_literals_computed_fields_are_sites_and_borrowed_ones_are_not() {
         let f = instrument(
             "fn f(n: usize, s: &str, tail: u8) -> P {
