@@ -602,19 +602,22 @@ pub(crate) fn rank_keyed(mut fixes: Vec<(Fix, Vec<String>)>) -> Vec<Fix> {
             .map(|e| (patch::squeeze(&e.original), patch::squeeze(&e.replacement)))
             .collect()
     };
-    let size = |fix: &Fix| -> usize {
-        changes(fix)
-            .iter()
+    // Each fix's key once (its changes and their sizes are tokenized), not per comparison.
+    fixes.sort_by_cached_key(|(fix, _)| {
+        let changes = changes(fix);
+        let size: usize = (changes.iter())
             .map(|(original, replacement)| changed_tokens(original, replacement))
-            .sum()
-    };
-    fixes.sort_by(|(a, _), (b, _)| {
-        (!a.validated, changes(a).len(), a.cost, size(a))
-            .cmp(&(!b.validated, changes(b).len(), b.cost, size(b)))
-            .then_with(|| b.edits.len().cmp(&a.edits.len()))
-            .then_with(|| b.localized_by.len().cmp(&a.localized_by.len()))
-            .then_with(|| a.suspect_rank.cmp(&b.suspect_rank))
-            .then_with(|| tokens(&a.replacement).cmp(&tokens(&b.replacement)))
+            .sum();
+        (
+            !fix.validated,
+            changes.len(),
+            fix.cost,
+            size,
+            std::cmp::Reverse(fix.edits.len()),
+            std::cmp::Reverse(fix.localized_by.len()),
+            fix.suspect_rank,
+            tokens(&fix.replacement),
+        )
     });
     let mut seen = BTreeSet::new();
     fixes.retain(|(fix, code)| seen.insert((fix.effect.clone(), code.clone())));
