@@ -54,52 +54,121 @@ impl ScratchCopy {
         skip: &[PathBuf],
         wait: Duration,
     ) -> Result<ScratchCopy> {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("could not create {}", dir.display()))?;
-        let lock_path = dir.join("workspace.lock");
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .with_context(|| format!("could not open {}", lock_path.display()))?;
-        let mut copy = if lock_within(&lock, wait) {
-            std::fs::write(
-                dir.join(ROOT_FILE),
-                workspace_root.as_os_str().as_encoded_bytes(),
-            )
-            .with_context(|| format!("could not write {}", dir.join(ROOT_FILE).display()))?;
-            ScratchCopy {
-                root: dir.join("workspace"),
-                target_dir: dir.join("target"),
-                own: None,
-                _lock: Some(lock),
-            }
-        } else {
-            let own = tempfile::Builder::new()
-                .prefix("own-")
-                .tempdir_in(dir)
-                .context("could not create a scratch directory")?
-                .keep();
-            ScratchCopy {
-                root: own.join("workspace"),
-                target_dir: own.join("target"),
-                own: Some(own),
-                _lock: None,
-            }
-        };
-        if copy.root.exists() {
-            std::fs::remove_dir_all(&copy.root)
-                .with_context(|| format!("could not clear {}", copy.root.display()))?;
+        match hold(dir, wait)? {
+            Some(lock) => Self::fill(workspace_root, dir, lock, skip),
+            None => Self::own(workspace_root, dir, skip),
         }
-        copy_tree(workspace_root, &copy.root, skip)?;
-        // Cargo reports paths under the canonical root; compare with that.
-        if let Ok(canonical) = copy.root.canonicalize() {
-            copy.root = canonical;
-        }
-        rewrite_manifests(workspace_root, &copy.root)?;
-        Ok(copy)
     }
+
+    /// As [`ScratchCopy::create`], in the first free one of [`SLOTS`] places under
+    /// `places`: the one this workspace had last (its builds there are incremental), else
+    /// the others in order. Runs of other workspaces (or a second run of this one) take the
+    /// next free place rather than waiting, and every place keeps the dependencies it
+    /// built for whichever workspace comes next. When all are held, a run waits up to `wait`
+    /// for the first, then builds cold in a place of its own.
+    pub fn create_in_slots(
+        workspace_root: &Path,
+        places: &Path,
+        skip: &[PathBuf],
+        wait: Duration,
+    ) -> Result<ScratchCopy> {
+        let mut order: Vec<PathBuf> = (0..SLOTS)
+            .map(|i| places.join(format!("{SLOT_PREFIX}{i}")))
+            .collect();
+        if let Some(last) = order
+            .iter()
+            .position(|dir| copy_of(dir).as_deref() == Some(workspace_root))
+        {
+            let dir = order.remove(last);
+            order.insert(0, dir);
+        }
+        for dir in &order {
+            if let Some(lock) = hold(dir, Duration::ZERO)? {
+                return Self::fill(workspace_root, dir, lock, skip);
+            }
+        }
+        Self::create(workspace_root, &order[0], skip, wait)
+    }
+
+    /// The place at `dir`, whose lock this run holds, with a fresh copy of `workspace_root`.
+    fn fill(
+        workspace_root: &Path,
+        dir: &Path,
+        lock: std::fs::File,
+        skip: &[PathBuf],
+    ) -> Result<ScratchCopy> {
+        std::fs::write(
+            dir.join(ROOT_FILE),
+            workspace_root.as_os_str().as_encoded_bytes(),
+        )
+        .with_context(|| format!("could not write {}", dir.join(ROOT_FILE).display()))?;
+        ScratchCopy {
+            root: dir.join("workspace"),
+            target_dir: dir.join("target"),
+            own: None,
+            _lock: Some(lock),
+        }
+        .copied_from(workspace_root, skip)
+    }
+
+    /// A copy and target dir of this run's own, inside the place at `dir` that another run
+    /// holds.
+    fn own(workspace_root: &Path, dir: &Path, skip: &[PathBuf]) -> Result<ScratchCopy> {
+        let own = tempfile::Builder::new()
+            .prefix("own-")
+            .tempdir_in(dir)
+            .context("could not create a scratch directory")?
+            .keep();
+        ScratchCopy {
+            root: own.join("workspace"),
+            target_dir: own.join("target"),
+            own: Some(own),
+            _lock: None,
+        }
+        .copied_from(workspace_root, skip)
+    }
+
+    /// Replaces the copy's tree with one of `workspace_root`.
+    fn copied_from(mut self, workspace_root: &Path, skip: &[PathBuf]) -> Result<ScratchCopy> {
+        if self.root.exists() {
+            std::fs::remove_dir_all(&self.root)
+                .with_context(|| format!("could not clear {}", self.root.display()))?;
+        }
+        copy_tree(workspace_root, &self.root, skip)?;
+        // Cargo reports paths under the canonical root; compare with that.
+        if let Ok(canonical) = self.root.canonicalize() {
+            self.root = canonical;
+        }
+        rewrite_manifests(workspace_root, &self.root)?;
+        Ok(self)
+    }
+}
+
+/// How many places [`ScratchCopy::create_in_slots`] shares out.
+pub const SLOTS: usize = 4;
+
+/// The name of those places but their number.
+const SLOT_PREFIX: &str = "slot-";
+
+/// Creates the place `dir` and takes its lock, waiting up to `wait`; the open lock file, or
+/// none when another run holds it.
+fn hold(dir: &Path, wait: Duration) -> Result<Option<std::fs::File>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("could not create {}", dir.display()))?;
+    let lock_path = dir.join("workspace.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .with_context(|| format!("could not open {}", lock_path.display()))?;
+    Ok(lock_within(&lock, wait).then_some(lock))
+}
+
+/// The workspace the place at `dir` was last a copy of.
+fn copy_of(dir: &Path) -> Option<PathBuf> {
+    std::fs::read(dir.join(ROOT_FILE))
+        .ok()
+        .map(|root| PathBuf::from(std::ffi::OsString::from_vec(root)))
 }
 
 /// The file of a place naming the workspace it is a copy of.
@@ -108,8 +177,9 @@ const ROOT_FILE: &str = "root";
 /// Removes the places under `places` (directories made by [`ScratchCopy::create`]) whose
 /// workspace no longer exists and that no run holds: their copies and target dirs are of
 /// no more use (a checkout deleted, a test's temporary crate). Places written before
-/// places named their workspace are removed the same way. Best effort: a place that
-/// cannot be removed stays.
+/// places named their workspace are removed the same way. The shared places of
+/// [`ScratchCopy::create_in_slots`] stay: they serve whichever workspace comes next. Best
+/// effort: a place that cannot be removed stays.
 pub fn remove_abandoned_places(places: &Path) {
     let Ok(entries) = std::fs::read_dir(places) else {
         return;
@@ -119,11 +189,14 @@ pub fn remove_abandoned_places(places: &Path) {
         if !place.join("workspace.lock").is_file() {
             continue;
         }
-        let alive = std::fs::read(place.join(ROOT_FILE))
-            .ok()
-            .map(|root| PathBuf::from(std::ffi::OsString::from_vec(root)))
-            .is_some_and(|root| root.is_dir());
-        if alive {
+        // A shared place serves whichever workspace comes next; one of a workspace alone
+        // (the layout of earlier releases) goes with its workspace.
+        let shared = entry
+            .file_name()
+            .to_string_lossy()
+            .strip_prefix(SLOT_PREFIX)
+            .is_some_and(|n| n.parse::<usize>().is_ok());
+        if shared || copy_of(&place).is_some_and(|root| root.is_dir()) {
             continue;
         }
         let Ok(lock) = std::fs::OpenOptions::new()
@@ -400,6 +473,56 @@ classpath = \"../../not-a-path-key\"\n";
         let third =
             ScratchCopy::create(ws.path(), dir.path(), &[], Duration::from_secs(1)).unwrap();
         assert_eq!(third.target_dir, dir.path().join("target"));
+    }
+
+    #[test]
+    fn shared_places_go_to_the_workspace_that_had_them_then_to_the_next_free() {
+        let places = tempfile::tempdir().unwrap();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        for ws in [&a, &b] {
+            std::fs::write(ws.path().join("Cargo.toml"), "[package]\n").unwrap();
+        }
+        let take = |ws: &tempfile::TempDir| {
+            ScratchCopy::create_in_slots(ws.path(), places.path(), &[], Duration::ZERO).unwrap()
+        };
+        let slot = |i: usize| places.path().join(format!("{SLOT_PREFIX}{i}/target"));
+        // A place just released may stay held for a moment: a process forked by a test
+        // beside this one (a solver worker, a command before its `exec`) holds a copy of
+        // the lock's descriptor until it closes it. So a run is taken again until it gets
+        // the place expected, for up to two seconds.
+        let take_where = |ws: &tempfile::TempDir, expected: &dyn Fn(&ScratchCopy) -> bool| {
+            for _ in 0..100 {
+                let copy = take(ws);
+                if expected(&copy) {
+                    return copy;
+                }
+                drop(copy);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            panic!("{} never got the place expected", ws.path().display());
+        };
+        let take_at = |ws, i: usize| take_where(ws, &|c: &ScratchCopy| c.target_dir == slot(i));
+        // One at a time, both share the first place (and its dependencies).
+        drop(take_at(&a, 0));
+        let first_b = take_at(&b, 0);
+        // While b holds it, a takes the next free place rather than waiting.
+        let then_a = take(&a);
+        assert_eq!(then_a.target_dir, slot(1));
+        assert!(then_a.root.join("Cargo.toml").exists());
+        drop((first_b, then_a));
+        // Each comes back to the place it had last.
+        drop(take_at(&a, 1));
+        drop(take_at(&b, 0));
+        // Every place held: a place of its own.
+        let held: Vec<ScratchCopy> = (0..SLOTS)
+            .map(|_| take_where(&a, &|c: &ScratchCopy| c.own.is_none()))
+            .collect();
+        let extra = take(&b);
+        assert!(extra.own.is_some());
+        // The shared places stay when their workspaces are gone.
+        drop((held, extra, a, b));
+        remove_abandoned_places(places.path());
+        assert!(slot(0).parent().unwrap().is_dir());
     }
 
     #[test]

@@ -199,13 +199,18 @@ pub fn git_commit_all(dir: &Path) {
     }
 }
 
-/// Runs the plain `cargo test` (no instrumentation) in `dir`, into the target dir the tool's
-/// patched rebuilds use (its dependencies are built there already).
+/// Runs the plain `cargo test` (no instrumentation) in `dir`, one at a time, into a target
+/// dir of these runs alone. Cargo names a crate's artifacts by its path relative to its
+/// workspace root, so two copies of one fixture built into one target dir take each
+/// other's test binaries: the tool's patched rebuilds (its `repair` place) must not share
+/// it, nor may two of these runs overlap.
 pub fn cargo_test(dir: &Path) -> Output {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     Command::new(env!("CARGO"))
         .arg("test")
         .arg("--target-dir")
-        .arg(shared_target_dir().join("repair/target"))
+        .arg(shared_target_dir().join("plain"))
         .current_dir(dir)
         .env_remove("AUTODEBUG_INSTRUMENT")
         .output()

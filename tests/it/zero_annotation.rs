@@ -11,18 +11,9 @@ use crate::common::{self, fixture_path as fixture};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-
-/// The runs of this file share one scratch place in the shared target dir (a run that
-/// finds it held waits, then copies to a place of its own and builds cold): one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// A plain crate and its seeded fault.
 struct Case {
@@ -103,18 +94,16 @@ fn line_of(dir: &Path, file: &str, text: &str) -> usize {
 }
 
 /// The scratch copies of the workspace at `root` the runs made in the shared target dir
-/// (`zero/NAME-HASH/workspace`, NAME the root's last component), which are still there.
+/// (`zero/PLACE/workspace`, PLACE one whose `root` file names it), which are still there.
 fn scratch_copies(root: &Path) -> Vec<PathBuf> {
-    let name = root.file_name().unwrap().to_string_lossy().into_owned();
     let Ok(entries) = std::fs::read_dir(common::shared_target_dir().join("zero")) else {
         return Vec::new();
     };
     entries
         .flatten()
         .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with(&format!("{name}-"))
+            std::fs::read(e.path().join("root"))
+                .is_ok_and(|named| named == root.as_os_str().as_encoded_bytes())
         })
         .map(|e| e.path().join("workspace"))
         .filter(|p| p.exists())
@@ -123,7 +112,6 @@ fn scratch_copies(root: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn each_plain_crate_is_localized_and_fixed_and_left_byte_identical() {
-    let _serial = serial();
     for case in &CASES {
         let dir = common::copy_crate(&fixture(case.fixture));
         let before = snapshot(dir.path());
@@ -212,7 +200,6 @@ fn each_plain_crate_is_localized_and_fixed_and_left_byte_identical() {
 
 #[test]
 fn apply_changes_only_the_faulty_line() {
-    let _serial = serial();
     for case in &CASES {
         let dir = common::copy_crate(&fixture(case.fixture));
         common::git_commit_all(dir.path());
@@ -283,7 +270,6 @@ fn one_line_crate() -> tempfile::TempDir {
 
 #[test]
 fn positions_are_the_users_when_tokens_move_in_the_copy() {
-    let _serial = serial();
     let dir = one_line_crate();
     common::git_commit_all(dir.path());
     common::autodebug_expecting(dir.path(), &["--apply"], 0);
@@ -352,7 +338,6 @@ fn the_tests_of_a_procedural_macro_crate_run_as_under_cargo_test() {
     // Its test binary loads the standard library as a shared library: run without the
     // toolchain's libraries on the library path (as cargo's runner puts them), it cannot
     // even list its tests.
-    let _serial = serial();
     let dir = write_tree(&[
         (
             "Cargo.toml",
@@ -395,7 +380,6 @@ fn the_tests_of_a_procedural_macro_crate_run_as_under_cargo_test() {
 
 #[test]
 fn workspace_members_the_package_uses_are_instrumented_too() {
-    let _serial = serial();
     let dir = write_tree(&[
         (
             "Cargo.toml",
@@ -447,7 +431,6 @@ fn workspace_members_the_package_uses_are_instrumented_too() {
 
 #[test]
 fn annotate_never_builds_the_tree_as_it_is() {
-    let _serial = serial();
     let dir = common::copy_crate(&fixture("plain-text"));
     let output = common::autodebug_expecting(dir.path(), &["--annotate", "never", "--no-fix"], 5);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -473,7 +456,6 @@ fn annotate_never_builds_the_tree_as_it_is() {
 
 #[test]
 fn an_annotated_crate_whose_copy_does_not_build_builds_in_place() {
-    let _serial = serial();
     // The crate reads a file outside its workspace, which the copy (made for the tests'
     // batches) does not have.
     let manifest = format!(
@@ -517,7 +499,6 @@ fn an_annotated_crate_whose_copy_does_not_build_builds_in_place() {
 /// `impl PartialEq<Value> for i32` was) makes ambiguous (E0282) in the instrumented build only.
 #[test]
 fn inference_that_builds_plainly_builds_instrumented() {
-    let _serial = serial();
     let dir = write_tree(&[
         (
             "Cargo.toml",
@@ -550,7 +531,6 @@ fn inference_that_builds_plainly_builds_instrumented() {
 /// has no `::std`, builds instrumented and its fault is found and fixed.
 #[test]
 fn a_no_std_crate_builds_instrumented() {
-    let _serial = serial();
     let dir = write_tree(&[
         (
             "Cargo.toml",
@@ -592,7 +572,6 @@ fn a_no_std_crate_builds_instrumented() {
 /// traced, localized or repaired.
 #[test]
 fn baseline_only_stops_after_the_baseline() {
-    let _serial = serial();
     let dir = write_tree(&[
         (
             "Cargo.toml",
@@ -649,7 +628,6 @@ fn baseline_only_stops_after_the_baseline() {
 /// files, reads the name it has in the plain build.
 #[test]
 fn an_edition_2015_crate_builds_instrumented() {
-    let _serial = serial();
     let dir = write_tree(&[
         (
             "Cargo.toml",
@@ -696,7 +674,6 @@ fn an_edition_2015_crate_builds_instrumented() {
 
 #[test]
 fn a_crate_that_does_not_compile_is_said_to_be_the_users() {
-    let _serial = serial();
     let dir = common::copy_crate(&fixture("plain-text"));
     let lib = dir.path().join("src/lib.rs");
     let text = std::fs::read_to_string(&lib).unwrap();
@@ -721,7 +698,6 @@ fn a_crate_that_does_not_compile_is_said_to_be_the_users() {
 fn a_failing_test_that_reaches_no_instrumented_code_gets_the_sites_it_calls() {
     // `const fn`s are left uninstrumented: no run reaches instrumented code, and the
     // suspects come from the functions the failing assertion calls.
-    let _serial = serial();
     let dir = common::copy_crate(&fixture("plain-const"));
     common::autodebug_expecting(dir.path(), &[], 5);
     let report = common::report(dir.path());
@@ -756,7 +732,6 @@ fn a_failing_test_that_reaches_no_instrumented_code_gets_the_sites_it_calls() {
 
 #[test]
 fn a_target_dir_of_its_own_takes_the_runtime_from_the_per_user_cache() {
-    let _serial = serial();
     let cache = tempfile::tempdir().unwrap();
     let run = |dir: &Path, target: &Path| {
         let env = [("AUTODEBUG_CACHE_DIR", Some(cache.path().as_os_str()))];
@@ -800,7 +775,6 @@ fn a_target_dir_of_its_own_takes_the_runtime_from_the_per_user_cache() {
 
 #[test]
 fn an_interrupted_run_removes_its_scratch_copy_and_keeps_the_last_report() {
-    let _serial = serial();
     let dir = common::copy_crate(&fixture("plain-ring"));
     // A previous run's report, which the interrupted run and a run that selects no test
     // leave where it is.
@@ -898,7 +872,6 @@ fn processes_with(words: &[&str]) -> Vec<u32> {
 
 #[test]
 fn an_interrupted_run_stops_its_tests() {
-    let _serial = serial();
     let dir = common::copy_crate(&fixture("plain-ring"));
     // A test that is still running when the run is interrupted. Tests run in process
     // groups of their own, which a terminal's Ctrl-C does not reach.
@@ -949,7 +922,6 @@ fn an_interrupted_run_stops_its_tests() {
 fn a_crate_that_a_dev_dependency_takes_in_another_version_builds_instrumented() {
     // `cargo test -p ring` is ambiguous here (ring 0.2.0, and ring 0.1.0 that the snapshot
     // helper depends on): the build and the rebuilds must name the package exactly.
-    let _serial = serial();
     let dir = write_tree(&[
         (
             "Cargo.toml",
@@ -999,7 +971,6 @@ fn a_crate_that_a_dev_dependency_takes_in_another_version_builds_instrumented() 
 /// site was left out and why.
 #[test]
 fn only_the_site_the_compiler_rejects_is_left_uninstrumented() {
-    let _serial = serial();
     let copy = common::fixture("plain-pinned");
     let before = snapshot(copy.path());
     let output = common::autodebug_expecting(copy.path(), &[], 5);
@@ -1043,7 +1014,6 @@ fn only_the_site_the_compiler_rejects_is_left_uninstrumented() {
 /// there is found and fixed.
 #[test]
 fn a_member_the_tests_use_as_a_dev_dependency_is_instrumented_too() {
-    let _serial = serial();
     let dir = write_tree(&[
         (
             "Cargo.toml",
@@ -1143,7 +1113,6 @@ fn two_checkouts_sharing_a_target_dir_each_get_their_own_build() {
 /// package's integration tests reach.
 #[test]
 fn a_workspace_s_faults_are_each_found_and_fixes_validated_across_members() {
-    let _serial = serial();
     let dir = common::fixture("workspace-members");
 
     // The shared library, from one of its users.
@@ -1207,7 +1176,6 @@ fn a_workspace_s_faults_are_each_found_and_fixes_validated_across_members() {
 /// takes every member, `--exclude NAME` leaves one out.
 #[test]
 fn test_binary_arguments_and_workspace_select_as_cargo_test_does() {
-    let _serial = serial();
     let dir = write_tree(&[
         (
             "Cargo.toml",

@@ -30,8 +30,8 @@ use coordinates::Shifts;
 use manifest::RuntimeSource;
 use module_tree::ModuleTree;
 
-/// How long to wait for a concurrent run of the same workspace to release the shared
-/// scratch place before copying to a place of this run's own (a cold build).
+/// How long to wait, when concurrent runs hold every shared scratch place, for the first to
+/// be released before copying to a place of this run's own (a cold build).
 const COPY_WAIT: Duration = Duration::from_secs(20);
 
 /// Builds retried after leaving out the sites, then the items, the compiler rejected once
@@ -632,12 +632,12 @@ fn copy_annotated(
     planned: &BTreeMap<String, Annotated>,
     interrupts: &crate::interrupt::Interrupts,
 ) -> Result<(ScratchCopy, crate::interrupt::Cleanup)> {
-    // A place of this workspace's own (target dirs are shared between workspaces), the
-    // same from run to run so that the copy's builds are incremental.
+    // One of a few places shared by the workspaces that build into this target dir: the
+    // one this workspace had last, so that the copy's builds are incremental, and whose
+    // dependencies are built already for another.
     let places = build::target_dir(workspace, options).join("zero");
     crate::copy_tree::remove_abandoned_places(&places);
-    let dir = places.join(place_name(&workspace.root));
-    let copy = ScratchCopy::create(&workspace.root, &dir, skip, COPY_WAIT)
+    let copy = ScratchCopy::create_in_slots(&workspace.root, &places, skip, COPY_WAIT)
         .context("could not copy the workspace to a scratch directory")?;
     let cleanup = interrupts.cleanup(copy.root.clone());
     for (relative, file) in planned {
@@ -740,30 +740,6 @@ fn copy_options(workspace: &Workspace, options: &Options, copy: &ScratchCopy) ->
     Ok(run)
 }
 
-/// The name of a workspace's scratch place: the root's last component and a hash of the
-/// whole path (FNV-1a: stable from run to run and release to release).
-fn place_name(root: &Path) -> String {
-    use std::hash::Hasher;
-    let mut hasher = fnv::FnvHasher::default();
-    hasher.write(root.as_os_str().as_encoded_bytes());
-    let hash = hasher.finish();
-    let name: String = root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(40)
-        .collect();
-    format!("{name}-{:08x}", hash as u32)
-}
-
 /// Adds the planned insertions of `tree`'s files to `planned` (a file planned twice, for
 /// its functions and for its tests, gets both, in text order).
 fn add_insertions(
@@ -841,22 +817,5 @@ mod tests {
                 ("/abs/path/src/a.rs".to_string(), 3, 1)
             ]
         );
-    }
-
-    #[test]
-    fn each_workspace_has_a_place_of_its_own_named_the_same_every_run() {
-        assert_eq!(place_name(Path::new("/tmp/walk/calc")), "calc-37f50ef3");
-        assert_ne!(
-            place_name(Path::new("/a/calc")),
-            place_name(Path::new("/b/calc"))
-        );
-        let odd = place_name(Path::new("/w/my crate!"));
-        assert!(odd.starts_with("my_crate_-"), "{odd}");
-        assert!(
-            odd.chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
-            "{odd}"
-        );
-        assert!(place_name(Path::new("/")).starts_with('-'));
     }
 }
