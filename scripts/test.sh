@@ -16,7 +16,13 @@ trap 'rm -rf "$quick" "$log"' EXIT
 # The benchmark and the tool as `cargo test --workspace` just built them (a `cargo run -p`
 # would unify features without the dev-dependencies and compile both again).
 target="${CARGO_TARGET_DIR:-$root/target}"
+# CI's quick subset: the corpus programs that no example crate stands for (the end-to-end
+# suite runs the tool on array-copy, binary-search, max-array, quicksort and sum, with more
+# checks than a table row), less numeric (a minute and a half of the run with its
+# brute-force sample). bench/README.md has the figures.
 "$target/debug/autodebug-bench" run --quick --tool "$target/debug/cargo-autodebug" \
+    --program replace --program schedule --program strings --program tcas \
+    --program tokenizer --program vending \
     --out "$quick" --floors bench/floors.json
 if [ ! -s "$quick/results.md" ] || ! grep -q '^| ' "$quick/results.md"; then
     echo "error: the benchmark's quick run wrote no results table" >&2
