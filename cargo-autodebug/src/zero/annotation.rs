@@ -215,12 +215,29 @@ fn plan_for(text: &str, mode: Mode) -> syn::Result<FilePlan> {
         }
     }
     planner.items(&file.items, start, &[]);
+    // The items inside a function's body come after the function's own attribute.
+    (planner.plan.insertions).sort_by_key(|insertion| insertion.offset);
     if mode == Mode::Tests {
         let mut finder = StateFinder(None);
         syn::visit::Visit::visit_file(&mut finder, &file);
         planner.plan.keeps_state = finder.0;
     }
     Ok(planner.plan)
+}
+
+/// The blocks of a function's body that declare items (not entering those items, whose
+/// own bodies are planned with them).
+struct BlocksWithItems<'a, 'ast>(&'a mut Vec<&'ast syn::Block>);
+
+impl<'ast> syn::visit::Visit<'ast> for BlocksWithItems<'_, 'ast> {
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        if block.stmts.iter().any(|s| matches!(s, syn::Stmt::Item(_))) {
+            self.0.push(block);
+        }
+        syn::visit::visit_block(self, block);
+    }
+
+    fn visit_item(&mut self, _: &'ast Item) {}
 }
 
 /// Finds the first item that keeps state across runs in one process (see
@@ -416,6 +433,9 @@ impl Planner<'_> {
                         self.insert(gap, &f.attrs, &head, item, name, 1);
                     }
                 }
+                if plans_nested(&f.attrs) {
+                    self.nested_items(&f.block, &f.attrs);
+                }
             }
             Item::Impl(imp) => self.impl_block(imp, item, gap),
             Item::Trait(t) => self.trait_block(t),
@@ -454,6 +474,13 @@ impl Planner<'_> {
                             .push(format!("{type_name}::{}: {why}", m.sig.ident));
                     }
                 }
+            }
+        }
+        for member in &imp.items {
+            if let ImplItem::Fn(m) = member
+                && plans_nested(&m.attrs)
+            {
+                self.nested_items(&m.block, &m.attrs);
             }
         }
         if eligible == 0 {
@@ -525,12 +552,52 @@ impl Planner<'_> {
                         self.insert(before, &m.attrs, &head, member, name, 1);
                     }
                 }
+                if let Some(body) = &m.default
+                    && plans_nested(&m.attrs)
+                {
+                    self.nested_items(body, &m.attrs);
+                }
             }
             gap = Gap {
                 offset: end,
                 in_line_comment: false,
                 after_token: true,
             };
+        }
+    }
+
+    /// The functions, `impl` blocks and traits declared in a function's body, in any of its
+    /// blocks (a helper `fn` inside a function, an `impl` of a local type): planned as the
+    /// items around them are, each by an attribute of its own (the function's own
+    /// attribute leaves the items of its body as they are). `attrs` are the function's, its
+    /// inner ones included.
+    fn nested_items(&mut self, body: &syn::Block, attrs: &[Attribute]) {
+        let mut blocks = Vec::new();
+        syn::visit::Visit::visit_block(&mut BlocksWithItems(&mut blocks), body);
+        for block in blocks {
+            let Some(open) = self.brace_open_end(block.brace_token.span.open()) else {
+                continue;
+            };
+            let inner = if std::ptr::eq(block, body) {
+                attrs
+            } else {
+                &[]
+            };
+            let mut gap = self.body_start(open, inner);
+            for stmt in &block.stmts {
+                let Some((start, end)) = self.extent(stmt) else {
+                    continue;
+                };
+                if let syn::Stmt::Item(item @ (Item::Fn(_) | Item::Impl(_) | Item::Trait(_))) = stmt
+                {
+                    self.item(item, self.past_left_out(gap, start), &[]);
+                }
+                gap = Gap {
+                    offset: end,
+                    in_line_comment: false,
+                    after_token: true,
+                };
+            }
         }
     }
 
@@ -567,7 +634,11 @@ impl Planner<'_> {
         let mut i = 0;
         while i < tokens.len() {
             match macro_item(&tokens[i..]) {
-                Some(MacroItem::Instrumented { len, functions }) => {
+                Some(MacroItem::Instrumented {
+                    len,
+                    functions,
+                    impl_block,
+                }) => {
                     let item: TokenStream = tokens[i..i + len].iter().cloned().collect();
                     let at = Gap {
                         offset: gap,
@@ -576,6 +647,7 @@ impl Planner<'_> {
                     };
                     let what = format!("macro_rules! {name}");
                     self.insert(at, &[], &item, &item, what, functions);
+                    self.macro_bodies(&tokens[i + len - 1], impl_block, name);
                     i += len;
                 }
                 Some(MacroItem::Other { len }) => i += len,
@@ -596,6 +668,77 @@ impl Planner<'_> {
                 .get(i.saturating_sub(1))
                 .and_then(|t| self.lines.offset(t.span().end()))
             {
+                gap = end;
+            }
+        }
+    }
+
+    /// The bodies of the functions a macro's item writes (`body`: the function's body, or
+    /// an `impl` block's): the functions declared in them get attributes of their own
+    /// ([`Planner::macro_nested`]).
+    fn macro_bodies(&mut self, body: &TokenTree, impl_block: bool, name: &str) {
+        let TokenTree::Group(body) = body else {
+            return;
+        };
+        if !impl_block {
+            return self.macro_nested(body, name);
+        }
+        // A method's body is a brace group at the top level of the block.
+        for member in body.stream() {
+            if let TokenTree::Group(g) = &member
+                && g.delimiter() == proc_macro2::Delimiter::Brace
+            {
+                self.macro_nested(g, name);
+            }
+        }
+    }
+
+    /// The functions declared at the start of a statement anywhere in a function body a
+    /// macro writes (the token-level [`Planner::nested_items`]).
+    fn macro_nested(&mut self, body: &proc_macro2::Group, name: &str) {
+        let tokens: Vec<TokenTree> = body.stream().into_iter().collect();
+        let Some(mut gap) = self.lines.offset(body.span_open().end()) else {
+            return;
+        };
+        let mut at_statement = true;
+        let mut i = 0;
+        while i < tokens.len() {
+            if at_statement
+                && declares_fn(&tokens[i..])
+                && let Some(MacroItem::Instrumented {
+                    len,
+                    functions,
+                    impl_block,
+                }) = macro_item(&tokens[i..])
+            {
+                let item: TokenStream = tokens[i..i + len].iter().cloned().collect();
+                let at = Gap {
+                    offset: gap,
+                    in_line_comment: false,
+                    after_token: true,
+                };
+                self.insert(
+                    at,
+                    &[],
+                    &item,
+                    &item,
+                    format!("macro_rules! {name}"),
+                    functions,
+                );
+                self.macro_bodies(&tokens[i + len - 1], impl_block, name);
+                i += len;
+            } else {
+                at_statement = match &tokens[i] {
+                    TokenTree::Group(g) => {
+                        self.macro_nested(g, name);
+                        g.delimiter() == proc_macro2::Delimiter::Brace
+                    }
+                    TokenTree::Punct(p) => p.as_char() == ';',
+                    _ => false,
+                };
+                i += 1;
+            }
+            if let Some(end) = self.lines.offset(tokens[i - 1].span().end()) {
                 gap = end;
             }
         }
@@ -837,20 +980,37 @@ fn refusal_of_kind(attrs: &[Attribute], sig: &Signature) -> Option<&'static str>
         Some("`extern fn`")
     } else if sig.variadic.is_some() {
         Some("variadic")
-    } else if attrs.iter().any(is_test) {
-        Some("a test")
-    } else if test_only(attrs) {
-        Some("test-only code")
+    } else if let Some(why) = test_code(attrs) {
+        Some(why)
     } else if attrs.iter().any(is_ours) {
         Some("already carries a contract or `autodebug` attribute")
-    } else if attrs
-        .iter()
-        .any(|a| last_segment(a).is_some_and(|s| s.starts_with("proc_macro")))
-    {
+    } else if procedural_macro(attrs) {
         Some("a procedural macro")
     } else {
         None
     }
+}
+
+/// Why a function with these attributes is test code (a test, or test-only), if it is.
+fn test_code(attrs: &[Attribute]) -> Option<&'static str> {
+    if attrs.iter().any(is_test) {
+        Some("a test")
+    } else if test_only(attrs) {
+        Some("test-only code")
+    } else {
+        None
+    }
+}
+
+/// Whether a function with these attributes is a procedural macro (code the compiler runs).
+fn procedural_macro(attrs: &[Attribute]) -> bool {
+    (attrs.iter()).any(|a| last_segment(a).is_some_and(|s| s.starts_with("proc_macro")))
+}
+
+/// Whether the items declared in a function's body are planned: not in a test's body, in
+/// test-only code or in a procedural macro's (code the compiler runs).
+fn plans_nested(attrs: &[Attribute]) -> bool {
+    test_code(attrs).is_none() && !procedural_macro(attrs)
 }
 
 fn last_segment(attr: &Attribute) -> Option<String> {
@@ -921,8 +1081,14 @@ fn path_attribute(attrs: &[Attribute]) -> Option<String> {
 /// attribute can instrument (its tokens, attributes included, and how many functions it
 /// holds), or another item to pass over; `None` when the tokens do not start an item.
 enum MacroItem {
-    Instrumented { len: usize, functions: usize },
-    Other { len: usize },
+    Instrumented {
+        len: usize,
+        functions: usize,
+        impl_block: bool,
+    },
+    Other {
+        len: usize,
+    },
 }
 
 fn macro_item(tokens: &[TokenTree]) -> Option<MacroItem> {
@@ -998,8 +1164,35 @@ fn macro_item(tokens: &[TokenTree]) -> Option<MacroItem> {
     Some(if functions == 0 {
         MacroItem::Other { len }
     } else {
-        MacroItem::Instrumented { len, functions }
+        MacroItem::Instrumented {
+            len,
+            functions,
+            impl_block: keyword == "impl",
+        }
     })
+}
+
+/// Whether `tokens` start with a function with a body (after its attributes and
+/// qualifiers): `fn` and a name (not the type `fn(u8)`), and a brace group before any `;`
+/// (not a trait's `fn f();`).
+fn declares_fn(tokens: &[TokenTree]) -> bool {
+    let Some(at) = tokens
+        .iter()
+        .position(|t| matches!(t, TokenTree::Ident(id) if id == "fn"))
+    else {
+        return false;
+    };
+    let named = match tokens.get(at + 1) {
+        Some(TokenTree::Ident(_)) => true,
+        Some(TokenTree::Punct(p)) => p.as_char() == '$',
+        _ => false,
+    };
+    let body = tokens[at..].iter().find_map(|t| match t {
+        TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace => Some(true),
+        TokenTree::Punct(p) if p.as_char() == ';' => Some(false),
+        _ => None,
+    });
+    named && body == Some(true)
 }
 
 fn extent(tokens: TokenStream) -> Option<(LineColumn, LineColumn)> {
@@ -1220,7 +1413,10 @@ macro_rules! make { () => { fn made() {} } }
 make!();
 ";
         let (_, plan) = annotate(text);
-        assert_eq!(items(&plan), ["Shape::double", "Mixed::safe", "g"]);
+        assert_eq!(
+            items(&plan),
+            ["Shape::double", "Mixed::safe", "g", "nested"]
+        );
         let skipped = plan.skipped.join("\n");
         for reason in [
             "Mixed::raw: `unsafe fn`",
@@ -1231,6 +1427,72 @@ make!();
         ] {
             assert!(skipped.contains(reason), "{reason} not in\n{skipped}");
         }
+    }
+
+    #[test]
+    fn items_inside_a_function_body_get_attributes_of_their_own() {
+        let text = "pub fn outer(s: &str) -> usize {
+    fn helper(s: &str) -> usize { s.len() }
+    struct Local;
+    impl Local {
+        fn twice(&self, n: usize) -> usize { n * 2 }
+    }
+    if s.is_empty() {
+        fn deep() -> usize { 0 }
+        return deep();
+    }
+    Local.twice(helper(s))
+}
+
+impl S {
+    fn method(&self) -> u8 {
+        unsafe fn raw() -> u8 { 1 }
+        fn inner() -> u8 { 2 }
+        inner()
+    }
+}
+
+trait T {
+    fn provided(&self) -> u8 {
+        fn local() -> u8 { 3 }
+        local()
+    }
+}
+
+#[cfg(test)]
+fn only_for_tests() {
+    fn not_this() {}
+}
+
+#[test]
+fn a_test() {
+    fn nor_this() {}
+}
+";
+        let (copy, plan) = annotate(text);
+        assert_eq!(
+            items(&plan),
+            [
+                "outer",
+                "helper",
+                "impl Local",
+                "deep",
+                "impl S",
+                "inner",
+                "T::provided",
+                "local"
+            ]
+        );
+        assert!(plan.skipped.iter().any(|s| s.starts_with("raw: ")));
+        // At the end of the line before, as for the items around them.
+        assert!(
+            copy.contains(&format!("{{ {ATTRIBUTE}\n    fn helper")),
+            "{copy}"
+        );
+        assert!(
+            copy.contains(&format!("{{ {ATTRIBUTE}\n        fn deep")),
+            "{copy}"
+        );
     }
 
     #[test]
@@ -1284,6 +1546,42 @@ macro_rules! exported { () => { fn made() {} } }
         assert!(
             copy.contains(&format!("($( {ATTRIBUTE}\n        /// Shifts.")),
             "{copy}"
+        );
+    }
+
+    #[test]
+    fn functions_declared_in_the_bodies_a_macro_writes_get_attributes_of_their_own() {
+        let text = "macro_rules! from_str {
+    ($t:ident) => {
+        impl FromStr for $t {
+            fn from_str(src: &str) -> Result<$t, ()> {
+                fn shift(src: &str) -> Option<char> {
+                    src.chars().next()
+                }
+                let f: fn(&str) -> Option<char> = shift;
+                if src.is_empty() {
+                    fn $t() {}
+                }
+                trait Local { fn required(&self); fn provided(&self) {} }
+                f(src).ok_or(())
+            }
+        }
+    };
+}
+";
+        let (copy, plan) = annotate(text);
+        assert_eq!(
+            (plan.insertions.iter())
+                .map(|i| (i.lines, i.functions))
+                .collect::<Vec<_>>(),
+            [((2, 15), 1), ((4, 7), 1), ((9, 10), 1), ((12, 12), 1)]
+        );
+        let annotated: Vec<&str> = (copy.split(ATTRIBUTE).skip(1))
+            .map(|rest| rest.trim_start().split(['(', '\n']).next().unwrap())
+            .collect();
+        assert_eq!(
+            annotated,
+            ["impl FromStr for $t {", "fn shift", "fn $t", "fn provided"]
         );
     }
 
