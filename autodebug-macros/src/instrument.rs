@@ -19,7 +19,8 @@ use crate::site::{range_of, site_ref};
 use autodebug_syntax::{
     chain_leaves_mut, contains_let, diverges, for_range_mut, is_chain, is_compound,
     is_effect_argument, is_field_value, is_returned_value, reports_arm, reports_assign,
-    reports_call, reports_closure_value, reports_let, returns_value, simple_binding, strip,
+    reports_call, reports_closure_value, reports_iterable, reports_let, returns_value,
+    simple_binding, strip,
 };
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
@@ -431,6 +432,9 @@ impl Instrumenter {
     fn visit_for(&mut self, e: &mut syn::ExprForLoop) {
         let (for_token, pat, in_token, iterated) = (&e.for_token, &e.pat, &e.in_token, &e.expr);
         let header = quote!(#for_token #pat #in_token #iterated);
+        // What it iterates is an `Arg` site (an iterator chain), its range's bounds
+        // `Start` and `Bound` sites.
+        let iterable = reports_iterable(&e.expr).then(|| e.expr.to_token_stream());
         let over_range = match for_range_mut(&mut e.expr).map(|(range, _)| range) {
             Some(range) => {
                 if let Some(start) = &mut range.start {
@@ -450,6 +454,9 @@ impl Instrumenter {
                 false
             }
         };
+        if let Some(original) = iterable {
+            self.wrap_component(&mut e.expr, &original, "Arg");
+        }
         self.scopes.push();
         match simple_binding(&e.pat) {
             // Ranges iterate `Step` types, which are all `Copy` scalars.
@@ -749,6 +756,34 @@ mod tests {
         // The entry hook names the same site.
         assert!(text.contains("enter (__autodebug_fn"), "{text}");
         assert_eq!(kinds(&f, "Fn"), ["f"]);
+    }
+
+    #[test]
+    fn loop_iterables_and_calls_under_a_question_mark_are_sites() {
+        let f = instrument(
+            "fn f(v: &mut Vec<u8>, w: &mut W, n: usize) -> std::io::Result<()> {
+                for x in v.iter().skip(1) { w.write(x)?; }
+                for i in (0..n).rev() { w.flush()?; }
+                for x in &v {}
+                for x in v.drain(..) { w.put(x + 1)?; }
+                Ok(())
+            }",
+        );
+        // With the calls' own arguments `1`, `..` and `()`.
+        assert_eq!(
+            kinds(&f, "Arg"),
+            [
+                "v.iter().skip(1)",
+                "1",
+                "(0..n).rev()",
+                "v.drain(..)",
+                "..",
+                "x + 1",
+                "()"
+            ]
+        );
+        assert_eq!(kinds(&f, "Call"), ["w.write(x)?", "w.flush()?"]);
+        assert_eq!(kinds(&f, "Bound"), ["n"]);
     }
 
     #[test]

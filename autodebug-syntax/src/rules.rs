@@ -208,16 +208,33 @@ pub fn is_returned_value(expr: &Expr) -> bool {
     }
 }
 
-/// Whether a call statement (`v.sort();`, `out.push(x);`) is itself a `Call` site: one
-/// none of whose arguments is an `Arg` site. Its hook says the call returned, so that the
-/// statement is covered and ranked, and a fix may delete it or put a call beside it.
+/// Whether a call statement (`v.sort();`, `out.push(x);`, `w.flush()?;`) is itself a
+/// `Call` site: one none of whose arguments is an `Arg` site. Its hook says the call
+/// returned, so that the statement is covered and ranked, and a fix may delete it or put a
+/// call beside it.
 pub fn reports_call(expr: &Expr) -> bool {
     let args = match expr {
         Expr::MethodCall(call) => &call.args,
         Expr::Call(call) => &call.args,
+        Expr::Try(t) => return reports_call(&t.expr),
         _ => return false,
     };
     !args.iter().any(is_effect_argument)
+}
+
+/// Whether what a `for` loop iterates is an `Arg` site (the argument of the loop's
+/// `IntoIterator::into_iter` call): computed as a call's argument is
+/// ([`is_effect_argument`]), and neither a borrow of a place (`&v`, `&mut v`: nothing is
+/// computed) nor a bare range, whose bounds are the `Start` and `Bound` sites. An iterator
+/// chain (`v.iter().skip(1)`, `(0..n).rev()`) is one, so that a missing or surplus adaptor
+/// has a site to be ranked and repaired at.
+pub fn reports_iterable(expr: &Expr) -> bool {
+    let trivial = match strip(expr) {
+        Expr::Reference(r) => is_place(&r.expr),
+        Expr::Range(_) => true,
+        _ => false,
+    };
+    is_effect_argument(expr) && !trivial
 }
 
 /// Whether the value of a closure (its body, or the tail of its block) is a `Closure` site:

@@ -7,7 +7,7 @@ use syn::{Expr, Stmt};
 use crate::rules::{
     chain_leaves, contains_let, diverges, for_range, is_chain, is_compound, is_effect_argument,
     is_field_value, is_returned_value, reports_arm, reports_assign, reports_call,
-    reports_closure_value, reports_let,
+    reports_closure_value, reports_iterable, reports_let,
 };
 
 /// What a site is: the name of the runtime's `SiteKind` variant (`"Let"`), as the generated
@@ -190,6 +190,9 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
     }
 
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+        if reports_iterable(&e.expr) {
+            (self.found)(&e.expr, "Arg");
+        }
         if let Some((range, _)) = for_range(&e.expr) {
             if let Some(end) = range.end.as_deref() {
                 self.component(end, "Bound");
@@ -206,9 +209,56 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
 mod tests {
     use super::*;
 
+    /// The sites of the file `src`: kind and code.
+    fn found(src: &str) -> Vec<(Kind, String)> {
+        let file: syn::File = syn::parse_str(src).unwrap();
+        let mut found = Vec::new();
+        visit_file(&file, |expr, kind| {
+            found.push((kind, quote::quote!(#expr).to_string()))
+        });
+        found
+    }
+
+    /// The code of the sites of `kind` among `found`.
+    fn of(found: &[(Kind, String)], kind: Kind) -> Vec<&str> {
+        (found.iter().filter(|(k, _)| *k == kind))
+            .map(|(_, code)| code.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn loop_iterables_and_calls_under_a_question_mark() {
+        let found = found(
+            "fn f(v: &mut Vec<u8>, w: &mut W, n: usize) -> std::io::Result<()> {
+                for x in v.iter().skip(1) { w.write(x)?; }
+                for i in (0..n).rev() { w.flush()?; }
+                for x in &v {}
+                for i in 0..n {}
+                for x in v.drain(..) { w.put(x + 1)?; }
+                Ok(())
+            }",
+        );
+        let of = |kind| of(&found, kind);
+        // With the calls' own arguments `1`, `..` and `()`.
+        assert_eq!(
+            of("Arg"),
+            [
+                "v . iter () . skip (1)",
+                "1",
+                "(0 .. n) . rev ()",
+                "v . drain (..)",
+                "..",
+                "x + 1",
+                "()"
+            ]
+        );
+        assert_eq!(of("Call"), ["w . write (x) ?", "w . flush () ?"]);
+        assert_eq!(of("Bound"), ["n", "n"]);
+    }
+
     #[test]
     fn the_sites_of_a_file() {
-        let file: syn::File = syn::parse_str(
+        let found = found(
             "fn f(n: usize, v: &mut Vec<i32>, pair: (i32, i32)) -> i32 {
                 let mut acc = 0;
                 let (a, _) = pair;
@@ -226,19 +276,8 @@ mod tests {
                 v.iter().for_each(|x| { n += *x as usize; });
                 v.iter().filter(|x| **x % 2 == 1).map(|x| { let y = x * 2; y + 1 }).count() + n
             }",
-        )
-        .unwrap();
-        let mut found = Vec::new();
-        visit_file(&file, |expr, kind| {
-            found.push((kind, quote::quote!(#expr).to_string()))
-        });
-        let of = |kind: Kind| -> Vec<&str> {
-            found
-                .iter()
-                .filter(|(k, _)| *k == kind)
-                .map(|(_, code)| code.as_str())
-                .collect()
-        };
+        );
+        let of = |kind| of(&found, kind);
         assert_eq!(
             of("Let"),
             [

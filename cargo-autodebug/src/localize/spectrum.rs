@@ -7,7 +7,9 @@
 //! (the sites that call ran, its callees included) and one passing execution per accepted
 //! call; a passing test whose trace was recorded gives one passing execution per call it
 //! made. A test with eight asserts over one function thus gives seven passing executions and
-//! one failing one instead of a single failing test that ties every site it ran. The calls
+//! one failing one instead of a single failing test that ties every site it ran. Accepted
+//! calls that returned nothing, right before the failing call, are part of its execution:
+//! the test saw what they did only through it. The calls
 //! the test made past its first failed assertion (the oracle's rerun that went on) count
 //! too, each passing or failing as its own assertion did. Tests
 //! without such a trace count as one execution each, over the baseline's coverage.
@@ -189,12 +191,25 @@ fn failing_calls(
     if trace.truncated || trace.coverage {
         return None;
     }
-    let mut calls: Vec<(bool, Coverage)> = oracle
+    // The calls since the last one that returned a value returned none: the test could
+    // only look at what they did through the calls after them, the failing one among
+    // them. They are part of its failing execution (an `append` whose state a `to_bytes`
+    // then shows wrong), not passing executions of their own.
+    let unchecked = oracle
         .accepted
+        .iter()
+        .rposition(|c| c.returned.is_some())
+        .map_or(0, |last| last + 1);
+    let (checked, unchecked) = oracle.accepted.split_at(unchecked);
+    let mut calls: Vec<(bool, Coverage)> = checked
         .iter()
         .map(|c| (false, sites_of(trace, c.events.clone())))
         .collect();
-    calls.push((true, sites_of(trace, call.events.clone())));
+    let mut failing = sites_of(trace, call.events.clone());
+    for c in unchecked {
+        failing.extend(sites_of(trace, c.events.clone()));
+    }
+    calls.push((true, failing));
     if let Some(later) = &oracle.later {
         calls.extend(
             later
@@ -416,10 +431,16 @@ mod tests {
             message: "assertion failed".into(),
             location: None,
         };
-        // The failing test: two accepted calls (lines 2, 3 and 2, 4), then the failing one
-        // (2, 5). A passing test with a trace of two calls, and one without a trace.
+        // The failing test: two accepted calls (lines 2, 3, which returned a value, and 2,
+        // 4, which returned none), then the failing one (2, 5). A passing test with a trace
+        // of two calls, and one without a trace.
         let failing = trace_of(&[&[2, 3], &[2, 4], &[2, 5]]);
-        let calls = top_level_calls(&failing);
+        let mut calls = top_level_calls(&failing);
+        calls[0].returned = Some(crate::oracle::calls::Returned {
+            site: 3,
+            instance: 0,
+            value: autodebug_runtime::protocol::Value::Bool(true),
+        });
         let oracle = crate::oracle::Oracle {
             test: test_id("fails"),
             trace: 0,
@@ -461,7 +482,7 @@ mod tests {
             baseline("untraced", Outcome::Passed, &[2, 5]),
         ];
         let units = units_of(&tests, &traces, std::slice::from_ref(&oracle));
-        assert_eq!(units.calls, 7);
+        assert_eq!(units.calls, 6);
         assert_eq!(units.noun(), "executions (calls and tests)");
         let lines = |c: &Coverage| c.values().map(|s| s.line).collect::<Vec<_>>();
         let shown: Vec<(bool, Vec<u32>)> = units
@@ -473,8 +494,8 @@ mod tests {
             shown,
             [
                 (false, vec![2, 3]),
-                (false, vec![2, 4]),
-                (true, vec![2, 5]),
+                // The call that returned nothing is part of the failing execution.
+                (true, vec![2, 4, 5]),
                 (false, vec![2, 7]),
                 (true, vec![2, 8]),
                 (false, vec![2, 3]),
@@ -486,8 +507,10 @@ mod tests {
         assert_eq!(failed_units, 2);
         let five = table.values().find(|(_, s)| s.line == 5).unwrap().0;
         assert_eq!(five, Counts { ef: 1, ep: 1 });
+        let four = table.values().find(|(_, s)| s.line == 4).unwrap().0;
+        assert_eq!(four, Counts { ef: 1, ep: 0 });
         let two = table.values().find(|(_, s)| s.line == 2).unwrap().0;
-        assert_eq!(two, Counts { ef: 2, ep: 6 });
+        assert_eq!(two, Counts { ef: 2, ep: 5 });
         // Without its oracle the failing test is one failing execution over its coverage.
         let units = units_of(&tests, &traces, &[]);
         assert_eq!(units.executions[0], (true, coverage(&[2, 3, 4, 5])));
