@@ -94,8 +94,16 @@ impl Interrupts {
     /// Starts `command` (a test, in a process group of its own), whose group is killed if
     /// the run is interrupted while the returned guard lives. The list is held while the
     /// process starts: a signal that comes meanwhile finds it registered.
+    /// Once a signal came, nothing starts: the interrupt thread may already have killed
+    /// the groups it found, and a test started after would outlive the run.
     pub fn spawn(&self, command: &mut Command) -> std::io::Result<(Child, Group)> {
         let mut groups = lock(&self.0.groups);
+        if self.0.received.load(Ordering::SeqCst) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "the run was interrupted",
+            ));
+        }
         let child = command.spawn()?;
         let pgid = child.id() as i32;
         groups.push(pgid);
@@ -122,7 +130,10 @@ impl Interrupts {
 impl Shared {
     /// Kills the registered groups, removes the registered directories and exits.
     fn stop(&self, signal: i32) -> ! {
-        for pgid in lock(&self.groups).iter() {
+        // Held until the process ends: a test whose group was killed is not started
+        // again by the thread that ran it while the directories are being removed.
+        let groups = lock(&self.groups);
+        for pgid in groups.iter() {
             crate::engine::kill_process_group(*pgid);
         }
         let dirs = lock(&self.dirs).clone();
@@ -226,5 +237,14 @@ mod tests {
         assert!(lock(&other.0.groups).is_empty());
         // No signal came: waiting returns at once.
         other.wait_if_interrupted();
+    }
+
+    #[test]
+    fn nothing_starts_once_a_signal_came() {
+        let interrupts = Interrupts::default();
+        interrupts.0.received.store(true, Ordering::SeqCst);
+        let refused = interrupts.spawn(&mut Command::new("true"));
+        assert!(refused.is_err_and(|e| e.kind() == std::io::ErrorKind::Interrupted));
+        assert!(lock(&interrupts.0.groups).is_empty());
     }
 }
