@@ -19,7 +19,8 @@ use crate::site::{range_of, site_ref};
 use autodebug_syntax::{
     chain_leaves_mut, contains_let, diverges, for_range_mut, is_chain, is_compound,
     is_effect_argument, is_field_value, is_returned_value, reports_arm, reports_assign,
-    reports_call, reports_closure_value, reports_iterable, reports_let, returns_value,
+    reports_call, reports_closure_value, reports_iterable, reports_let, reports_scrutinee,
+    returns_value,
     simple_binding, strip,
 };
 use proc_macro2::TokenStream;
@@ -286,7 +287,7 @@ impl Instrumenter {
     }
 
     fn visit_match(&mut self, e: &mut syn::ExprMatch, tail: bool) {
-        self.visit_expr_mut(&mut e.expr);
+        self.visit_scrutinee(&mut e.expr);
         for arm in &mut e.arms {
             self.scopes.push();
             self.scopes.declare_pattern(&arm.pat);
@@ -337,7 +338,7 @@ impl Instrumenter {
     fn visit_chain(&mut self, expr: &mut Expr) {
         chain_leaves_mut(expr, &mut |leaf| match leaf {
             Expr::Let(l) => {
-                self.visit_expr_mut(&mut l.expr);
+                self.visit_scrutinee(&mut l.expr);
                 self.scopes.declare_pattern(&l.pat);
             }
             operand => {
@@ -354,6 +355,18 @@ impl Instrumenter {
                 });
             }
         });
+    }
+
+    /// What a `match` or a `let` of a condition examines: an `Arg` site when it is
+    /// computed ([`reports_scrutinee`]), so that a call examined there is recorded, covered
+    /// and ranked even when none of its arguments is a site.
+    fn visit_scrutinee(&mut self, expr: &mut Expr) {
+        let wrap = reports_scrutinee(expr);
+        let original = expr.to_token_stream();
+        self.visit_expr_mut(expr);
+        if wrap {
+            self.wrap_component(expr, &original, "Arg");
+        }
     }
 
     /// `|| eq_operands(&(a), &(b))` (or `ord_operands`) when `expr` is a comparison `a OP b`
@@ -974,7 +987,13 @@ mod tests {
         );
         let text = f.to_token_stream().to_string();
         assert!(text.contains("if let Some (x) = o &&"), "{text}");
-        assert!(text.contains("while let Some (top) = s . pop ()"), "{text}");
+        // What a `let` examines is an `Arg` site when computed (`s.pop()`), not a place
+        // (`o`).
+        assert!(
+            text.contains("while let Some (top) = :: autodebug_runtime :: __rt :: component"),
+            "{text}"
+        );
+        assert_eq!(kinds(&f, "Arg"), ["s.pop()"]);
         assert!(
             kinds(&f, "If").iter().all(|code| !code.contains("let")),
             "{:?}",
@@ -1096,15 +1115,17 @@ mod tests {
         assert_eq!(scopes[0], ["x"], "let y");
         assert_eq!(scopes[2], ["x", "y", "z"], "let k");
         // `x` is now a `String`.
-        // The argument `vec![1]` is evaluated before the `if let` binds its `y`.
+        // What the `if let` examines, and the argument `vec![1]`, are evaluated before it
+        // binds its `y`.
         assert_eq!(scopes[4], ["y"], "Some(vec![1])");
+        assert_eq!(scopes[5], ["y"], "vec![1]");
         assert!(
-            scopes[5].is_empty(),
+            scopes[6].is_empty(),
             "let q: `y` is shadowed by a vector: {:?}",
-            scopes[5]
+            scopes[6]
         );
         assert_eq!(scopes[3], ["x", "y"], "let x");
-        let range_and_loop: Vec<_> = scopes[6..9].to_vec();
+        let range_and_loop: Vec<_> = scopes[7..10].to_vec();
         assert_eq!(
             range_and_loop,
             [vec!["y"], vec!["y"], vec!["y", "i"]],

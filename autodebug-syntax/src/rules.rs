@@ -237,6 +237,22 @@ pub fn reports_iterable(expr: &Expr) -> bool {
     is_effect_argument(expr) && !trivial
 }
 
+/// Whether what a `match`, an `if let` or a `while let` examines is an `Arg` site (the
+/// argument of the match): a value computed as a call's argument is
+/// ([`is_effect_argument`]), neither a borrow of a place (`&self.state`) nor a literal.
+/// A place (`match self.state`, `if let Some(ref x) = self.head`) is not one: passed
+/// through a hook it would be moved where the patterns bind parts of it or by reference.
+/// A call examined in a condition (`if let Some((a, b)) = parser.parse(buf, rest)`) thus
+/// has a site even when its arguments are all places.
+pub fn reports_scrutinee(expr: &Expr) -> bool {
+    let trivial = match strip(expr) {
+        Expr::Reference(r) => is_place(&r.expr),
+        Expr::Lit(_) => true,
+        _ => false,
+    };
+    is_effect_argument(expr) && !trivial
+}
+
 /// Whether the value of a closure (its body, or the tail of its block) is a `Closure` site:
 /// a computed value, not control flow (whose own parts are sites), nor an assignment (its
 /// value is `()` and its right-hand side is a site of its own), nor a macro call.
@@ -435,5 +451,19 @@ mod tests {
         assert!(is_returned_value(&expr("'a: { 1 }")));
         assert!(!is_returned_value(&expr("{ 1 }")));
         assert!(!is_returned_value(&expr("if c { 1 } else { 2 }")));
+    }
+
+    #[test]
+    fn scrutinees_that_are_computed() {
+        assert!(reports_scrutinee(&expr("p.parse(buf, rest)")));
+        assert!(reports_scrutinee(&expr("x % 3")));
+        assert!(reports_scrutinee(&expr("stack.pop()")));
+        assert!(reports_scrutinee(&expr("(a.len(), b)")));
+        assert!(!reports_scrutinee(&expr("self.state")));
+        assert!(!reports_scrutinee(&expr("*self")));
+        assert!(!reports_scrutinee(&expr("&mut self.head")));
+        assert!(!reports_scrutinee(&expr("(&v[0])")));
+        assert!(!reports_scrutinee(&expr("3")));
+        assert!(!reports_scrutinee(&expr("return")));
     }
 }

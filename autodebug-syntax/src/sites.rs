@@ -7,7 +7,7 @@ use syn::{Expr, Stmt};
 use crate::rules::{
     chain_leaves, contains_let, diverges, for_range, is_chain, is_compound, is_effect_argument,
     is_field_value, is_returned_value, reports_arm, reports_assign, reports_call,
-    reports_closure_value, reports_iterable, reports_let,
+    reports_closure_value, reports_iterable, reports_let, reports_scrutinee,
 };
 
 /// What a site is: the name of the runtime's `SiteKind` variant (`"Let"`), as the generated
@@ -79,6 +79,22 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
     fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
         self.condition(&e.cond, "While");
         visit::visit_expr_while(self, e);
+    }
+
+    /// What a `match` examines, and what a `let` of a condition does: `Arg` sites when
+    /// computed.
+    fn visit_expr_match(&mut self, e: &'ast syn::ExprMatch) {
+        if reports_scrutinee(&e.expr) {
+            (self.found)(&e.expr, "Arg");
+        }
+        visit::visit_expr_match(self, e);
+    }
+
+    fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
+        if reports_scrutinee(&e.expr) {
+            (self.found)(&e.expr, "Arg");
+        }
+        visit::visit_expr_let(self, e);
     }
 
     fn visit_pat_guard(&mut self, g: &'ast syn::PatGuard) {
@@ -227,6 +243,24 @@ mod tests {
     }
 
     #[test]
+    fn computed_scrutinees_of_matches_and_conditions() {
+        let found = found(
+            "fn f(s: &mut S, buf: &[u8], rest: &[u8]) {
+                if let Some((a, b)) = s.parse(buf, rest) {}
+                while let Some(x) = s.stack.pop() {}
+                match s.n % 3 { _ => {} }
+                match s.state { _ => {} }
+                if let Some(ref x) = s.head {}
+                if let Some(x) = &mut s.head {}
+            }",
+        );
+        assert_eq!(
+            of(&found, "Arg"),
+            ["s . parse (buf , rest)", "s . stack . pop ()", "s . n % 3"]
+        );
+    }
+
+    #[test]
     fn loop_iterables_and_calls_under_a_question_mark() {
         let found = found(
             "fn f(v: &mut Vec<u8>, w: &mut W, n: usize) -> std::io::Result<()> {
@@ -295,8 +329,12 @@ mod tests {
         assert_eq!(of("Bound"), ["n"]);
         assert_eq!(of("Start"), ["1"]);
         // Arguments of calls wherever they stand, and a struct literal's computed fields
-        // that hold no borrow (not `&s[1..]`, not the places `tail` and `first.len`).
-        assert_eq!(of("Arg"), ["n / 2", "i as i32 * 2", "n + 1", "0"]);
+        // that hold no borrow (not `&s[1..]`, not the places `tail` and `first.len`), and
+        // what a condition's `let` examines (not the place `acc` the match examines).
+        assert_eq!(
+            of("Arg"),
+            ["n / 2", "v . pop ()", "i as i32 * 2", "n + 1", "0"]
+        );
         assert_eq!(
             of("Call"),
             [
