@@ -20,8 +20,7 @@ use autodebug_syntax::{
     chain_leaves_mut, contains_let, diverges, for_range_mut, is_chain, is_compound,
     is_effect_argument, is_field_value, is_returned_value, reports_arm, reports_assign,
     reports_call, reports_closure_value, reports_iterable, reports_let, reports_scrutinee,
-    returns_value,
-    simple_binding, strip,
+    returns_value, simple_binding, strip,
 };
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};

@@ -489,20 +489,7 @@ fn clause_and_constant_edits(
             }
             let literal = format!("{next}{suffix}");
             let rust = splice(original, range, &literal);
-            // `e - 0` and `e + 0` are written `e`.
-            let rust = match syn::parse_str::<syn::Expr>(&rust) {
-                Ok(syn::Expr::Binary(b))
-                    if next == 0
-                        && matches!(b.op, syn::BinOp::Add(_) | syn::BinOp::Sub(_))
-                        && b.right.span().byte_range()
-                            == (range.start..range.start + literal.len()) =>
-                {
-                    rust[..b.op.span().byte_range().start]
-                        .trim_end()
-                        .to_string()
-                }
-                _ => rust,
-            };
+            let rust = without_identity(rust, range.start..range.start + literal.len());
             out.push(mutation(rust, catalogue::CONSTANT_STEP, 1, types));
         }
         // `0` of a signed type steps down to `-1` (a literal holds no sign of its own).
@@ -530,7 +517,9 @@ fn clause_and_constant_edits(
         // step further than ±1.
         for small in [0u128, 1, 2] {
             if *v <= 4 && small.abs_diff(*v) > 1 && !(small == 1 && parts.factors.contains(range)) {
-                let rust = splice(original, range, &format!("{small}{suffix}"));
+                let literal = format!("{small}{suffix}");
+                let rust = splice(original, range, &literal);
+                let rust = without_identity(rust, range.start..range.start + literal.len());
                 out.push(mutation(rust, catalogue::CONSTANT, 2, types));
             }
         }
@@ -550,6 +539,91 @@ fn clause_and_constant_edits(
             let rust = splice(original, range, &format!("{c:?}"));
             out.push(mutation(rust, catalogue::CHAR_EDIT, 2, types));
         }
+    }
+}
+
+/// `code` written as a person would when the integer literal at `at` makes an operation
+/// that does nothing: `e + 0`, `0 + e`, `e - 0`, `e << 0`, `e >> 0`, `e | 0`, `e ^ 0` are
+/// written `e`, and a method that is the identity at that literal (`.skip(0)`,
+/// `.wrapping_add(0)`, `.saturating_sub(0)`, `.rotate_left(0)`, `.pow(1)`) is taken out of
+/// its chain: `v.iter().skip(0)` is `v.iter()`, the adaptor removed. A step (`step_by`) is
+/// not one of them: no source changes it.
+fn without_identity(code: String, at: Range<usize>) -> String {
+    /// Methods that are the identity when their one argument is 0.
+    const AT_ZERO: [&str; 11] = [
+        "skip",
+        "wrapping_add",
+        "wrapping_sub",
+        "saturating_add",
+        "saturating_sub",
+        "rotate_left",
+        "rotate_right",
+        "wrapping_shl",
+        "wrapping_shr",
+        "overflowing_add",
+        "overflowing_sub",
+    ];
+    struct Find {
+        at: Range<usize>,
+        /// The bytes to take out.
+        cut: Option<Range<usize>>,
+    }
+    fn value(expr: &syn::Expr) -> Option<u128> {
+        match autodebug_syntax::strip(expr) {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => i.base10_parse().ok(),
+            _ => None,
+        }
+    }
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+            use syn::BinOp::{Add, BitOr, BitXor, Shl, Shr, Sub};
+            let (left, right) = (b.left.span().byte_range(), b.right.span().byte_range());
+            if self.cut.is_none() && right == self.at && value(&b.right) == Some(0) {
+                if matches!(
+                    b.op,
+                    Add(_) | Sub(_) | Shl(_) | Shr(_) | BitOr(_) | BitXor(_)
+                ) {
+                    self.cut = Some(left.end..right.end);
+                }
+            } else if self.cut.is_none()
+                && left == self.at
+                && value(&b.left) == Some(0)
+                && matches!(b.op, Add(_) | BitOr(_) | BitXor(_))
+            {
+                self.cut = Some(left.start..right.start);
+            }
+            visit::visit_expr_binary(self, b);
+        }
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            if self.cut.is_none()
+                && call.args.len() == 1
+                && call.args[0].span().byte_range() == self.at
+            {
+                let name = call.method.to_string();
+                let identity = match value(&call.args[0]) {
+                    Some(0) => AT_ZERO.contains(&name.as_str()),
+                    Some(1) => name == "pow",
+                    _ => false,
+                };
+                if identity && call.turbofish.is_none() {
+                    self.cut =
+                        Some(call.receiver.span().byte_range().end..call.span().byte_range().end);
+                }
+            }
+            visit::visit_expr_method_call(self, call);
+        }
+    }
+    let Ok(expr) = syn::parse_str::<syn::Expr>(&code) else {
+        return code;
+    };
+    let mut find = Find { at, cut: None };
+    find.visit_expr(&expr);
+    match find.cut {
+        Some(cut) => format!("{}{}", code[..cut.start].trim_end(), &code[cut.end..]),
+        None => code,
     }
 }
 
@@ -900,6 +974,40 @@ mod tests {
                 "celsius * 5 / 9u8",
                 "celsius * 5 / 7u8"
             ]
+        );
+    }
+
+    #[test]
+    fn a_constant_made_an_identity_is_written_without_the_operation() {
+        let types = Types {
+            value: Some("usize".into()),
+            ..Types::default()
+        };
+        let rust = |text: &str| -> Vec<String> {
+            mutations(text, SiteKind::Arg, &types)
+                .into_iter()
+                .filter(|m| m.template == "constant±1" || m.template == "constant")
+                .map(|m| m.rust)
+                .collect()
+        };
+        // The adaptor taken out, as a person would write it, not `.skip(0)`.
+        assert_eq!(
+            rust("v.iter().skip(1).count()"),
+            ["v.iter().skip(2).count()", "v.iter().count()"]
+        );
+        assert!(rust("a.wrapping_sub(2)").contains(&"a".to_string()));
+        assert_eq!(rust("x.pow(2)")[..2], ["x.pow(3)", "x"]);
+        assert_eq!(rust("f(n << 1)"), ["f(n << 2)", "f(n)"]);
+        assert_eq!(rust("1 + n"), ["2 + n", "n"]);
+        // Not a step, nor an operation that still does something at 0.
+        assert!(
+            rust("v.iter().step_by(1)")
+                .iter()
+                .all(|r| r.contains("step_by"))
+        );
+        assert_eq!(
+            rust("v.iter().take(1)"),
+            ["v.iter().take(2)", "v.iter().take(0)"]
         );
     }
 
