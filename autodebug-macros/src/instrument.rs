@@ -239,12 +239,30 @@ impl Instrumenter {
 
     fn visit_block_stmts(&mut self, block: &mut Block, tail: bool) {
         let count = block.stmts.len();
+        let mut before = Vec::new();
         for (i, stmt) in block.stmts.iter_mut().enumerate() {
             match stmt {
                 Stmt::Expr(expr, None) if tail && i + 1 == count => self.visit_tail(expr),
+                Stmt::Macro(m) => before.extend(self.macro_hook(&m.mac).map(|hook| (i, hook))),
                 other => self.visit_stmt_mut(other),
             }
         }
+        for (i, hook) in before.into_iter().rev() {
+            block.stmts.insert(i, hook);
+        }
+    }
+
+    /// The `Call` hook put before a macro statement (`try!(w.flush());`,
+    /// `buf_get_impl!(self, u64);`), whose expansion is left as written: the statement is
+    /// covered and ranked, and a fix may delete it or put a call beside it.
+    fn macro_hook(&self, mac: &syn::Macro) -> Option<Stmt> {
+        let original = mac.to_token_stream();
+        if self.skipped(&original) {
+            return None;
+        }
+        let site = self.site(&original, "Call");
+        let scope = self.scope_closure();
+        parse_stmt(quote!(::autodebug_runtime::__rt::component(#site, (), #scope);))
     }
 
     /// An expression whose value is returned from the function: descend through `if`,
@@ -973,6 +991,35 @@ mod tests {
                 sites(&f)
             );
         }
+    }
+
+    #[test]
+    fn a_call_hook_goes_before_each_macro_statement() {
+        let f = instrument(
+            "fn f(w: &mut W, n: usize) -> i64 {
+                try!(w.flush());
+                get_impl!(be => self, i64, n);
+                if n > 1 { log!(n); }
+                1
+            }",
+        );
+        assert_eq!(
+            kinds(&f, "Call"),
+            [
+                "try!(w.flush())",
+                "get_impl!(be => self, i64, n)",
+                "log!(n)"
+            ]
+        );
+        // Each hook is the statement right before its macro, which is left as written.
+        let text = f.to_token_stream().to_string();
+        let hooked = |mac: &str| {
+            let at = text.find(mac).unwrap();
+            text[..at].trim_end().ends_with("}]) ;")
+        };
+        assert!(hooked("try ! (w . flush ()) ;"), "{text}");
+        assert!(hooked("get_impl ! (be => self , i64 , n) ;"), "{text}");
+        assert!(hooked("log ! (n) ;"), "{text}");
     }
 
     #[test]

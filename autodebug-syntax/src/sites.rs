@@ -14,6 +14,24 @@ use crate::rules::{
 /// code names it (`Site"Let"`) and traces carry it.
 pub type Kind = &'static str;
 
+/// What has the shape of a site: an expression, or a macro invoked as a statement
+/// (`try!(w.flush());`, `buf_get_impl!(self, u64);`), whose expansion nobody sees: the
+/// macros put a `Call` hook before it. It prints, and spans, as its code.
+#[derive(Clone, Copy)]
+pub enum Shape<'ast> {
+    Expr(&'ast Expr),
+    Macro(&'ast syn::Macro),
+}
+
+impl quote::ToTokens for Shape<'_> {
+    fn to_tokens(&self, tokens: &mut proc_macro2::TokenStream) {
+        match self {
+            Shape::Expr(expr) => expr.to_tokens(tokens),
+            Shape::Macro(mac) => mac.to_tokens(tokens),
+        }
+    }
+}
+
 /// Calls `found` with every expression of `file` that has the shape of a site, with its
 /// kind, in the order of a walk of the syntax tree: conditions and their operands, `let`
 /// initializers, assigned values, returned values, computed arguments of calls wherever
@@ -22,25 +40,30 @@ pub type Kind = &'static str;
 /// wherever they stand: a superset of the sites of any one build, holding every site a
 /// trace names at its position with its kind. Function entries and loops (whose spans are
 /// no expressions) are not named.
-pub fn visit_file<'ast>(file: &'ast syn::File, found: impl FnMut(&'ast Expr, Kind)) {
-    Walk { found }.visit_file(file);
+pub fn visit_file<'ast>(file: &'ast syn::File, mut found: impl FnMut(Shape<'ast>, Kind)) {
+    Walk { report: &mut found }.visit_file(file);
 }
 
-struct Walk<F> {
-    found: F,
+struct Walk<'f, 'ast> {
+    report: &'f mut dyn FnMut(Shape<'ast>, Kind),
 }
 
-impl<'ast, F: FnMut(&'ast Expr, Kind)> Walk<F> {
+impl<'ast> Walk<'_, 'ast> {
+    /// An expression with the shape of a site of `kind`.
+    fn found(&mut self, expr: &'ast Expr, kind: Kind) {
+        (self.report)(Shape::Expr(expr), kind);
+    }
+
     /// A branch condition of `kind`: the whole condition is the site unless it contains a
     /// `let`; each non-`let` operand of a top-level `&&`/`||` chain is an `Operand` site.
     fn condition(&mut self, cond: &'ast Expr, kind: Kind) {
         if !contains_let(cond) {
-            (self.found)(cond, kind);
+            self.found(cond, kind);
         }
         if is_chain(cond) || contains_let(cond) {
             chain_leaves(cond, &mut |leaf| {
                 if !matches!(leaf, Expr::Let(_)) {
-                    (self.found)(leaf, "Operand");
+                    self.found(leaf, "Operand");
                 }
             });
         }
@@ -50,7 +73,7 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Walk<F> {
     fn arguments(&mut self, args: &'ast syn::punctuated::Punctuated<Expr, syn::Token![,]>) {
         for arg in args {
             if is_effect_argument(arg) {
-                (self.found)(arg, "Arg");
+                self.found(arg, "Arg");
             }
         }
     }
@@ -58,7 +81,7 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Walk<F> {
     /// A value the macro passes through a hook, unless it diverges.
     fn component(&mut self, expr: &'ast Expr, kind: Kind) {
         if !diverges(expr) {
-            (self.found)(expr, kind);
+            self.found(expr, kind);
         }
     }
 
@@ -70,7 +93,7 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Walk<F> {
     }
 }
 
-impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
+impl<'ast> Visit<'ast> for Walk<'_, 'ast> {
     fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
         self.condition(&e.cond, "If");
         visit::visit_expr_if(self, e);
@@ -85,14 +108,14 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
     /// computed.
     fn visit_expr_match(&mut self, e: &'ast syn::ExprMatch) {
         if reports_scrutinee(&e.expr) {
-            (self.found)(&e.expr, "Arg");
+            self.found(&e.expr, "Arg");
         }
         visit::visit_expr_match(self, e);
     }
 
     fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
         if reports_scrutinee(&e.expr) {
-            (self.found)(&e.expr, "Arg");
+            self.found(&e.expr, "Arg");
         }
         visit::visit_expr_let(self, e);
     }
@@ -103,10 +126,11 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
     }
 
     fn visit_stmt(&mut self, stmt: &'ast Stmt) {
-        if let Stmt::Expr(expr, Some(_)) = stmt
-            && reports_call(expr)
-        {
-            (self.found)(expr, "Call");
+        match stmt {
+            Stmt::Expr(expr, Some(_)) if reports_call(expr) => self.found(expr, "Call"),
+            // A macro statement: a `Call` site, its hook put before it.
+            Stmt::Macro(m) => (self.report)(Shape::Macro(&m.mac), "Call"),
+            _ => {}
         }
         visit::visit_stmt(self, stmt);
     }
@@ -125,7 +149,7 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
     fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
         for field in &e.fields {
             if is_field_value(&field.expr) {
-                (self.found)(&field.expr, "Arg");
+                self.found(&field.expr, "Arg");
             }
         }
         visit::visit_expr_struct(self, e);
@@ -135,14 +159,14 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
         if let Some(init) = &local.init
             && reports_let(&local.pat, &init.expr)
         {
-            (self.found)(&init.expr, "Let");
+            self.found(&init.expr, "Let");
         }
         visit::visit_local(self, local);
     }
 
     fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
         if reports_assign(&e.left, &e.right) {
-            (self.found)(&e.right, "Assign");
+            self.found(&e.right, "Assign");
         }
         visit::visit_expr_assign(self, e);
     }
@@ -179,7 +203,7 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
                     match stmt {
                         Stmt::Expr(tail, None) if i + 1 == b.block.stmts.len() => {
                             if reports_closure_value(tail) {
-                                (self.found)(tail, "Closure");
+                                self.found(tail, "Closure");
                             }
                             self.visit_expr(tail);
                         }
@@ -189,7 +213,7 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
             }
             body => {
                 if reports_closure_value(body) {
-                    (self.found)(body, "Closure");
+                    self.found(body, "Closure");
                 }
                 self.visit_expr(body);
             }
@@ -200,14 +224,14 @@ impl<'ast, F: FnMut(&'ast Expr, Kind)> Visit<'ast> for Walk<F> {
         // A `Return` where the match is the function's value, an `Arm` elsewhere.
         self.returned(&arm.body);
         if reports_arm(&arm.body) {
-            (self.found)(&arm.body, "Arm");
+            self.found(&arm.body, "Arm");
         }
         visit::visit_arm(self, arm);
     }
 
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
         if reports_iterable(&e.expr) {
-            (self.found)(&e.expr, "Arg");
+            self.found(&e.expr, "Arg");
         }
         if let Some((range, _)) = for_range(&e.expr) {
             if let Some(end) = range.end.as_deref() {
@@ -229,8 +253,8 @@ mod tests {
     fn found(src: &str) -> Vec<(Kind, String)> {
         let file: syn::File = syn::parse_str(src).unwrap();
         let mut found = Vec::new();
-        visit_file(&file, |expr, kind| {
-            found.push((kind, quote::quote!(#expr).to_string()))
+        visit_file(&file, |shape, kind| {
+            found.push((kind, quote::quote!(#shape).to_string()))
         });
         found
     }
@@ -240,6 +264,26 @@ mod tests {
         (found.iter().filter(|(k, _)| *k == kind))
             .map(|(_, code)| code.as_str())
             .collect()
+    }
+
+    #[test]
+    fn macro_statements_are_call_sites() {
+        let found = found(
+            "fn f(w: &mut W, n: usize) -> i64 {
+                try!(w.flush());
+                let v = vec![n];
+                get_impl!(be => self, i64, n);
+                g(|| { log!(n); })
+            }",
+        );
+        assert_eq!(
+            of(&found, "Call"),
+            [
+                "try ! (w . flush ())",
+                "get_impl ! (be => self , i64 , n)",
+                "log ! (n)"
+            ]
+        );
     }
 
     #[test]

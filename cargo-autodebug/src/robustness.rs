@@ -438,7 +438,11 @@ fn find_sites(text: &str) -> Option<Vec<Found>> {
         offset,
         found: Vec::new(),
     };
-    autodebug_syntax::sites::visit_file(&file, |expr, kind| finder.add(expr, site_kind(kind)));
+    autodebug_syntax::sites::visit_file(&file, |shape, kind| {
+        if let autodebug_syntax::sites::Shape::Expr(expr) = shape {
+            finder.add(expr, site_kind(kind))
+        }
+    });
     Some(finder.found)
 }
 

@@ -94,7 +94,7 @@ impl Index {
         };
         visitor.visit_file(&file);
         autodebug_syntax::sites::visit_file(&file, |expr, kind| {
-            visitor.mark(expr, site_kind(kind))
+            visitor.mark(&expr, site_kind(kind))
         });
         Ok(visitor.index)
     }
@@ -117,8 +117,8 @@ impl Collector {
         range.start + self.offset..range.end + self.offset
     }
 
-    fn mark(&mut self, expr: &Expr, kind: SiteKind) {
-        let bytes = self.bytes(expr);
+    fn mark(&mut self, shape: &impl Spanned, kind: SiteKind) {
+        let bytes = self.bytes(shape);
         self.index
             .roles
             .entry((bytes.start, bytes.end))
