@@ -229,12 +229,7 @@ pub fn reports_call(expr: &Expr) -> bool {
 /// chain (`v.iter().skip(1)`, `(0..n).rev()`) is one, so that a missing or surplus adaptor
 /// has a site to be ranked and repaired at.
 pub fn reports_iterable(expr: &Expr) -> bool {
-    let trivial = match strip(expr) {
-        Expr::Reference(r) => is_place(&r.expr),
-        Expr::Range(_) => true,
-        _ => false,
-    };
-    is_effect_argument(expr) && !trivial
+    computed_beyond(expr, |e| matches!(e, Expr::Range(_)))
 }
 
 /// Whether what a `match`, an `if let` or a `while let` examines is an `Arg` site (the
@@ -245,12 +240,15 @@ pub fn reports_iterable(expr: &Expr) -> bool {
 /// A call examined in a condition (`if let Some((a, b)) = parser.parse(buf, rest)`) thus
 /// has a site even when its arguments are all places.
 pub fn reports_scrutinee(expr: &Expr) -> bool {
-    let trivial = match strip(expr) {
-        Expr::Reference(r) => is_place(&r.expr),
-        Expr::Lit(_) => true,
-        _ => false,
-    };
-    is_effect_argument(expr) && !trivial
+    computed_beyond(expr, |e| matches!(e, Expr::Lit(_)))
+}
+
+/// Whether `expr` is computed as a call's argument is ([`is_effect_argument`]), is no
+/// borrow of a place, and is not what `trivial` says of it (parentheses stripped).
+fn computed_beyond(expr: &Expr, trivial: impl Fn(&Expr) -> bool) -> bool {
+    let stripped = strip(expr);
+    let borrowed_place = matches!(stripped, Expr::Reference(r) if is_place(&r.expr));
+    is_effect_argument(expr) && !borrowed_place && !trivial(stripped)
 }
 
 /// Whether the value of a closure (its body, or the tail of its block) is a `Closure` site:
