@@ -1,5 +1,5 @@
-//! What a site is: its [`Kind`], and the expressions of a file that have the shape of one
-//! ([`visit_file`]).
+//! What a site is: its [`Kind`], and the expressions and macro statements of a file that
+//! have the shape of one ([`visit_file`]).
 
 use syn::visit::{self, Visit};
 use syn::{Expr, Stmt};
@@ -35,7 +35,8 @@ impl quote::ToTokens for Shape<'_> {
 /// Calls `found` with every expression of `file` that has the shape of a site, with its
 /// kind, in the order of a walk of the syntax tree: conditions and their operands, `let`
 /// initializers, assigned values, returned values, computed arguments of calls wherever
-/// they stand, a `for` range's bounds. The walk does not know which functions a build instruments nor
+/// they stand, a `for` range's bounds, what a `match` or a condition's `let` examines, and
+/// every macro statement (a [`Shape::Macro`]). The walk does not know which functions a build instruments nor
 /// whether they return a value, so `return` values, block tails and match arms are named
 /// wherever they stand: a superset of the sites of any one build, holding every site a
 /// trace names at its position with its kind. Function entries and loops (whose spans are
