@@ -243,7 +243,7 @@ impl Instrumenter {
         for (i, stmt) in block.stmts.iter_mut().enumerate() {
             match stmt {
                 Stmt::Expr(expr, None) if tail && i + 1 == count => self.visit_tail(expr),
-                Stmt::Macro(m) => before.extend(self.macro_hook(&m.mac).map(|hook| (i, hook))),
+                Stmt::Macro(m) => before.extend(self.macro_hook(m).map(|hook| (i, hook))),
                 other => self.visit_stmt_mut(other),
             }
         }
@@ -254,15 +254,17 @@ impl Instrumenter {
 
     /// The `Call` hook put before a macro statement (`try!(w.flush());`,
     /// `buf_get_impl!(self, u64);`), whose expansion is left as written: the statement is
-    /// covered and ranked, and a fix may delete it or put a call beside it.
-    fn macro_hook(&self, mac: &syn::Macro) -> Option<Stmt> {
-        let original = mac.to_token_stream();
+    /// covered and ranked, and a fix may delete it or put a call beside it. The hook takes
+    /// the statement's `cfg`s: it runs where the macro is compiled.
+    fn macro_hook(&self, statement: &syn::StmtMacro) -> Option<Stmt> {
+        let original = statement.mac.to_token_stream();
         if self.skipped(&original) {
             return None;
         }
         let site = self.site(&original, "Call");
         let scope = self.scope_closure();
-        parse_stmt(quote!(::autodebug_runtime::__rt::component(#site, (), #scope);))
+        let cfgs = (statement.attrs.iter()).filter(|a| a.path().is_ident("cfg"));
+        parse_stmt(quote!(#(#cfgs)* ::autodebug_runtime::__rt::component(#site, (), #scope);))
     }
 
     /// An expression whose value is returned from the function: descend through `if`,
@@ -1000,6 +1002,9 @@ mod tests {
                 try!(w.flush());
                 get_impl!(be => self, i64, n);
                 if n > 1 { log!(n); }
+                #[cfg(debug_assertions)]
+                #[allow(unused)]
+                check!(n);
                 1
             }",
         );
@@ -1008,7 +1013,8 @@ mod tests {
             [
                 "try!(w.flush())",
                 "get_impl!(be => self, i64, n)",
-                "log!(n)"
+                "log!(n)",
+                "check!(n)"
             ]
         );
         // Each hook is the statement right before its macro, which is left as written.
@@ -1020,6 +1026,11 @@ mod tests {
         assert!(hooked("try ! (w . flush ()) ;"), "{text}");
         assert!(hooked("get_impl ! (be => self , i64 , n) ;"), "{text}");
         assert!(hooked("log ! (n) ;"), "{text}");
+        // Compiled where the macro is, and only the `cfg` goes with it.
+        assert!(
+            text.contains("# [cfg (debug_assertions)] :: autodebug_runtime :: __rt :: component"),
+            "{text}"
+        );
     }
 
     #[test]

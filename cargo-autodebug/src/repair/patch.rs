@@ -248,10 +248,22 @@ pub fn locate(text: &str, site: &SiteInfo) -> Result<Located> {
         match at.first() {
             None => match macro_rules_at(text, start.0) {
                 Some(name) => bail!(
-                    "{}:{} is in the body of `macro_rules! {name}`: the run saw its expansion,                      the file holds tokens, not an expression to patch",
+                    "{}:{} is in the body of `macro_rules! {name}`: the run saw its expansion, \
+                     the file holds tokens, not an expression to patch",
                     start.0,
                     start.1,
                 ),
+                None if site.kind == SiteKind::Call
+                    && syn::parse_str::<syn::Macro>(&site.code).is_ok() =>
+                {
+                    bail!(
+                        "{}:{} is a macro statement (`{}`): the run saw its expansion, the \
+                         file holds tokens, not an expression to patch",
+                        start.0,
+                        start.1,
+                        site.code
+                    )
+                }
                 None => bail!(
                     "no expression spans {}:{}–{}:{} (the file changed since the build?)",
                     start.0,
@@ -798,6 +810,15 @@ pub fn max( x:i32,y :i32 )->i32{
         site.code = "x < 3".into();
         let error = locate(text, &site).unwrap_err().to_string();
         assert!(error.contains("in the body of `macro_rules! m`"), "{error}");
+        assert!(error.contains("expansion, the file"), "{error}");
+        let text = "fn f(mut n: u32) -> u32 {\n    bump!(n);\n    n\n}\n";
+        let at = text.find("bump!(n)").unwrap();
+        let statement = site_at(text, at..at + "bump!(n)".len(), SiteKind::Call);
+        let error = locate(text, &statement).unwrap_err().to_string();
+        assert!(
+            error.contains("2:5 is a macro statement (`bump!(n)`)"),
+            "{error}"
+        );
     }
 
     #[test]
