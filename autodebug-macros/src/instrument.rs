@@ -191,17 +191,23 @@ impl Instrumenter {
         });
     }
 
+    /// Instruments `expr` inside, then, with a `kind`, wraps it as a site of that kind
+    /// covering its code as written ([`Instrumenter::wrap_component`]).
+    fn visit_wrapped(&mut self, expr: &mut Expr, kind: Option<&str>) {
+        let original = expr.to_token_stream();
+        self.visit_expr_mut(expr);
+        if let Some(kind) = kind {
+            self.wrap_component(expr, &original, kind);
+        }
+    }
+
     /// A call made for its effect (`v.push(x + 1);`, `f(a, b);`): its arguments are sites
     /// as every call's are ([`Instrumenter::visit_call`]); a call with no computed argument
     /// (`v.sort();`, `v.push(x);`) is a `Call` site itself, so that the statement is
     /// covered and ranked.
     fn visit_effect(&mut self, expr: &mut Expr) {
-        let original = expr.to_token_stream();
         let whole = reports_call(expr);
-        self.visit_expr_mut(expr);
-        if whole {
-            self.wrap_component(expr, &original, "Call");
-        }
+        self.visit_wrapped(expr, whole.then_some("Call"));
     }
 
     /// A call, wherever it stands (`f(x + 1)?`, `Some(a - 1)`, `out.push((c, n + 1))`):
@@ -277,9 +283,7 @@ impl Instrumenter {
             Expr::Unsafe(u) => self.visit_block_tail(&mut u.block, true),
             Expr::Group(g) => self.visit_tail(&mut g.expr),
             _ if is_returned_value(expr) => {
-                let original = expr.to_token_stream();
-                self.visit_expr_mut(expr);
-                self.wrap_component(expr, &original, "Return");
+                self.visit_wrapped(expr, Some("Return"));
             }
             _ => self.visit_expr_mut(expr),
         }
@@ -317,11 +321,7 @@ impl Instrumenter {
                 self.visit_tail(&mut arm.body);
             } else {
                 let wrap = reports_arm(&arm.body);
-                let original = arm.body.to_token_stream();
-                self.visit_expr_mut(&mut arm.body);
-                if wrap {
-                    self.wrap_component(&mut arm.body, &original, "Arm");
-                }
+                self.visit_wrapped(&mut arm.body, wrap.then_some("Arm"));
             }
             self.scopes.pop();
         }
@@ -381,11 +381,7 @@ impl Instrumenter {
     /// and ranked even when none of its arguments is a site.
     fn visit_scrutinee(&mut self, expr: &mut Expr) {
         let wrap = reports_scrutinee(expr);
-        let original = expr.to_token_stream();
-        self.visit_expr_mut(expr);
-        if wrap {
-            self.wrap_component(expr, &original, "Arg");
-        }
+        self.visit_wrapped(expr, wrap.then_some("Arg"));
     }
 
     /// `|| eq_operands(&(a), &(b))` (or `ord_operands`) when `expr` is a comparison `a OP b`
@@ -443,11 +439,7 @@ impl Instrumenter {
             .as_ref()
             .is_some_and(|init| reports_let(&local.pat, &init.expr));
         if let Some(init) = &mut local.init {
-            let original = init.expr.to_token_stream();
-            self.visit_expr_mut(&mut init.expr);
-            if wrap {
-                self.wrap_component(&mut init.expr, &original, "Let");
-            }
+            self.visit_wrapped(&mut init.expr, wrap.then_some("Let"));
             if let Some((_, diverge)) = &mut init.diverge {
                 self.visit_expr_mut(diverge);
             }
@@ -470,14 +462,10 @@ impl Instrumenter {
         let over_range = match for_range_mut(&mut e.expr).map(|(range, _)| range) {
             Some(range) => {
                 if let Some(start) = &mut range.start {
-                    let original = start.to_token_stream();
-                    self.visit_expr_mut(start);
-                    self.wrap_component(start, &original, "Start");
+                    self.visit_wrapped(start, Some("Start"));
                 }
                 if let Some(end) = &mut range.end {
-                    let original = end.to_token_stream();
-                    self.visit_expr_mut(end);
-                    self.wrap_component(end, &original, "Bound");
+                    self.visit_wrapped(end, Some("Bound"));
                 }
                 true
             }
@@ -542,11 +530,7 @@ impl Instrumenter {
     /// The value a closure returns: a `Closure` site when [`reports_closure_value`].
     fn visit_closure_value(&mut self, expr: &mut Expr) {
         let wrap = reports_closure_value(expr);
-        let original = expr.to_token_stream();
-        self.visit_expr_mut(expr);
-        if wrap {
-            self.wrap_component(expr, &original, "Closure");
-        }
+        self.visit_wrapped(expr, wrap.then_some("Closure"));
     }
 
     fn visit_while(&mut self, e: &mut syn::ExprWhile) {
