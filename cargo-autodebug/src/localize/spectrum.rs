@@ -461,6 +461,7 @@ mod tests {
                     calls: vec![(calls[0].clone(), false), (calls[1].clone(), true)],
                 })
             },
+            other_side: None,
         };
         let traces = [
             RecordedTrace {

@@ -226,14 +226,20 @@ impl Switching {
         }
         let graph = Graph::build(trace, facts);
         let failure = failure_of(recorded, &graph);
-        let Some(erroneous) = erroneous_value(&graph) else {
+        let confirmed = confirmed_call(context, recorded);
+        let Some(erroneous) = confirmed
+            .as_ref()
+            .and_then(|events| value_of_call(&graph, events.start))
+            .or_else(|| erroneous_value(&graph))
+        else {
             notes.push(format!(
                 "{NAME}: the failing run of {} reached no instrumented code",
                 test.name
             ));
             return Vec::new();
         };
-        let candidates = candidates(&graph, trace, erroneous);
+        let until = confirmed.map_or(usize::MAX, |events| events.end);
+        let candidates = candidates(&graph, trace, erroneous, until);
         if candidates.is_empty() {
             notes.push(format!(
                 "{NAME}: the failing run of {} has no branch instance to switch",
@@ -601,6 +607,34 @@ fn erroneous_value(graph: &Graph) -> Option<usize> {
     }
 }
 
+/// The events of the call a confirmed oracle of `recorded`'s test names. Its value is the
+/// erroneous one (the test passed when it returned the expected value), and a branch
+/// instance past its return can only have made up for it.
+fn confirmed_call(context: &Context, recorded: &RecordedTrace) -> Option<std::ops::Range<usize>> {
+    context
+        .oracles
+        .iter()
+        .filter(|o| o.confirmed)
+        .find(|o| {
+            context
+                .traces
+                .get(o.trace)
+                .is_some_and(|t| std::ptr::eq(t, recorded))
+        })
+        .and_then(|o| o.call.as_ref())
+        .map(|call| call.events.clone())
+}
+
+/// The node of the value the top-level call entered at `enter_event` returned (its last
+/// node when it returned none).
+fn value_of_call(graph: &Graph, enter_event: usize) -> Option<usize> {
+    graph
+        .calls
+        .iter()
+        .find(|c| c.depth == 1 && c.enter_event == enter_event)
+        .and_then(|c| c.returned.or_else(|| last_node_of_call(graph, enter_event)))
+}
+
 /// The last node of the call entered at `enter_event` (and of its callees).
 fn last_node_of_call(graph: &Graph, enter_event: usize) -> Option<usize> {
     let call = graph.calls.iter().find(|c| c.enter_event == enter_event)?;
@@ -611,10 +645,15 @@ fn last_node_of_call(graph: &Graph, enter_event: usize) -> Option<usize> {
         .rposition(|n| n.event > enter_event && n.event < end)
 }
 
-/// The candidates: every branch instance before the failure (single flips), then, for each
-/// branch site with several instances in the failing call, all of them at once.
-fn candidates(graph: &Graph, trace: &RawTrace, erroneous: usize) -> Vec<Candidate> {
-    let end = graph.panic.as_ref().map_or(usize::MAX, |p| p.event);
+/// The candidates: every branch instance before the failure and before event `until`
+/// (single flips), then, for each branch site with several instances in the failing call,
+/// all of them at once.
+fn candidates(graph: &Graph, trace: &RawTrace, erroneous: usize, until: usize) -> Vec<Candidate> {
+    let end = graph
+        .panic
+        .as_ref()
+        .map_or(usize::MAX, |p| p.event)
+        .min(until);
     let mut out: Vec<Candidate> = graph
         .nodes
         .iter()
@@ -906,7 +945,7 @@ mod tests {
         let erroneous = erroneous_value(&graph).unwrap();
         // The value the failing assertion is about: the second call's `x + y`.
         assert_eq!(erroneous, 11);
-        let candidates = candidates(&graph, &trace, erroneous);
+        let candidates = candidates(&graph, &trace, erroneous, usize::MAX);
         // One branch instance per call; one instance per call: no whole-call flip.
         assert_eq!(candidates.len(), 2);
         let lefs = ordered(Order::Lefs, &graph, &candidates, erroneous);
@@ -932,6 +971,20 @@ mod tests {
                 .collect::<Vec<_>>(),
             [2, 8]
         );
+    }
+
+    #[test]
+    fn a_confirmed_call_holds_the_erroneous_value_and_ends_the_candidates() {
+        let trace = trace();
+        let graph = Graph::build(&trace, &facts());
+        // The first top-level call is the one a confirmed oracle names: its value is the
+        // erroneous one, and the second call's branch comes after it returned.
+        let first = graph.calls.iter().find(|c| c.depth == 1).unwrap();
+        let (enter, exit) = (first.enter_event, first.exit_event.unwrap());
+        let erroneous = value_of_call(&graph, enter).unwrap();
+        assert_ne!(Some(erroneous), erroneous_value(&graph));
+        let candidates = candidates(&graph, &trace, erroneous, exit + 1);
+        assert_eq!(candidates.iter().map(|c| c.node).collect::<Vec<_>>(), [2]);
     }
 
     fn failed_at(line: u32) -> Outcome {

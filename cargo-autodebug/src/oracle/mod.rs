@@ -61,6 +61,21 @@ pub struct Oracle {
     /// The calls the test made past the failing one, in a rerun that went on past failed
     /// assertions (see [`soft`]).
     pub later: Option<soft::Later>,
+    /// When both sides of the failed `assert_eq!` are values calls returned, the other
+    /// side's call: either may be the wrong one (a test comparing two ways of computing
+    /// the same thing), and it takes the oracle's place when its rerun confirms and the
+    /// first one's does not.
+    pub other_side: Option<Box<OtherSide>>,
+}
+
+/// The other call of a failed comparison of two calls' values (see [`Oracle::other_side`]).
+#[derive(Debug, Clone)]
+pub struct OtherSide {
+    pub call: Call,
+    /// It should return what the first call returned.
+    pub expectation: Expectation,
+    /// The calls that returned before it.
+    pub accepted: Vec<Call>,
 }
 
 /// What the failing call should have done.
@@ -156,7 +171,53 @@ pub fn derive(context: &Context, console: &Console) -> Vec<Oracle> {
         oracle.later_failure = result.later_failure;
         oracle.why = result.why;
     }
+    confirm_other_sides(context, &mut oracles, console);
     oracles
+}
+
+/// For each unconfirmed oracle of a comparison of two calls' values, reruns the test with
+/// the other call returning the first one's value; when that passes, the other call is the
+/// one the failure is about.
+fn confirm_other_sides(context: &Context, oracles: &mut [Oracle], console: &Console) {
+    let pending: Vec<usize> = (0..oracles.len())
+        .filter(|&i| !oracles[i].confirmed && oracles[i].other_side.is_some())
+        .collect();
+    if pending.is_empty() {
+        return;
+    }
+    let progress = console.progress("Confirming", "the other side of comparisons", pending.len());
+    let results = engine::run_parallel(
+        &pending,
+        context.rerun.jobs,
+        |&i| {
+            let mut swapped = oracles[i].clone();
+            swapped.take_other_side();
+            confirm(context.rerun, &context.traces[swapped.trace], &swapped)
+        },
+        |&i, result: &Confirmation| {
+            let label = if result.confirmed {
+                "confirmed"
+            } else {
+                "not confirmed"
+            };
+            progress.tick(&format!("{} {label}", oracles[i].test.display()));
+        },
+    );
+    progress.finish();
+    for (i, result) in pending.into_iter().zip(results) {
+        let oracle = &mut oracles[i];
+        oracle.reruns += result.reruns;
+        if result.confirmed {
+            let first = oracle.call.as_ref().map(Call::shown).unwrap_or_default();
+            oracle.take_other_side();
+            oracle.confirmed = true;
+            oracle.later_failure = None;
+            oracle.why = Some(format!(
+                "both sides of the assertion are values calls returned; with {first} returning the other side's value the test still failed, with {} returning {first}'s it passed",
+                oracle.call.as_ref().map(Call::shown).unwrap_or_default()
+            ));
+        }
+    }
 }
 
 /// Reruns each failing test whose failing call the oracle names with soft assertions, for
@@ -214,6 +275,7 @@ pub fn form(index: usize, recorded: &RecordedTrace, should_panic: Option<String>
         later_failure: None,
         why: None,
         later: None,
+        other_side: None,
     };
     let trace = &recorded.trace;
     let calls = top_level_calls(trace);
@@ -381,8 +443,9 @@ impl FailurePoint<'_> {
         };
         let source = SourceComparison::parse(&self.message)
             .and_then(|comparison| from_source(&comparison, &returned));
-        let (call, expectation, why) = match (Comparison::parse(&self.message), source) {
-            (Some(comparison), _) => from_comparison(&comparison, &returned),
+        let comparison = Comparison::parse(&self.message);
+        let (call, expectation, why) = match (&comparison, source) {
+            (Some(comparison), _) => from_comparison(comparison, &returned),
             (None, Some(found)) => found,
             (None, None) => {
                 let headline = self.message.lines().next().unwrap_or_default();
@@ -399,11 +462,42 @@ impl FailurePoint<'_> {
                 )
             }
         };
+        if let (Some(comparison), Some(Expectation::Returns(_))) = (&comparison, &expectation) {
+            oracle.other_side = other_side(comparison, &returned, call).map(|(other, expected)| {
+                Box::new(OtherSide {
+                    call: other.clone(),
+                    expectation: expected,
+                    accepted: accepted_before(&self.calls, other.index, self.at),
+                })
+            });
+        }
         oracle.accepted = accepted_before(&self.calls, call.index, self.at);
         oracle.call = Some(call.clone());
         oracle.expectation = expectation;
         oracle.why = why;
     }
+}
+
+/// The latest call but `first` that returned the value on the other side of a failed
+/// `assert_eq!` from `first`'s, and what it should return instead: `first`'s value, read
+/// as its type. `None` when no call returned that side's value.
+fn other_side<'c>(
+    comparison: &Comparison,
+    returned: &[&'c Call],
+    first: &Call,
+) -> Option<(&'c Call, Expectation)> {
+    if !comparison.equal {
+        return None;
+    }
+    let side = comparison.side_of(&first.returned.as_ref()?.value).ok()?;
+    let other = returned.iter().rev().copied().find(|c| {
+        c.index != first.index
+            && c.returned
+                .as_ref()
+                .is_some_and(|r| comparison.side_of(&r.value).ok() == Some(side.other()))
+    })?;
+    let expected = parse_like(comparison.text(side), &other.returned.as_ref()?.value).ok()?;
+    Some((other, Expectation::Returns(expected)))
 }
 
 /// The failing call and its expectation from a failed `assert!(f(x) == y)` (or `!=`): the
@@ -682,6 +776,16 @@ fn args(call: &Call) -> Vec<Arg> {
 }
 
 impl Oracle {
+    /// Puts the other side of the comparison (see [`Oracle::other_side`]) in the first
+    /// call's place.
+    fn take_other_side(&mut self) {
+        if let Some(other) = self.other_side.take() {
+            self.call = Some(other.call);
+            self.expectation = Some(other.expectation);
+            self.accepted = other.accepted;
+        }
+    }
+
     /// The oracle in a sentence: `triple(3) should return 9`.
     pub fn statement(&self) -> String {
         let Some(expectation) = &self.expectation else {
@@ -852,6 +956,25 @@ mod tests {
         assert_eq!(oracle.call.as_ref().unwrap().index, 0);
         assert_eq!(oracle.expectation, Some(Expectation::Returns(int(11))));
         assert!(oracle.accepted.is_empty());
+    }
+
+    #[test]
+    fn a_comparison_of_two_calls_values_keeps_the_other_call() {
+        // `let a = f(1); … ; assert_eq!(f(2), a)`: either call may be the wrong one.
+        let mut oracle =
+            failing_assertion("assertion `left == right` failed\n  left: 20\n right: 10");
+        assert_eq!(oracle.call.as_ref().unwrap().index, 2);
+        assert_eq!(oracle.expectation, Some(Expectation::Returns(int(10))));
+        let other = oracle.other_side.as_ref().unwrap();
+        assert_eq!(other.call.index, 0);
+        assert_eq!(other.expectation, Expectation::Returns(int(20)));
+        assert!(other.accepted.is_empty());
+        oracle.take_other_side();
+        assert_eq!(oracle.statement(), "f(1) should return 20");
+        assert!(oracle.other_side.is_none());
+        // A literal on the other side (`assert_eq!(f(2), 21)`) leaves no other call.
+        let oracle = failing_assertion("assertion `left == right` failed\n  left: 20\n right: 21");
+        assert!(oracle.other_side.is_none());
     }
 
     #[test]
