@@ -293,6 +293,7 @@ impl Reported for Val {
             Val::Str { .. } => Err("a string".to_string()),
             Val::Ints { .. } | Val::Seq { .. } => Err("a sequence".to_string()),
             Val::Unit => Err("`()`".to_string()),
+            Val::Opt { ty, .. } => Err(format!("an `Option<{ty}>`")),
             Val::Opaque { ty } => Err(format!("a value of type `{ty}`")),
         }
     }
@@ -330,6 +331,7 @@ fn scalar_of(value: &Value) -> Result<Scalar, String> {
         Value::Str { .. } => Err("a string".to_string()),
         Value::Seq { .. } => Err("a sequence".to_string()),
         Value::Unit => Err("`()`".to_string()),
+        Value::Opt { ty, .. } => Err(format!("an `Option<{ty}>`")),
         Value::Opaque { ty } => Err(format!("a value of type `{ty}`")),
     }
 }

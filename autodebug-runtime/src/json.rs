@@ -1006,11 +1006,19 @@ mod tests {
                     truncated: true,
                 },
                 Value::Unit,
+                Value::Opt {
+                    ty: "i64".into(),
+                    v: None,
+                },
+                Value::Opt {
+                    ty: "i64".into(),
+                    v: Some(Box::new(value(-1))),
+                },
                 Value::Opaque {
                     ty: "Vec<(f32, &str)>".into(),
                 },
             ],
-            len: 9,
+            len: 11,
         };
         let site = SiteInfo {
             file: "src/lib.rs".into(),

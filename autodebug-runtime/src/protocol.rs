@@ -190,6 +190,9 @@ pub enum Value {
     Seq { items: Vec<Value>, len: usize },
     /// `()`.
     Unit,
+    /// An `Option` of a primitive, a `String` or a `&str`; `ty` is the type it holds (`u64`),
+    /// so that a `None` still says what a `Some` would be.
+    Opt { ty: String, v: Option<Box<Value>> },
     /// A value the runtime cannot represent; `ty` is its type name.
     Opaque { ty: String },
 }

@@ -218,6 +218,11 @@ pub enum Val {
     Seq { items: Vec<Val>, len: usize },
     /// [`Value::Unit`].
     Unit,
+    /// [`Value::Opt`].
+    Opt {
+        ty: &'static str,
+        v: Option<Box<Val>>,
+    },
     /// [`Value::Opaque`].
     Opaque { ty: &'static str },
 }
@@ -258,6 +263,10 @@ impl Val {
                 len: *len,
             },
             Val::Unit => Value::Unit,
+            Val::Opt { ty, v } => Value::Opt {
+                ty: ty.to_string(),
+                v: v.as_ref().map(|v| Box::new(v.to_value())),
+            },
             Val::Opaque { ty } => Value::Opaque { ty: ty.to_string() },
         }
     }
@@ -369,6 +378,21 @@ pub(crate) fn made_from_value(
             } => Ok(Box::new(v.clone())),
             other => Err(mismatch(other, name)),
         };
+    }
+    if let Some(elem) = option_element(name) {
+        let inner = match v {
+            Value::Opt { v, .. } => v.as_deref(),
+            other => return Err(mismatch(other, name)),
+        };
+        macro_rules! option_arms {
+            ($($t:ty),*) => {$(
+                if elem == type_name::<$t>() && size == size_of::<Option<$t>>() {
+                    let out: Option<$t> = inner.map(from_value::<$t>).transpose()?;
+                    return Ok(Box::new(out));
+                }
+            )*};
+        }
+        with_prims!(option_arms, String);
     }
     if let Some(elem) = vec_element(name) {
         macro_rules! vec_arms {
@@ -655,6 +679,13 @@ fn is_element(name: &str) -> bool {
         || name == type_name::<&'static str>()
 }
 
+/// `E` of `core::option::Option<E>`.
+fn option_element(name: &str) -> Option<&str> {
+    name.strip_prefix("core::option::Option<")?
+        .strip_suffix('>')
+        .filter(|e| is_element(e))
+}
+
 /// `E` of `alloc::vec::Vec<E>`.
 fn vec_element(name: &str) -> Option<&str> {
     name.strip_prefix("alloc::vec::Vec<")?
@@ -701,6 +732,13 @@ fn size_of_named(name: &str) -> Option<usize> {
             ($($t:ty),*) => {$( if elem == type_name::<$t>() { return Some(size_of::<Vec<$t>>()); } )*};
         }
         vec_sizes!(String, &'static str);
+    }
+    if let Some(elem) = option_element(name) {
+        macro_rules! option_sizes {
+            ($($t:ty),*) => {$( if elem == type_name::<$t>() { return Some(size_of::<Option<$t>>()); } )*};
+        }
+        with_prims!(option_sizes, String, &'static str);
+        return None;
     }
     if let Some((elem, n)) = array_parts(name) {
         return size_of_named(elem)?.checked_mul(n);
@@ -750,6 +788,22 @@ unsafe fn decode(name: &str, p: *const u8) -> Option<Val> {
             )*};
         }
         vec_arms!(String, &'static str);
+        return None;
+    }
+    if let Some(elem) = option_element(name) {
+        macro_rules! option_arms {
+            ($($t:ty),*) => {$(
+                if elem == type_name::<$t>() {
+                    // SAFETY: the value at `p` is an `Option<$t>`.
+                    let o = unsafe { &*p.cast::<Option<$t>>() };
+                    return Some(Val::Opt {
+                        ty: type_name::<$t>(),
+                        v: o.as_ref().map(|x| Box::new(val(x))),
+                    });
+                }
+            )*};
+        }
+        with_prims!(option_arms, String, &'static str);
         return None;
     }
     if let Some((elem, n)) = array_parts(name) {
@@ -994,8 +1048,45 @@ mod tests {
     }
 
     #[test]
+    fn options_of_what_is_read() {
+        let opt = |ty: &str, v: Option<Value>| Value::Opt {
+            ty: ty.to_string(),
+            v: v.map(Box::new),
+        };
+        assert_eq!(value_of(&Some(7u64)), opt("u64", Some(int("u64", 7))));
+        assert_eq!(value_of(&None::<usize>), opt("usize", None));
+        assert_eq!(value_of(&Some('x')), opt("char", Some(Value::Char('x'))));
+        assert_eq!(
+            value_of(&Some(String::from("ab"))),
+            opt("alloc::string::String", Some(s("ab")))
+        );
+        assert_eq!(value_of(&Some("ab")), opt("&str", Some(s("ab"))));
+        // Through a reference, and as a sequence's element it is not read.
+        assert_eq!(value_of(&&Some(1i8)), opt("i8", Some(int("i8", 1))));
+        assert_eq!(
+            value_of(&vec![Some(1u8)]),
+            opaque("alloc::vec::Vec<core::option::Option<u8>>")
+        );
+        assert_eq!(
+            value_of(&Some(vec![1u8])),
+            opaque("core::option::Option<alloc::vec::Vec<u8>>")
+        );
+        // And made back for an override.
+        assert_eq!(
+            from_value::<Option<u64>>(&value_of(&Some(9u64))),
+            Ok(Some(9))
+        );
+        assert_eq!(from_value::<Option<u64>>(&opt("u64", None)), Ok(None));
+        assert_eq!(
+            from_value::<Option<String>>(&opt("alloc::string::String", Some(s("z")))),
+            Ok(Some("z".to_string()))
+        );
+        assert!(from_value::<Option<u8>>(&opt("u8", Some(int("u8", 300)))).is_err());
+        assert!(from_value::<Option<u8>>(&int("u8", 3)).is_err());
+    }
+
+    #[test]
     fn everything_else_is_opaque() {
-        assert_eq!(value_of(&Some(1)), opaque("core::option::Option<i32>"));
         assert_eq!(value_of(&(1, 2)), opaque("(i32, i32)"));
         assert_eq!(value_of(&Box::new(1)), opaque("alloc::boxed::Box<i32>"));
         assert_eq!(

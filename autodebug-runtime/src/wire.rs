@@ -141,6 +141,16 @@ pub(crate) fn value(out: &mut String, v: &Val) {
             out.push_str("}}");
         }
         Val::Unit => out.push_str("\"unit\""),
+        Val::Opt { ty, v } => {
+            out.push_str("{\"opt\":{\"ty\":");
+            write_str(out, ty);
+            out.push_str(",\"v\":");
+            match v {
+                Some(v) => value(out, v),
+                None => out.push_str("null"),
+            }
+            out.push_str("}}");
+        }
         Val::Opaque { ty } => {
             out.push_str("{\"opaque\":{\"ty\":");
             write_str(out, ty);
@@ -369,6 +379,8 @@ mod tests {
             val(&vec![0.5f32]),
             val(&Vec::<usize>::new()),
             val(&Some(1)),
+            val(&None::<u8>),
+            val(&Some("a\"b")),
         ];
         let long: Vec<i16> = (0..100).collect();
         all.push(val(&long));

@@ -54,6 +54,11 @@ impl Concrete {
                 items: items.iter().map(Concrete::from_value).collect(),
                 len: *len,
             },
+            Value::Opt { v: None, .. } => Concrete::Option(None),
+            Value::Opt { v: Some(v), .. } => match Concrete::from_value(v) {
+                Concrete::Unknown => Concrete::Unknown,
+                known => Concrete::Option(Some(Box::new(known))),
+            },
             Value::Float { .. } | Value::Str { .. } | Value::Opaque { .. } => Concrete::Unknown,
         }
     }

@@ -229,6 +229,7 @@ impl Side {
 pub fn describe(value: &Value) -> String {
     match value {
         Value::Opaque { ty } => format!("<{ty}>"),
+        Value::Opt { v: Some(v), .. } => format!("Some({})", describe(v)),
         Value::Str { v, truncated: true } => format!("{v:?}…"),
         Value::Seq { items, len } if items.len() < *len => {
             let items: Vec<String> = items.iter().map(describe).collect();
@@ -256,6 +257,8 @@ pub fn debug_text(value: &Value) -> Option<String> {
         Value::Float { ty, v } if ty == "f32" => format!("{:?}", v.parse::<f32>().ok()?),
         Value::Float { v, .. } => format!("{:?}", v.parse::<f64>().ok()?),
         Value::Unit => "()".to_string(),
+        Value::Opt { v: None, .. } => "None".to_string(),
+        Value::Opt { v: Some(v), .. } => format!("Some({})", debug_text(v)?),
         Value::Seq { items, len } if items.len() == *len => {
             let items = items.iter().map(debug_text).collect::<Option<Vec<_>>>()?;
             format!("[{}]", items.join(", "))
@@ -339,10 +342,51 @@ pub fn parse_like(text: &str, like: &Value) -> Result<Value, String> {
                 items,
             })
         }
+        Value::Opt { ty, v } => {
+            if text == "None" {
+                return Ok(Value::Opt {
+                    ty: ty.clone(),
+                    v: None,
+                });
+            }
+            let inner = (text.strip_prefix("Some("))
+                .and_then(|t| t.strip_suffix(')'))
+                .ok_or_else(|| bad("an `Option`"))?;
+            let like = match v {
+                Some(v) => (**v).clone(),
+                None => like_type(ty).ok_or_else(|| bad("an `Option` the runtime reads"))?,
+            };
+            Ok(Value::Opt {
+                ty: ty.clone(),
+                v: Some(Box::new(parse_like(inner, &like)?)),
+            })
+        }
         Value::Opaque { ty } => Err(format!(
             "the call returns a `{ty}`, a value the runtime does not record"
         )),
     }
+}
+
+/// A value of the type named `ty` (as the runtime names the type an `Option` holds), for
+/// [`parse_like`] to read a `Some` by when the call returned `None`.
+fn like_type(ty: &str) -> Option<Value> {
+    Some(match ty {
+        "bool" => Value::Bool(false),
+        "char" => Value::Char(' '),
+        "f32" | "f64" => Value::Float {
+            ty: ty.to_string(),
+            v: "0".to_string(),
+        },
+        "alloc::string::String" | "&str" => Value::Str {
+            v: String::new(),
+            truncated: false,
+        },
+        _ if int_range(ty).is_some() => Value::Int {
+            ty: ty.to_string(),
+            v: 0,
+        },
+        _ => return None,
+    })
 }
 
 /// The range of the integer type `ty`, as far as [`Value::Int`] holds it (`u128` stops at
@@ -649,6 +693,33 @@ mod tests {
         assert_eq!(describe(&cut), "[1, … (100 items)]");
         assert_eq!(describe(&v), "[1, -2]");
         assert_eq!(debug_text(&Value::Unit).as_deref(), Some("()"));
+    }
+
+    #[test]
+    fn options_print_and_read_as_debug_writes_them() {
+        let opt = |ty: &str, v: Option<Value>| Value::Opt {
+            ty: ty.to_string(),
+            v: v.map(Box::new),
+        };
+        let some = opt("u64", Some(int("u64", 3)));
+        assert_eq!(debug_text(&some), Some(format!("{:?}", Some(3u64))));
+        assert_eq!(debug_text(&opt("u64", None)).as_deref(), Some("None"));
+        // A call that returned `None` is read a `Some` by the type it holds.
+        let none = opt("u64", None);
+        assert_eq!(
+            parse_like("Some(5)", &none),
+            Ok(opt("u64", Some(int("u64", 5))))
+        );
+        assert_eq!(parse_like("None", &some), Ok(none.clone()));
+        assert!(parse_like("Some(-1)", &none).is_err());
+        assert!(parse_like("5", &none).is_err());
+        let text = opt("&str", None);
+        let read = parse_like("Some(\"ab\")", &text).unwrap();
+        assert_eq!(debug_text(&read), Some(format!("{:?}", Some("ab"))));
+        let c =
+            Comparison::parse("assertion `left == right` failed\n  left: Some(3)\n right: Some(4)")
+                .unwrap();
+        assert_eq!(c.side_of(&some), Ok(Side::Left));
     }
 
     #[test]

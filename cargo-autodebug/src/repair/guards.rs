@@ -3,9 +3,12 @@
 //! argument of nothing (an integer `0`, an empty string or sequence), the source puts a
 //! guard at the top of the function's body that returns the plain value of its return type
 //! for that input: `if len == 0 { return false; }`, `if items.is_empty() { return None; }`.
-//! The argument values are the recorded ones of the call open at the panic; the return
-//! value is the one a person writes for "nothing to do" (`false`, `0`, `None`, an empty
-//! `Vec` or `String`, or a bare `return` for `()`), so a function returning anything else
+//! The argument values are the recorded ones of the call open at the panic, and of any call
+//! of a failing run with an argument of nothing that no passing run gave that function (the
+//! failure may come later, from the state the call left, or as a crash that records no
+//! panic). The return value is the one a person writes for "nothing to do" (`false`, `0`,
+//! `None`, an empty `Vec` or `String`, a bare `return` for `()`, and `Self::new()` in an
+//! `impl` block whose type has `fn new() -> Self`), so a function returning anything else
 //! gets no guard. A rebuild judges each candidate.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -64,6 +67,37 @@ impl<'a> Guards<'a> {
                 }
             }
         }
+        // An argument of nothing that only failing runs gave a function: a failure need
+        // not happen in the call that took it (a constructor keeps a state a later call
+        // trips on, or the test crashed where no panic is recorded).
+        let given = |role: Role| {
+            let mut given: BTreeMap<(String, String, String), Binding> = BTreeMap::new();
+            for recorded in traces.iter().filter(|t| t.role == role) {
+                let trace = &recorded.trace;
+                for event in &trace.events {
+                    if let Record::Enter { site, args } = event
+                        && let Some(info) = trace.sites.get(site)
+                    {
+                        for arg in args {
+                            if let Some((param, condition)) = nothing_test(arg) {
+                                let key = (info.function.clone(), param, condition);
+                                given.entry(key).or_insert_with(|| arg.clone());
+                            }
+                        }
+                    }
+                }
+            }
+            given
+        };
+        let passing = given(Role::Passing);
+        for ((function, param, condition), arg) in given(Role::Failing) {
+            if !passing.contains_key(&(function.clone(), param, condition)) {
+                open.push(Open {
+                    function,
+                    args: vec![arg],
+                });
+            }
+        }
         Guards {
             files,
             open,
@@ -83,12 +117,17 @@ impl<'a> Guards<'a> {
         let mut find = Innermost {
             at: target.located.bytes.clone(),
             found: None,
+            empty: None,
         };
         find.visit_file(&file);
         let Some(function) = find.found else {
             return out;
         };
-        let Some(value) = nothing_of(&function.output) else {
+        let Some(value) = nothing_of(&function.output).or_else(|| {
+            (function.empty.as_ref())
+                .filter(|(ty, _)| returns(&function.output, ty))
+                .map(|(_, empty)| Some(empty.clone()))
+        }) else {
             return out;
         };
         let Some(first) = function.first_statement.clone() else {
@@ -105,17 +144,8 @@ impl<'a> Guards<'a> {
         });
         let mut conditions: Vec<String> = Vec::new();
         for call in calls {
-            for (param, value) in &call.args {
-                if !function.params.contains(param) {
-                    continue;
-                }
-                let condition = match value {
-                    Value::Int { v: 0, .. } => format!("{param} == 0"),
-                    Value::Str { v, .. } if v.is_empty() => format!("{param}.is_empty()"),
-                    Value::Seq { len: 0, .. } => format!("{param}.is_empty()"),
-                    _ => continue,
-                };
-                if !conditions.contains(&condition) {
+            for (param, condition) in call.args.iter().filter_map(nothing_test) {
+                if function.params.contains(&param) && !conditions.contains(&condition) {
                     conditions.push(condition);
                 }
             }
@@ -138,6 +168,18 @@ impl<'a> Guards<'a> {
         }
         out
     }
+}
+
+/// The test a guard makes of an argument of nothing (an integer `0`, an empty string or
+/// sequence): the parameter and the condition, `len == 0`, `items.is_empty()`.
+fn nothing_test((param, value): &Binding) -> Option<(String, String)> {
+    let condition = match value {
+        Value::Int { v: 0, .. } => format!("{param} == 0"),
+        Value::Str { v, .. } if v.is_empty() => format!("{param}.is_empty()"),
+        Value::Seq { len: 0, .. } => format!("{param}.is_empty()"),
+        _ => return None,
+    };
+    Some((param.clone(), condition))
 }
 
 /// What a function returns for "nothing to do", by its return type as written: `Some`
@@ -164,10 +206,40 @@ fn nothing_of(output: &syn::ReturnType) -> Option<Option<String>> {
     Some(Some(value.to_string()))
 }
 
+/// Whether `output` is `Self` or the type named `ty` (generics aside).
+fn returns(output: &syn::ReturnType, ty: &str) -> bool {
+    let syn::ReturnType::Type(_, written) = output else {
+        return false;
+    };
+    let text = patch::squeeze(&written.to_token_stream().to_string());
+    let head = text.split('<').next().unwrap_or_default();
+    head == "Self" || head == ty
+}
+
+/// The empty value of an `impl` block's type, when the block defines a constructor of no
+/// arguments that a person writes for it: `Self::new()` (`fn new() -> Self`), with the
+/// type's name.
+fn empty_of(block: &syn::ItemImpl) -> Option<(String, String)> {
+    let syn::Type::Path(ty) = &*block.self_ty else {
+        return None;
+    };
+    let name = ty.path.segments.last()?.ident.to_string();
+    block.items.iter().find_map(|item| match item {
+        syn::ImplItem::Fn(f)
+            if f.sig.ident == "new" && f.sig.inputs.is_empty() && returns(&f.sig.output, &name) =>
+        {
+            Some((name.clone(), "Self::new()".to_string()))
+        }
+        _ => None,
+    })
+}
+
 /// The innermost function of a file whose body holds the bytes `at`.
 struct Innermost {
     at: Range<usize>,
     found: Option<Function>,
+    /// The empty value of the `impl` block being visited (see [`empty_of`]).
+    empty: Option<(String, String)>,
 }
 
 /// A function: its name, its parameters' names (simple bindings only), its return type and
@@ -177,6 +249,8 @@ struct Function {
     params: Vec<String>,
     output: syn::ReturnType,
     first_statement: Option<Range<usize>>,
+    /// The empty value of the type of the `impl` block it is in, with the type's name.
+    empty: Option<(String, String)>,
 }
 
 impl Innermost {
@@ -199,14 +273,23 @@ impl Innermost {
             params,
             output: sig.output.clone(),
             first_statement: block.stmts.first().map(|s| s.span().byte_range()),
+            empty: self.empty.clone(),
         });
     }
 }
 
 impl<'ast> Visit<'ast> for Innermost {
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let outer = self.empty.take();
         self.consider(&f.sig, &f.block);
         visit::visit_item_fn(self, f);
+        self.empty = outer;
+    }
+
+    fn visit_item_impl(&mut self, block: &'ast syn::ItemImpl) {
+        let outer = std::mem::replace(&mut self.empty, empty_of(block));
+        visit::visit_item_impl(self, block);
+        self.empty = outer;
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
@@ -323,6 +406,75 @@ pub fn shout(s: &str) -> Thing {
         // No argument was nothing.
         let args = vec![("len".to_string(), int(5)), ("other".to_string(), int(3))];
         assert!(guarded(code, "p::rebuild", args).is_empty());
+    }
+
+    const STACK: &str = "\
+impl<T> Stack<T> {
+    pub fn new() -> Self {
+        Stack { items: Vec::new(), spilled: false }
+    }
+
+    pub fn from_vec(items: Vec<T>) -> Stack<T> {
+        let spilled = items.capacity() > 4;
+        Stack { items, spilled }
+    }
+}
+";
+
+    /// A trace of `role` in which `function` was called with `args` and returned.
+    fn called(function: &str, args: Vec<Binding>, role: Role) -> RecordedTrace {
+        let mut recorded = panicked_in(function, args);
+        recorded.trace.events.truncate(1);
+        recorded.role = role;
+        recorded
+    }
+
+    #[test]
+    fn an_argument_of_nothing_only_failing_runs_gave_gets_a_guard() {
+        let code = "items.capacity() > 4";
+        let (files, mut target) = scratch_target(
+            STACK,
+            STACK.find(code).unwrap(),
+            code,
+            SiteKind::Let,
+            Types::default(),
+        );
+        target.site.function = "p::from_vec".into();
+        let empty = || {
+            vec![(
+                "items".to_string(),
+                Value::Seq {
+                    items: Vec::new(),
+                    len: 0,
+                },
+            )]
+        };
+        let full = vec![(
+            "items".to_string(),
+            Value::Seq {
+                items: vec![int(1)],
+                len: 1,
+            },
+        )];
+        // The failing test gave an empty vector and failed later, without a panic in the
+        // call; the passing one gave a full one.
+        let traces = [
+            called("p::from_vec", empty(), Role::Failing),
+            called("p::from_vec", full, Role::Passing),
+        ];
+        let edits: Vec<String> = (Guards::new(&files, &traces).next(&target, 10).into_iter())
+            .map(|c| c.edits[0].rust.clone())
+            .collect();
+        assert_eq!(
+            edits,
+            ["if items.is_empty() {\n            return Self::new();\n        }\n        "]
+        );
+        // A passing test gave an empty vector too: nothing tells it apart.
+        let traces = [
+            called("p::from_vec", empty(), Role::Failing),
+            called("p::from_vec", empty(), Role::Passing),
+        ];
+        assert!(Guards::new(&files, &traces).next(&target, 10).is_empty());
     }
 
     #[test]
