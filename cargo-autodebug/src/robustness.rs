@@ -472,7 +472,7 @@ fn spread<T>(items: Vec<T>, cap: usize) -> Vec<T> {
 fn check_rewrite(
     tally: &mut Tally,
     at: &str,
-    text: &str,
+    (text, functions): Source,
     bytes: &Range<usize>,
     replacement: &str,
     must_apply: bool,
@@ -490,7 +490,9 @@ fn check_rewrite(
         replacement: replacement.to_string(),
         statement: false,
     }];
-    let after = match catch_unwind(AssertUnwindSafe(|| patch::apply_edits(text, &edits))) {
+    let after = match catch_unwind(AssertUnwindSafe(|| {
+        patch::apply_edits_within(text, functions, &edits)
+    })) {
         Err(payload) => {
             tally.panic(format!(
                 "{at}: apply_edits with `{replacement}`: {}",
@@ -540,6 +542,8 @@ fn patch_file(tally: &mut Tally, name: &str, text: &str, cap: usize, budget: usi
         return;
     };
     tally.files += 1;
+    let functions = catch_unwind(AssertUnwindSafe(|| patch::functions(text))).unwrap_or_default();
+    let source = (text, functions.as_slice());
     let cap = (budget / text.len().max(1)).clamp(1, cap);
     for found in spread(found, cap) {
         let site = site_info(text, &found);
@@ -552,12 +556,16 @@ fn patch_file(tally: &mut Tally, name: &str, text: &str, cap: usize, budget: usi
             continue;
         }
         tally.sites += 1;
-        patch_site(tally, &at, text, &site, &found);
+        patch_site(tally, &at, source, &site, &found);
         proc_macro2::extra::invalidate_current_thread_spans();
     }
 }
 
-fn patch_site(tally: &mut Tally, at: &str, text: &str, site: &SiteInfo, found: &Found) {
+/// A file's text and the byte ranges of its functions ([`patch::functions`]).
+type Source<'a> = (&'a str, &'a [Range<usize>]);
+
+fn patch_site(tally: &mut Tally, at: &str, source: Source, site: &SiteInfo, found: &Found) {
+    let text = source.0;
     let located = match catch_unwind(AssertUnwindSafe(|| patch::locate(text, site))) {
         Err(payload) => return tally.panic(format!("{at}: locate: {}", panic_message(&*payload))),
         Ok(Err(error)) => {
@@ -575,7 +583,7 @@ fn patch_site(tally: &mut Tally, at: &str, text: &str, site: &SiteInfo, found: &
     let original = located.original.as_str();
     // The round trip: the span replaced by its own text is the same file.
     if syn::parse_str::<Expr>(original).is_ok() {
-        if let Some(after) = check_rewrite(tally, at, text, bytes, original, true)
+        if let Some(after) = check_rewrite(tally, at, source, bytes, original, true)
             && after != text
         {
             tally.violation(format!(
@@ -589,14 +597,14 @@ fn patch_site(tally: &mut Tally, at: &str, text: &str, site: &SiteInfo, found: &
         ));
     }
     for replacement in ["(0)".to_string(), format!("({original})")] {
-        if let Some(after) = check_rewrite(tally, at, text, bytes, &replacement, true) {
+        if let Some(after) = check_rewrite(tally, at, source, bytes, &replacement, true) {
             diff_properties(tally, at, text, &after);
         }
     }
     if let Some((op, new)) = &found.swap {
         let (from, to) = (op.start - bytes.start, op.end - bytes.start);
         let mutated = format!("{}{new}{}", &original[..from], &original[to..]);
-        check_rewrite(tally, at, text, bytes, &mutated, false);
+        check_rewrite(tally, at, source, bytes, &mutated, false);
     }
 }
 

@@ -696,19 +696,31 @@ const LARGE_SUITE: usize = 500;
 #[derive(Default, Clone)]
 pub(crate) struct Files {
     texts: BTreeMap<String, Result<String, String>>,
+    /// The byte ranges of each text's functions ([`patch::functions`]), found once.
+    functions: BTreeMap<String, Vec<std::ops::Range<usize>>>,
 }
 
 impl Files {
     fn read(&mut self, root: &Path, path: &str) -> Result<&str, String> {
-        self.texts
-            .entry(path.to_string())
-            .or_insert_with(|| crate::workspace::read_source(root, path))
-            .as_deref()
-            .map_err(String::clone)
+        let text = (self.texts.entry(path.to_string()))
+            .or_insert_with(|| crate::workspace::read_source(root, path));
+        if let Ok(text) = text {
+            (self.functions.entry(path.to_string())).or_insert_with(|| patch::functions(text));
+        }
+        text.as_deref().map_err(String::clone)
     }
 
     fn get(&self, path: &str) -> Option<&str> {
         self.texts.get(path)?.as_deref().ok()
+    }
+
+    /// `path`'s text patched by `edits` ([`patch::apply_edits`]).
+    fn apply(&self, path: &str, edits: &[patch::Edit]) -> Result<String> {
+        let text = self.get(path).context("the file was not read")?;
+        match self.functions.get(path) {
+            Some(functions) => patch::apply_edits_within(text, functions, edits),
+            None => patch::apply_edits(text, edits),
+        }
     }
 }
 
@@ -744,8 +756,8 @@ fn make_fix(
     let mut hashes = BTreeMap::new();
     for (path, edits) in &by_file {
         let before = files.get(path).context("the file was not read")?;
-        let after = patch::apply_edits(
-            before,
+        let after = files.apply(
+            path,
             &edits
                 .iter()
                 .map(|(t, e)| patch::Edit {

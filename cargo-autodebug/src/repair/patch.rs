@@ -350,6 +350,16 @@ pub fn squeeze(text: &str) -> String {
 /// replacement that would is parenthesized; one that still does not fit is an error.
 /// Bytes outside the edits are copied unchanged.
 pub fn apply_edits(text: &str, edits: &[Edit]) -> Result<String> {
+    apply_edits_within(text, &functions(text), edits)
+}
+
+/// [`apply_edits`] with `text`'s functions already found ([`functions`]): a caller that
+/// patches one text many times finds them once.
+pub fn apply_edits_within(
+    text: &str,
+    functions: &[Range<usize>],
+    edits: &[Edit],
+) -> Result<String> {
     let mut sorted: Vec<&Edit> = edits.iter().collect();
     sorted.sort_by_key(|e| e.bytes.start);
     for pair in sorted.windows(2) {
@@ -373,7 +383,7 @@ pub fn apply_edits(text: &str, edits: &[Edit]) -> Result<String> {
     // Only the functions the edits are in are parsed again (the rest of the file is as it
     // was, and a function parses alone as it does in its file): a suite's file of
     // thousands of tests is not parsed once per candidate.
-    let Some(groups) = by_function(text, &sorted) else {
+    let Some(groups) = by_function(functions, &sorted) else {
         return fit(text, &sorted, texts, 0);
     };
     let mut out = String::with_capacity(text.len() + 64);
@@ -406,10 +416,10 @@ pub fn apply_edits(text: &str, edits: &[Edit]) -> Result<String> {
 /// The innermost function of each of the sorted `edits`, in order, with how many of the
 /// edits are in it; `None` when an edit is in none, or in a function that holds another
 /// edit's function.
-fn by_function(text: &str, edits: &[&Edit]) -> Option<Vec<(Range<usize>, usize)>> {
+fn by_function(functions: &[Range<usize>], edits: &[&Edit]) -> Option<Vec<(Range<usize>, usize)>> {
     let mut groups: Vec<(Range<usize>, usize)> = Vec::new();
     for edit in edits {
-        let function = enclosing_function(text, &edit.bytes)?;
+        let function = enclosing_function(functions, &edit.bytes)?;
         match groups.last_mut() {
             Some((last, count)) if *last == function => *count += 1,
             Some((last, _)) if function.start < last.end => return None,
@@ -476,7 +486,8 @@ pub fn changed_code(before: &str, after: &str) -> String {
         .count()
         .min(before.len().min(after.len()) - prefix);
     let (start, end) = (prefix, before.len() - suffix);
-    let around = |at: usize| enclosing_function(before, &(at..at));
+    let functions = functions(before);
+    let around = |at: usize| enclosing_function(&functions, &(at..at));
     let window = match (around(start), around(end)) {
         (Some(first), Some(last)) if first.start <= start && end <= last.end => {
             Some(first.start..last.end.max(first.end))
@@ -497,38 +508,10 @@ pub fn changed_code(before: &str, after: &str) -> String {
     }
 }
 
-/// The byte range of the innermost function of `text` (its attributes included) that
-/// holds all of `span` and parses alone, if there is one. The functions of a text are
-/// found once (the last few texts are remembered).
-fn enclosing_function(text: &str, span: &Range<usize>) -> Option<Range<usize>> {
-    use std::sync::{Arc, Mutex};
-    type Known = Vec<(u64, usize, Arc<Vec<Range<usize>>>)>;
-    static KNOWN: Mutex<Known> = Mutex::new(Vec::new());
-    let hash = {
-        use std::hash::Hasher;
-        let mut hasher = fnv::FnvHasher::default();
-        hasher.write(text.as_bytes());
-        hasher.finish()
-    };
-    let found = KNOWN
-        .lock()
-        .unwrap()
-        .iter()
-        .find(|(h, len, _)| *h == hash && *len == text.len())
-        .map(|(_, _, ranges)| Arc::clone(ranges));
-    let ranges = match found {
-        Some(ranges) => ranges,
-        None => {
-            let ranges = Arc::new(functions(text));
-            let mut known = KNOWN.lock().unwrap();
-            if known.len() >= 16 {
-                known.remove(0);
-            }
-            known.push((hash, text.len(), Arc::clone(&ranges)));
-            ranges
-        }
-    };
-    (ranges.iter())
+/// The innermost of `functions` (the byte ranges [`functions`] found in a text) that holds
+/// all of `span`.
+fn enclosing_function(functions: &[Range<usize>], span: &Range<usize>) -> Option<Range<usize>> {
+    (functions.iter())
         .filter(|r| r.start <= span.start && span.end <= r.end)
         .min_by_key(|r| r.len())
         .cloned()
@@ -536,7 +519,7 @@ fn enclosing_function(text: &str, span: &Range<usize>) -> Option<Range<usize>> {
 
 /// The byte ranges of `text`'s functions with a body (free functions, methods, trait
 /// methods with a default, nested ones) that parse alone.
-fn functions(text: &str) -> Vec<Range<usize>> {
+pub fn functions(text: &str) -> Vec<Range<usize>> {
     struct Functions {
         offset: usize,
         ranges: Vec<Range<usize>>,
@@ -677,8 +660,9 @@ mod tests {
         };
         // The innermost function, from the start of its line.
         let g = text.find("    fn g").unwrap()..text.find("    }\n}").unwrap() + 5;
-        assert_eq!(enclosing_function(&text, &at("y < 3")), Some(g));
-        assert_eq!(enclosing_function(&text, &(0..text.len())), None);
+        let functions = functions(&text);
+        assert_eq!(enclosing_function(&functions, &at("y < 3")), Some(g));
+        assert_eq!(enclosing_function(&functions, &(0..text.len())), None);
         // Edits in two functions: each is parsed alone, the result is the whole file's.
         let two = [edit("x + 1", "x"), edit("y < 3", "y <= 3 || y == 9")];
         let patched = apply_edits(&text, &two).unwrap();
