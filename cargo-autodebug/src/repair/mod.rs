@@ -578,7 +578,7 @@ fn rank(fixes: Vec<Fix>) -> Vec<Fix> {
         fixes
             .into_iter()
             .map(|fix| {
-                let code = code_key(&fix);
+                let code = code_key(&fix, &Files::default());
                 (fix, code)
             })
             .collect(),
@@ -587,9 +587,12 @@ fn rank(fixes: Vec<Fix>) -> Vec<Fix> {
 
 /// What makes two fixes' code the same: the fingerprints of their patched files, whitespace
 /// aside.
-pub(crate) fn code_key(fix: &Fix) -> Vec<String> {
+pub(crate) fn code_key(fix: &Fix, files: &Files) -> Vec<String> {
     (fix.files.iter())
-        .map(|f| patch::changed_code(&f.before, &f.after))
+        .map(|f| match files.functions.get(&f.path) {
+            Some(functions) => patch::changed_code_within(&f.before, functions, &f.after),
+            None => patch::changed_code(&f.before, &f.after),
+        })
         .collect()
 }
 

@@ -478,6 +478,11 @@ fn fit(part: &str, sorted: &[&Edit], mut texts: Vec<String>, lines_before: u32) 
 /// Where the change is inside one function, only that function is read (the rest of the
 /// file is `before`'s, and its place is in the fingerprint).
 pub fn changed_code(before: &str, after: &str) -> String {
+    changed_code_within(before, &functions(before), after)
+}
+
+/// [`changed_code`] with `before`'s functions already found ([`functions`]).
+pub fn changed_code_within(before: &str, functions: &[Range<usize>], after: &str) -> String {
     let prefix = (before.bytes().zip(after.bytes()))
         .take_while(|(a, b)| a == b)
         .count();
@@ -486,8 +491,7 @@ pub fn changed_code(before: &str, after: &str) -> String {
         .count()
         .min(before.len().min(after.len()) - prefix);
     let (start, end) = (prefix, before.len() - suffix);
-    let functions = functions(before);
-    let around = |at: usize| enclosing_function(&functions, &(at..at));
+    let around = |at: usize| enclosing_function(functions, &(at..at));
     let window = match (around(start), around(end)) {
         (Some(first), Some(last)) if first.start <= start && end <= last.end => {
             Some(first.start..last.end.max(first.end))

@@ -464,7 +464,9 @@ impl Search<'_> {
                     ),
                 };
                 Item {
-                    code: fix.as_ref().map(super::code_key).unwrap_or_default(),
+                    code: (fix.as_ref())
+                        .map(|fix| super::code_key(fix, &self.files))
+                        .unwrap_or_default(),
                     fix,
                     unwritable,
                     dropped: None,
