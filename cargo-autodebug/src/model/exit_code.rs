@@ -2,8 +2,9 @@
 
 /// How a run of `cargo autodebug` ended. When several apply, the most severe wins, in this
 /// order: [`ExitCode::Crashed`], [`ExitCode::Timeout`], [`ExitCode::FuelExhausted`],
-/// [`ExitCode::TestsFailed`], [`ExitCode::Flaky`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// [`ExitCode::TestsFailed`], [`ExitCode::Flaky`]: that is the one order exit codes have
+/// (`Ord`), so `a.max(b)` and `std::cmp::max(a, b)` are the more severe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExitCode {
     /// Every selected test passed: nothing to debug.
     Clean = 0,
@@ -44,18 +45,21 @@ impl ExitCode {
         }
     }
 
-    /// The more severe of two exit codes.
-    pub fn max(self, other: ExitCode) -> ExitCode {
-        if other.severity() > self.severity() {
-            other
-        } else {
-            self
-        }
-    }
-
     /// The numeric status.
     pub fn code(self) -> i32 {
         self as i32
+    }
+}
+
+impl Ord for ExitCode {
+    fn cmp(&self, other: &ExitCode) -> std::cmp::Ordering {
+        self.severity().cmp(&other.severity())
+    }
+}
+
+impl PartialOrd for ExitCode {
+    fn partial_cmp(&self, other: &ExitCode) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -96,6 +100,15 @@ mod tests {
             ExitCode::FuelExhausted.max(ExitCode::TestsFailed),
             ExitCode::FuelExhausted
         );
+        // One order: std's max, a sort and a comparison agree with it.
+        assert_eq!(
+            std::cmp::max(ExitCode::Flaky, ExitCode::Timeout),
+            ExitCode::Timeout
+        );
+        let mut codes = vec![ExitCode::Crashed, ExitCode::Clean, ExitCode::Flaky];
+        codes.sort();
+        assert_eq!(codes, [ExitCode::Clean, ExitCode::Flaky, ExitCode::Crashed]);
+        assert!(ExitCode::TestsFailed < ExitCode::Timeout);
     }
 
     #[test]
