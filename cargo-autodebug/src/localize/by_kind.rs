@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::registry::Registration;
-use super::{Context, Suspect, Technique};
+use super::{Context, Localized, Suspect, Technique};
 use crate::model::Evidence;
 use crate::options::TechniqueName;
 
@@ -16,7 +16,7 @@ impl Technique for ByKind {
         "by-kind"
     }
 
-    fn localize(&self, context: &Context, _notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
+    fn localize(&self, context: &Context, _notes: &mut Vec<String>) -> Result<Localized> {
         let mut suspects: Vec<Suspect> = context
             .baseline
             .iter()
@@ -36,7 +36,7 @@ impl Technique for ByKind {
             })
             .collect();
         suspects.sort_by(|a, b| b.evidence[0].score.total_cmp(&a.evidence[0].score));
-        Ok(suspects)
+        Ok(suspects.into())
     }
 }
 

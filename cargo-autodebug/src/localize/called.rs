@@ -15,7 +15,7 @@ use autodebug_runtime::protocol::{SiteInfo, SiteKey};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
-use super::{Context, Suspect, Technique, is_candidate};
+use super::{Context, Localized, Suspect, Technique, is_candidate};
 use crate::model::{Evidence, Outcome};
 use crate::trace::workspace_path;
 
@@ -34,14 +34,14 @@ impl Technique for Called {
         NAME
     }
 
-    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
+    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Localized> {
         let unreached: Vec<_> = context
             .baseline
             .iter()
             .filter(|r| r.deterministic_failure() && r.coverage.is_empty())
             .collect();
         if unreached.is_empty() {
-            return Ok(Vec::new());
+            return Ok(Localized::default());
         }
         let code = Code::read(context.workspace_root);
         let mut found: BTreeMap<SiteKey, Suspect> = BTreeMap::new();
@@ -127,7 +127,7 @@ impl Technique for Called {
         }
         let mut suspects: Vec<Suspect> = found.into_values().collect();
         suspects.sort_by(|a, b| b.evidence[0].score.total_cmp(&a.evidence[0].score));
-        Ok(suspects)
+        Ok(suspects.into())
     }
 }
 

@@ -18,7 +18,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -32,7 +31,7 @@ use autodebug_symbolic::ir::Program;
 use autodebug_symbolic::wp;
 use serde::{Deserialize, Serialize};
 
-use super::{Context, Findings, Suspect, Technique, is_candidate};
+use super::{Context, Findings, Localized, Suspect, Technique, is_candidate};
 use crate::model::Evidence;
 use crate::oracle::{self, Oracle};
 use crate::trace::{RecordedTrace, workspace_path};
@@ -66,8 +65,6 @@ pub struct Diagnosis {
     pub prune_timeout: Duration,
     /// Memory a test's solver process may take beyond the tool's, in MiB.
     pub memory_mb: u64,
-    /// What was done, for the report.
-    pub account: Mutex<Account>,
 }
 
 impl Default for Diagnosis {
@@ -85,7 +82,6 @@ impl Default for Diagnosis {
             prune_steps: 600_000,
             prune_timeout: Duration::from_secs(2),
             memory_mb: 1024,
-            account: Mutex::default(),
         }
     }
 }
@@ -201,16 +197,9 @@ impl Technique for Diagnosis {
         NAME
     }
 
-    fn details(&self) -> Option<serde_json::Value> {
-        serde_json::to_value(&*self.account.lock().unwrap()).ok()
-    }
-
-    fn solver_peak_mb(&self) -> Option<u64> {
-        self.account.lock().unwrap().solver_peak_mb
-    }
-
-    fn findings(&self, findings: &mut Findings) {
-        let account = self.account.lock().unwrap();
+    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Localized> {
+        let (suspects, account) = self.diagnose_all(context, notes)?;
+        let mut findings = Findings::default();
         findings.diagnoses.extend(
             account
                 .diagnoses
@@ -223,9 +212,22 @@ impl Technique for Diagnosis {
                         .collect()
                 }),
         );
+        Ok(Localized {
+            suspects,
+            details: serde_json::to_value(&account).ok(),
+            findings,
+            solver_peak_mb: account.solver_peak_mb,
+        })
     }
+}
 
-    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
+impl Diagnosis {
+    /// The suspects of the diagnoses of the failing tests, and the account of the search.
+    fn diagnose_all(
+        &self,
+        context: &Context,
+        notes: &mut Vec<String>,
+    ) -> Result<(Vec<Suspect>, Account)> {
         let start = Instant::now();
         let mut programs: HashMap<String, Result<Program, String>> = HashMap::new();
         let mut known: BTreeMap<SiteKey, Known> = BTreeMap::new();
@@ -327,8 +329,7 @@ impl Technique for Diagnosis {
             .collect();
         let suspects = suspects(&combined, &known, context.workspace_root);
         account.seconds = start.elapsed().as_secs_f64();
-        *self.account.lock().unwrap() = account;
-        Ok(suspects)
+        Ok((suspects, account))
     }
 }
 

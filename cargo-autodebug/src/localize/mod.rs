@@ -56,27 +56,36 @@ pub trait Technique {
     /// Its name in evidence and in the report.
     fn name(&self) -> &'static str;
 
-    /// Suspects, most suspicious first. A technique that cannot say anything returns an
-    /// empty list (and says why through `notes`), never an error for unsupported code.
-    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>>;
-
-    /// What the technique did, for the report's `localization` (after [`Technique::localize`]).
-    fn details(&self) -> Option<serde_json::Value> {
-        None
-    }
-
-    /// What later stages read of its work beyond the ranking (after [`Technique::localize`]).
-    fn findings(&self, _findings: &mut Findings) {}
+    /// Suspects, most suspicious first, with the technique's account of its run. A technique
+    /// that cannot say anything returns no suspect (and says why through `notes`), never an
+    /// error for unsupported code.
+    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Localized>;
 
     /// How its tied suspects rank in the merge (see [`merge`]).
     fn ties(&self) -> Ties {
         Ties::Best
     }
+}
 
-    /// The largest resident size of its solver processes, in MiB (after
-    /// [`Technique::localize`]); none if it ran none.
-    fn solver_peak_mb(&self) -> Option<u64> {
-        None
+/// What one technique's run gave: its ranking and its account of the run.
+#[derive(Debug, Default)]
+pub struct Localized {
+    /// Suspects, most suspicious first.
+    pub suspects: Vec<Suspect>,
+    /// What the technique did, for the report's `localization`.
+    pub details: Option<serde_json::Value>,
+    /// What later stages read of its work beyond the ranking.
+    pub findings: Findings,
+    /// The largest resident size of its solver processes, in MiB; none if it ran none.
+    pub solver_peak_mb: Option<u64>,
+}
+
+impl From<Vec<Suspect>> for Localized {
+    fn from(suspects: Vec<Suspect>) -> Localized {
+        Localized {
+            suspects,
+            ..Localized::default()
+        }
     }
 }
 
@@ -149,14 +158,17 @@ pub fn localize_with(
             began.elapsed().as_secs_f64().into(),
         );
         match found {
-            Ok(suspects) => rankings.push((weight, technique.ties(), suspects)),
+            Ok(found) => {
+                rankings.push((weight, technique.ties(), found.suspects));
+                if let Some(detail) = found.details {
+                    details.insert(technique.name(), detail);
+                }
+                findings.flipped.extend(found.findings.flipped);
+                findings.diagnoses.extend(found.findings.diagnoses);
+                solver_peak_mb = solver_peak_mb.max(found.solver_peak_mb);
+            }
             Err(error) => notes.push(format!("{}: failed: {error:#}", technique.name())),
         }
-        if let Some(detail) = technique.details() {
-            details.insert(technique.name(), detail);
-        }
-        technique.findings(&mut findings);
-        solver_peak_mb = solver_peak_mb.max(technique.solver_peak_mb());
     }
     details.insert("weights", serde_json::Value::Object(weights));
     details.insert("seconds", serde_json::Value::Object(seconds));
@@ -426,7 +438,10 @@ pub(crate) mod tests {
             rerun: &rerun,
             console: &console,
         };
-        technique.localize(&context, &mut Vec::new()).unwrap()
+        technique
+            .localize(&context, &mut Vec::new())
+            .unwrap()
+            .suspects
     }
 
     fn suspect(line: u32, technique: &'static str, score: f64) -> Suspect {

@@ -15,7 +15,7 @@ use anyhow::Result;
 use autodebug_runtime::protocol::{Frame, Record, SiteInfo, SiteKind};
 use syn::spanned::Spanned;
 
-use super::{Context, Suspect, Technique, is_candidate};
+use super::{Context, Localized, Suspect, Technique, is_candidate};
 use crate::model::{Evidence, Role};
 use crate::trace::workspace_path;
 
@@ -106,7 +106,7 @@ impl Technique for PanicCallers {
         "panic-callers"
     }
 
-    fn localize(&self, context: &Context, _notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
+    fn localize(&self, context: &Context, _notes: &mut Vec<String>) -> Result<Localized> {
         let mut found: BTreeMap<autodebug_runtime::protocol::SiteKey, Suspect> = BTreeMap::new();
         let mut files = Files::default();
         for panic in last_panics(context) {
@@ -141,7 +141,7 @@ impl Technique for PanicCallers {
                 }
             }
         }
-        Ok(found.into_values().collect())
+        Ok(Localized::from(found.into_values().collect::<Vec<_>>()))
     }
 }
 
@@ -215,7 +215,7 @@ impl Technique for PanicSite {
         NAME
     }
 
-    fn localize(&self, context: &Context, _notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
+    fn localize(&self, context: &Context, _notes: &mut Vec<String>) -> Result<Localized> {
         let mut found: BTreeMap<autodebug_runtime::protocol::SiteKey, Suspect> = BTreeMap::new();
         let mut files = Files::default();
         for panic in last_panics(context) {
@@ -254,7 +254,7 @@ impl Technique for PanicSite {
                 }],
             });
         }
-        Ok(found.into_values().collect())
+        Ok(Localized::from(found.into_values().collect::<Vec<_>>()))
     }
 }
 

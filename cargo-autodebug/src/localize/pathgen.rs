@@ -17,7 +17,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -29,7 +28,7 @@ use autodebug_symbolic::ir::Program;
 use autodebug_symbolic::pathgen::{self, Bounds, Problem, Rerun, Runner};
 use serde::Serialize;
 
-use super::{Context, Suspect, Technique, is_candidate};
+use super::{Context, Localized, Suspect, Technique, is_candidate};
 use crate::engine::Recorder;
 use crate::model::Evidence;
 use crate::oracle::{Call, End, Expectation, Oracle};
@@ -51,8 +50,6 @@ pub struct PathGeneration {
     pub flip_loops: bool,
     /// Memory a test's solver process may take beyond the tool's, in MiB.
     pub memory_mb: u64,
-    /// What was done, for the report.
-    pub account: Mutex<Account>,
 }
 
 /// Time a test's worker is given beyond what is left of the technique's budget before it
@@ -72,7 +69,6 @@ impl Default for PathGeneration {
             paths_per_distance: Bounds::default().paths_per_distance,
             flip_loops: false,
             memory_mb: 1024,
-            account: Mutex::default(),
         }
     }
 }
@@ -141,7 +137,6 @@ impl PathGeneration {
             paths_per_distance: options.pathgen_paths.max(1),
             flip_loops: options.pathgen_flip_loops,
             memory_mb: options.solver_memory,
-            account: Default::default(),
         }
     }
 }
@@ -151,15 +146,7 @@ impl Technique for PathGeneration {
         NAME
     }
 
-    fn details(&self) -> Option<serde_json::Value> {
-        serde_json::to_value(&*self.account.lock().unwrap()).ok()
-    }
-
-    fn solver_peak_mb(&self) -> Option<u64> {
-        self.account.lock().unwrap().solver_peak_mb
-    }
-
-    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
+    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Localized> {
         let start = Instant::now();
         let mut account = Account::default();
         let mut programs: BTreeMap<String, Result<Program, String>> = BTreeMap::new();
@@ -212,8 +199,12 @@ impl Technique for PathGeneration {
                 .then_with(|| (a.site.line, a.site.column).cmp(&(b.site.line, b.site.column)))
         });
         account.seconds = start.elapsed().as_secs_f64();
-        *self.account.lock().unwrap() = account;
-        Ok(suspects)
+        Ok(Localized {
+            suspects,
+            details: serde_json::to_value(&account).ok(),
+            solver_peak_mb: account.solver_peak_mb,
+            ..Localized::default()
+        })
     }
 }
 

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use autodebug_runtime::protocol::{SiteInfo, SiteKey};
 
-use super::{Context, Suspect, Technique, is_candidate};
+use super::{Context, Localized, Suspect, Technique, is_candidate};
 use crate::model::{Evidence, Outcome, Role, TestId};
 use crate::options::Formula;
 use crate::oracle::top_level_calls;
@@ -273,7 +273,7 @@ impl Technique for Spectrum {
         }
     }
 
-    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
+    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Localized> {
         let units = match self.unit {
             Unit::Calls => units(context),
             Unit::Tests => whole_tests(context.baseline),
@@ -284,7 +284,7 @@ impl Technique for Spectrum {
                 "{}: no deterministic failure to rank against",
                 self.name()
             ));
-            return Ok(Vec::new());
+            return Ok(Localized::default());
         }
         let noun = units.noun();
         let mut suspects: Vec<(f64, Counts, &SiteInfo)> = table
@@ -296,21 +296,23 @@ impl Technique for Spectrum {
             b.0.total_cmp(&a.0)
                 .then_with(|| (a.2.line, a.2.column).cmp(&(b.2.line, b.2.column)))
         });
-        Ok(suspects
-            .into_iter()
-            .map(|(score, counts, site)| Suspect {
-                site: site.clone(),
-                path: crate::trace::workspace_path(context.workspace_root, &site.file),
-                evidence: vec![Evidence {
-                    technique: self.name(),
-                    score,
-                    detail: format!(
-                        "{score:.2} (run by {} of {failed} failing and {} passing {noun})",
-                        counts.ef, counts.ep
-                    ),
-                }],
-            })
-            .collect())
+        Ok(Localized::from(
+            suspects
+                .into_iter()
+                .map(|(score, counts, site)| Suspect {
+                    site: site.clone(),
+                    path: crate::trace::workspace_path(context.workspace_root, &site.file),
+                    evidence: vec![Evidence {
+                        technique: self.name(),
+                        score,
+                        detail: format!(
+                            "{score:.2} (run by {} of {failed} failing and {} passing {noun})",
+                            counts.ef, counts.ep
+                        ),
+                    }],
+                })
+                .collect::<Vec<_>>(),
+        ))
     }
 }
 

@@ -18,7 +18,7 @@ use autodebug_runtime::protocol::{PLAN_VERSION, Plan, SiteKey, SiteKind, Target}
 
 use super::slice::{Graph, NodeKind};
 use super::source::{Pos, SourceFacts};
-use super::{Context, Findings, Suspect, Technique, is_candidate};
+use super::{Context, Findings, Localized, Suspect, Technique, is_candidate};
 use crate::model::{Evidence, Location, Outcome, Role, TestId};
 use crate::options::Order;
 use crate::trace::{RawTrace, RecordedTrace, record_site, workspace_path};
@@ -30,8 +30,6 @@ pub struct Switching {
     pub all_critical: bool,
     /// Cap on the switched runs of one test (per ordering).
     pub max_switches: usize,
-    /// One record per failing test and ordering searched (the report's `localization`).
-    pub searches: std::sync::Mutex<Vec<Search>>,
 }
 
 /// How one search for a critical predicate went.
@@ -140,7 +138,6 @@ impl Switching {
             order: options.switching_order,
             all_critical: options.all_critical,
             max_switches: options.max_switches,
-            searches: Default::default(),
         }
     }
 }
@@ -150,21 +147,7 @@ impl Technique for Switching {
         NAME
     }
 
-    fn details(&self) -> Option<serde_json::Value> {
-        serde_json::to_value(&*self.searches.lock().unwrap()).ok()
-    }
-
-    fn findings(&self, findings: &mut Findings) {
-        for search in self.searches.lock().unwrap().iter() {
-            if let Some(flipped) = &search.critical
-                && !findings.flipped.iter().any(|f| f.test == flipped.test)
-            {
-                findings.flipped.push(flipped.clone());
-            }
-        }
-    }
-
-    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Vec<Suspect>> {
+    fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Localized> {
         let failing: Vec<&RecordedTrace> = context
             .traces
             .iter()
@@ -183,8 +166,10 @@ impl Technique for Switching {
             failing.iter().flat_map(|t| t.trace.sites.values()),
         );
         let mut best: BTreeMap<SiteKey, Suspect> = BTreeMap::new();
+        // One record per failing test and ordering searched (the report's `localization`).
+        let mut searches: Vec<Search> = Vec::new();
         for recorded in failing {
-            for suspect in self.one_test(context, recorded, &facts, notes) {
+            for suspect in self.one_test(context, recorded, &facts, &mut searches, notes) {
                 let key = suspect.site.key();
                 let better = best
                     .get(&key)
@@ -196,7 +181,20 @@ impl Technique for Switching {
         }
         let mut suspects: Vec<Suspect> = best.into_values().collect();
         suspects.sort_by(|a, b| b.evidence[0].score.total_cmp(&a.evidence[0].score));
-        Ok(suspects)
+        let mut findings = Findings::default();
+        for search in &searches {
+            if let Some(flipped) = &search.critical
+                && !findings.flipped.iter().any(|f| f.test == flipped.test)
+            {
+                findings.flipped.push(flipped.clone());
+            }
+        }
+        Ok(Localized {
+            suspects,
+            details: serde_json::to_value(&searches).ok(),
+            findings,
+            solver_peak_mb: None,
+        })
     }
 }
 
@@ -214,6 +212,7 @@ impl Switching {
         context: &Context,
         recorded: &RecordedTrace,
         facts: &SourceFacts,
+        searches: &mut Vec<Search>,
         notes: &mut Vec<String>,
     ) -> Vec<Suspect> {
         let test = &recorded.test;
@@ -273,7 +272,8 @@ impl Switching {
         let mut tried_total = 0;
         for order in self.orderings() {
             let sequence = ordered(order, &graph, &candidates, erroneous);
-            let tried = self.search_ordering(&mut search, order, &sequence);
+            let (tried, record) = self.search_ordering(&mut search, order, &sequence);
+            searches.push(record);
             tried_total = tried_total.max(tried);
         }
         let Some(criticals) = search.conclude(tried_total, notes) else {
@@ -283,8 +283,13 @@ impl Switching {
     }
 
     /// Tries the candidates in one ordering, batch by batch, until a critical predicate (all
-    /// of them with `--all-critical`), and records how the search went: the runs it tried.
-    fn search_ordering(&self, search: &mut TestSearch, order: Order, sequence: &[usize]) -> usize {
+    /// of them with `--all-critical`): the runs it tried, and the record of how it went.
+    fn search_ordering(
+        &self,
+        search: &mut TestSearch,
+        order: Order,
+        sequence: &[usize],
+    ) -> (usize, Search) {
         let label = order_label(order);
         let sequence = &sequence[..sequence.len().min(self.max_switches)];
         let shown = (search.context.console).phase(
@@ -314,9 +319,7 @@ impl Switching {
                 break;
             }
         }
-        let record = search.summary(label, tried, found_here);
-        self.searches.lock().unwrap().push(record);
-        tried
+        (tried, search.summary(label, tried, found_here))
     }
 }
 
