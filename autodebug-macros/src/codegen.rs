@@ -9,8 +9,7 @@
 //! ```
 
 use crate::parse::{
-    Cond, CondTree, Contract, Gate, Kind, Ours, QuantKind, RawAttr, follows_path_or_dot,
-    parse_contract,
+    Cond, Contract, Gate, Kind, Ours, RawAttr, cond_expr, follows_path_or_dot, parse_contract,
 };
 use crate::{instrument, site};
 use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
@@ -702,34 +701,6 @@ fn check(contract: &Contract, cond: &Cond, spec: &FnSpec, olds: &mut Vec<Old>) -
         // Otherwise the check is type-checked in every build (no "unused" warnings for
         // variables only a gated contract reads) and optimized away where it is off.
         (Some(cfg), false) => quote!(#allow { if ::autodebug_runtime::__rt::cfg!(#cfg) { #test } }),
-    }
-}
-
-/// The boolean expression of a condition.
-pub(crate) fn cond_expr(tree: &CondTree) -> TokenStream {
-    match tree {
-        // The parentheses carry the expression's span, so a type error in a condition
-        // points at the user's tokens.
-        CondTree::Expr(e) => {
-            let span = e
-                .to_token_stream()
-                .into_iter()
-                .next()
-                .map_or_else(Span::call_site, |t| t.span());
-            quote_spanned!(span=> (#e))
-        }
-        CondTree::Implies(premise, conclusion) => {
-            let (p, c) = (cond_expr(premise), cond_expr(conclusion));
-            quote!((if #p { #c } else { true }))
-        }
-        CondTree::Quantifier(q) => {
-            let method = match q.kind {
-                QuantKind::Forall => quote!(all),
-                QuantKind::Exists => quote!(any),
-            };
-            let (var, range, body) = (&q.var, &q.range, cond_expr(&q.body));
-            quote!(::autodebug_runtime::__rt::Iterator::#method(&mut (#range), |#var| #body))
-        }
     }
 }
 

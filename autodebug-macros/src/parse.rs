@@ -4,6 +4,7 @@
 //! rejected without type information is rejected here, with an error on the offending tokens.
 
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::parse::discouraged::Speculative;
 use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, Expr, Ident, Lit, LitStr, Meta, Token};
@@ -381,7 +382,7 @@ fn lower_nested(tt: TokenTree) -> TokenTree {
         Delimiter::Parenthesis => parse_cond
             .parse2(group.stream())
             .ok()
-            .map(|tree| crate::codegen::cond_expr(&tree)),
+            .map(|tree| cond_expr(&tree)),
         _ => None,
     };
     let stream = lowered.unwrap_or_else(|| group.stream().into_iter().map(lower_nested).collect());
@@ -492,6 +493,34 @@ pub(crate) fn follows_path_or_dot(before: &[Option<TokenTree>; 2]) -> bool {
         Some(TokenTree::Punct(p)) if p.as_char() == '.' => !punct(&before[0], '.'),
         Some(TokenTree::Punct(p)) if p.as_char() == ':' => punct(&before[0], ':'),
         _ => false,
+    }
+}
+
+/// The boolean expression of a condition.
+pub(crate) fn cond_expr(tree: &CondTree) -> TokenStream {
+    match tree {
+        // The parentheses carry the expression's span, so a type error in a condition
+        // points at the user's tokens.
+        CondTree::Expr(e) => {
+            let span = e
+                .to_token_stream()
+                .into_iter()
+                .next()
+                .map_or_else(Span::call_site, |t| t.span());
+            quote_spanned!(span=> (#e))
+        }
+        CondTree::Implies(premise, conclusion) => {
+            let (p, c) = (cond_expr(premise), cond_expr(conclusion));
+            quote!((if #p { #c } else { true }))
+        }
+        CondTree::Quantifier(q) => {
+            let method = match q.kind {
+                QuantKind::Forall => quote!(all),
+                QuantKind::Exists => quote!(any),
+            };
+            let (var, range, body) = (&q.var, &q.range, cond_expr(&q.body));
+            quote!(::autodebug_runtime::__rt::Iterator::#method(&mut (#range), |#var| #body))
+        }
     }
 }
 
