@@ -2,7 +2,7 @@
 //! and scored by the shared scorer (`../shared/external/hefix.py`, beside the checkout). The
 //! project never copies its data: the scorer materializes the crates into a scratch
 //! directory, runs the tool on a copy of each, and scores the reports; this module drives
-//! those three steps and writes the scorer's table into docs/results.md.
+//! those three steps and writes the scorer's table into book/src/results.md.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,7 +23,7 @@ pub struct Options {
     pub ids: Vec<String>,
     /// Per-task time limit, seconds.
     pub timeout: f64,
-    /// Replace the table between `<!-- external-table -->` markers in docs/results.md.
+    /// Replace the table between `<!-- external-table -->` markers in book/src/results.md.
     pub update_readme: bool,
 }
 
@@ -129,7 +129,7 @@ pub fn run(opts: &Options, repo: &Path) -> Result<String> {
     Ok(tables)
 }
 
-/// The scorer's Markdown without its own `#` headings (the section in docs/results.md has one).
+/// The scorer's Markdown without its own `#` headings (the section in book/src/results.md has one).
 fn without_heading(tables: &str) -> String {
     tables
         .lines()

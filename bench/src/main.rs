@@ -52,7 +52,7 @@ struct ExternalArgs {
     /// Per-task time limit, seconds.
     #[arg(long, default_value_t = 300.0)]
     timeout: f64,
-    /// Replace the table between <!-- external-table --> markers in docs/results.md.
+    /// Replace the table between <!-- external-table --> markers in book/src/results.md.
     #[arg(long)]
     update_readme: bool,
 }
@@ -150,7 +150,7 @@ struct RunArgs {
     /// two cores; a version's seconds are then measured beside another run.
     #[arg(long, value_name = "N")]
     parallel: Option<usize>,
-    /// Replace the table between <!-- results-table --> markers in docs/results.md.
+    /// Replace the table between <!-- results-table --> markers in book/src/results.md.
     #[arg(long)]
     update_readme: bool,
     /// Keep the temp copies of the faulty versions.

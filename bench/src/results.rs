@@ -1,5 +1,5 @@
 //! Results: one row per faulty version, aggregated per fault class and overall, and
-//! rendered as the Markdown tables of `results.md` and docs/results.md.
+//! rendered as the Markdown tables of `results.md` and book/src/results.md.
 
 use serde::{Deserialize, Serialize};
 

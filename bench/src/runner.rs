@@ -21,7 +21,7 @@ use crate::results::{self, BruteForce, Row, VersionResult};
 use crate::score;
 
 /// The page whose tables `--update-readme` rewrites (the README links it).
-pub const RESULTS_DOC: &str = "docs/results.md";
+pub const RESULTS_DOC: &str = "book/src/results.md";
 
 /// Knobs of a run.
 #[derive(Clone, Debug)]
@@ -537,7 +537,7 @@ one whole `cargo autodebug` run (instrumented build, baseline, reruns, traces, t
 all runs share one target dir, so dependencies are compiled by the first run only (each \
 version is its own copy at its own path, hence its own package id and artifacts).";
 
-/// Writes results.json and results.md, and the block in docs/results.md if asked.
+/// Writes results.json and results.md, and the block in book/src/results.md if asked.
 fn write(r: &Results, opts: &Options, repo: &Path) -> Result<()> {
     std::fs::create_dir_all(&opts.out)?;
     std::fs::write(

@@ -1,4 +1,4 @@
-//! The exit codes of `cargo autodebug`: stable, documented in the README, one doc line each.
+//! The exit codes of `cargo autodebug`: stable, documented in the book (`book/src/using.md`), one doc line each.
 
 /// How a run of `cargo autodebug` ended. When several apply, the most severe wins, in this
 /// order: [`ExitCode::Crashed`], [`ExitCode::Timeout`], [`ExitCode::FuelExhausted`],
