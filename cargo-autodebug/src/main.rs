@@ -6,6 +6,7 @@ mod build;
 mod config;
 mod console;
 mod copy_tree;
+mod edit;
 mod engine;
 mod init;
 mod interrupt;

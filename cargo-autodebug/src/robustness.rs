@@ -30,7 +30,8 @@ use autodebug_syntax::parseable;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr};
 
-use crate::repair::patch::{self, Edit, site_kind};
+use crate::edit::site_kind;
+use crate::repair::patch::{self, Edit};
 use crate::zero::annotation::{self, ATTRIBUTE};
 
 /// Files larger than this are left out of the corpus.
@@ -611,7 +612,7 @@ fn patch_site(tally: &mut Tally, at: &str, source: Source, site: &SiteInfo, foun
 /// `unified_diff` does not panic, is empty only for the same text, and its removed and
 /// added lines are lines of the texts.
 fn diff_properties(tally: &mut Tally, at: &str, before: &str, after: &str) {
-    let diff = match catch_unwind(|| patch::unified_diff("src/lib.rs", before, after)) {
+    let diff = match catch_unwind(|| crate::edit::unified_diff("src/lib.rs", before, after)) {
         Ok(diff) => diff,
         Err(payload) => {
             return tally.panic(format!("{at}: unified_diff: {}", panic_message(&*payload)));

@@ -200,7 +200,7 @@ fn functions_of(path: &str, text: &str) -> Vec<Function> {
     items.visit_file(&file);
     let mut sites: Vec<(usize, SiteInfo)> = Vec::new();
     autodebug_syntax::sites::visit_file(&file, |expr, kind| {
-        let kind = crate::repair::patch::site_kind(kind);
+        let kind = crate::edit::site_kind(kind);
         if !is_candidate(kind) {
             return;
         }

@@ -297,7 +297,7 @@ fn innermost_in(parsed: &Parsed, line: u32, column: u32) -> Option<Found> {
     let Parsed { text, offset, file } = parsed;
     let mut best: Option<Found> = None;
     autodebug_syntax::sites::visit_file(file, |expr, kind| {
-        let kind = crate::repair::patch::site_kind(kind);
+        let kind = crate::edit::site_kind(kind);
         if !is_candidate(kind) {
             return;
         }

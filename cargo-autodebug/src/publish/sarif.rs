@@ -51,7 +51,7 @@ pub fn log(report: &Report) -> Value {
             },
             "locations": [location(&suspect.file, suspect.line, suspect.column, suspect.end_line, suspect.end_column)],
             "partialFingerprints": {
-                "autodebugSite/v1": crate::repair::fingerprint(&format!(
+                "autodebugSite/v1": crate::edit::fingerprint(&format!(
                     "{}\n{}\n{:?}\n{}", suspect.file, suspect.function, suspect.kind, suspect.code
                 )),
             },
@@ -83,7 +83,7 @@ pub fn log(report: &Report) -> Value {
             },
             "locations": [location(&at.file, at.line, at.column, at.line, at.column)],
             "partialFingerprints": {
-                "autodebugTest/v1": crate::repair::fingerprint(&format!(
+                "autodebugTest/v1": crate::edit::fingerprint(&format!(
                     "{}\n{}\n{}", failing.package, failing.target, failing.name
                 )),
             },

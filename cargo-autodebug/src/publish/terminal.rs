@@ -647,7 +647,7 @@ mod tests {
             end_column: 20,
             original: "s1 < n".into(),
             replacement: "s1 <= n".into(),
-            diff: crate::repair::patch::unified_diff("src/lib.rs", before, after),
+            diff: crate::edit::unified_diff("src/lib.rs", before, after),
             technique: "syntactic",
             template: "relational-operator".into(),
             validated,

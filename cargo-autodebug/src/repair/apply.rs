@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use super::fingerprint;
+use crate::edit::fingerprint;
 
 /// Whether the tree may be written by `--apply`: `Ok` when `allow_dirty`, or when git
 /// tracks it and has no uncommitted change but under `ignore` (the tool's own directories).
@@ -167,9 +167,9 @@ pub fn from_report(
 /// text each replaces) made; `None` when an edit's original text is not at its span, or
 /// two overlap.
 fn with_edits(text: &str, edits: &[&serde_json::Value]) -> Option<String> {
-    let index = crate::publish::LineIndex::new(text);
+    let index = crate::edit::LineIndex::new(text);
     let number = |v: &serde_json::Value| v.as_u64().and_then(|n| u32::try_from(n).ok());
-    let mut spans: Vec<crate::publish::Replacement> = Vec::new();
+    let mut spans: Vec<crate::edit::Replacement> = Vec::new();
     for edit in edits {
         let (line, column) = (number(&edit["line"])?, number(&edit["column"])?);
         let (end_line, end_column) = (number(&edit["end_line"])?, number(&edit["end_column"])?);
@@ -181,7 +181,7 @@ fn with_edits(text: &str, edits: &[&serde_json::Value]) -> Option<String> {
         if text.get(start..end)? != original {
             return None;
         }
-        spans.push(crate::publish::Replacement {
+        spans.push(crate::edit::Replacement {
             bytes: start..end,
             start: (line, column),
             end: (end_line, end_column),
@@ -193,7 +193,7 @@ fn with_edits(text: &str, edits: &[&serde_json::Value]) -> Option<String> {
     if spans.windows(2).any(|w| w[0].bytes.end > w[1].bytes.start) {
         return None;
     }
-    Some(crate::publish::apply(text, &spans))
+    Some(crate::edit::apply(text, &spans))
 }
 
 /// Writes `fix` under `workspace_root`, returning the files written. `ignore` are paths of

@@ -492,7 +492,7 @@ fn disagreement(fixes: &[Fix]) -> Option<String> {
             format!(
                 "{}. {} at {}:{}",
                 f.rank,
-                crate::publish::describe(f),
+                crate::edit::describe(f),
                 f.file,
                 f.line
             )
@@ -727,15 +727,6 @@ impl Files {
     }
 }
 
-/// A fingerprint of a file's text (FNV-1a, 64 bits): enough to notice that a file changed
-/// between the analysis and `--apply`, which also compares the text itself.
-pub fn fingerprint(text: &str) -> String {
-    use std::hash::Hasher;
-    let mut hasher = fnv::FnvHasher::default();
-    hasher.write(text.as_bytes());
-    format!("fnv1a64:{:016x}", hasher.finish())
-}
-
 /// The patch of a candidate: its edits located in the files as read, applied per file.
 fn make_fix(
     candidate: &Candidate,
@@ -770,8 +761,8 @@ fn make_fix(
                 })
                 .collect::<Vec<_>>(),
         )?;
-        diff.push_str(&patch::unified_diff(path, before, &after));
-        hashes.insert(path.to_string(), fingerprint(before));
+        diff.push_str(&crate::edit::unified_diff(path, before, &after));
+        hashes.insert(path.to_string(), crate::edit::fingerprint(before));
         changes.push(FileChange {
             path: path.to_string(),
             before: before.to_string(),
@@ -1351,6 +1342,7 @@ pub(crate) fn scratch_target(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::edit::fingerprint;
 
     #[test]
     fn a_negated_equality_reads_as_its_complement() {

@@ -133,7 +133,7 @@ impl Search<'_> {
                 &format!(
                     "under the partial fix {} ({} assertion{} turned)",
                     self.fix_of(fix)
-                        .map_or_else(|_| fix.template.clone(), |f| crate::publish::describe(&f)),
+                        .map_or_else(|_| fix.template.clone(), |f| crate::edit::describe(&f)),
                     progress[i].turned,
                     super::plural(progress[i].turned)
                 ),

@@ -94,7 +94,7 @@ impl Index {
         };
         visitor.visit_file(&file);
         autodebug_syntax::sites::visit_file(&file, |expr, kind| {
-            visitor.mark(&expr, site_kind(kind))
+            visitor.mark(&expr, crate::edit::site_kind(kind))
         });
         Ok(visitor.index)
     }
@@ -125,15 +125,6 @@ impl Collector {
             .or_default()
             .push(kind);
     }
-}
-
-/// The runtime's `SiteKind` that a kind of the site rules names (`"Let"`): the variant of
-/// that name.
-pub(crate) fn site_kind(name: autodebug_syntax::sites::Kind) -> SiteKind {
-    use serde::de::IntoDeserializer;
-    let lower = name.to_ascii_lowercase();
-    serde::Deserialize::deserialize(lower.as_str().into_deserializer())
-        .unwrap_or_else(|_: serde::de::value::Error| panic!("no site kind `{name}`"))
 }
 
 /// A name for an expression's syntax, for messages.
@@ -501,14 +492,14 @@ pub fn changed_code_within(before: &str, functions: &[Range<usize>], after: &str
     match window {
         Some(window) => {
             let tail = before.len() - window.end;
-            super::fingerprint(&format!(
+            crate::edit::fingerprint(&format!(
                 "{}..{}\n{}",
                 window.start,
                 tail,
                 squeeze(&after[window.start..after.len() - tail])
             ))
         }
-        None => super::fingerprint(&squeeze(after)),
+        None => crate::edit::fingerprint(&squeeze(after)),
     }
 }
 
@@ -598,20 +589,6 @@ fn splice(text: &str, sorted: &[&Edit], texts: &[String]) -> (String, Vec<Range<
     (out, ranges)
 }
 
-/// The unified diff from `before` to `after` of the file at `path` (relative to the
-/// workspace root, `/`-separated), with `a/` and `b/` prefixes as `git diff` writes them,
-/// three lines of context. Empty when nothing changed.
-pub fn unified_diff(path: &str, before: &str, after: &str) -> String {
-    if before == after {
-        return String::new();
-    }
-    similar::TextDiff::from_lines(before, after)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string()
-}
-
 /// The site of kind `kind` whose code is `bytes` of `text` (in `src/lib.rs`, function `f`),
 /// as a run would record it (tests).
 #[cfg(test)]
@@ -642,6 +619,7 @@ mod tests {
     }
 
     use super::*;
+    use crate::edit::{site_kind, unified_diff};
 
     #[test]
     fn a_patch_parses_the_functions_it_edits_and_keys_their_code() {

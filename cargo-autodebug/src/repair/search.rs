@@ -626,12 +626,7 @@ impl Search<'_> {
 /// budget.
 /// `file:line: edit`, as the console names a fix being rebuilt.
 fn at_and_edit(fix: &Fix) -> String {
-    format!(
-        "{}:{}: {}",
-        fix.file,
-        fix.line,
-        crate::publish::describe(fix)
-    )
+    format!("{}:{}: {}", fix.file, fix.line, crate::edit::describe(fix))
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::annotation::Insertion;
+use crate::edit::{fingerprint, unified_diff};
 use crate::model::Fix;
-use crate::repair::{fingerprint, patch};
 use autodebug_syntax::LineIndex;
 
 /// The attributes of each annotated file, by path relative to the workspace root.
@@ -77,11 +77,7 @@ impl Shifts {
                 .ok_or_else(|| format!("{}: the fix changes an inserted attribute", change.path))?;
             let user_after = cut(&change.after, &after_offsets)
                 .ok_or_else(|| format!("{}: the copy's attributes moved", change.path))?;
-            diff.push_str(&patch::unified_diff(
-                &change.path,
-                &user_before,
-                &user_after,
-            ));
+            diff.push_str(&unified_diff(&change.path, &user_before, &user_after));
             fix.file_hashes
                 .insert(change.path.clone(), fingerprint(&user_before));
             change.before = user_before;
