@@ -131,13 +131,49 @@ fn read(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, Report)>> {
 
 /// The shards' reports as one: see the module's documentation.
 pub fn combine(mut reports: Vec<Report>, limits: &crate::repair::Limits) -> Result<Report> {
-    // Every shard's part, by K.
+    let count = check_parts(&mut reports)?;
+    let differ = differences(&reports, count);
+    // The queue, each item with the rebuild of the shard that owns it (found by its code).
+    let shard = Shard { index: 0, count };
+    let first = reports[0].shard.as_ref().expect("checked");
+    let searched_cut = first.searched_cut.clone();
+    let mut items = first.items.clone();
+    for item in &mut items {
+        let owner = &reports[shard.owner(item)];
+        item.rebuilt = (owner.shard.as_ref().expect("checked").items.iter())
+            .find(|other| other.code == item.code)
+            .and_then(|other| other.rebuilt.clone());
+    }
+    let mut merged = reports.swap_remove(0);
+    slowest_timing(&mut merged, &reports);
+    let mut notes = Vec::new();
+    for report in &reports {
+        for note in &report.notes {
+            if !merged.notes.contains(note) {
+                notes.push(note.clone());
+            }
+        }
+    }
+    merged.notes.extend(notes);
+    merged.notes.extend(differ);
+    if merged.repair.is_some() {
+        replay_rebuilds(&mut merged, &items, searched_cut, shard, limits);
+    } else {
+        crate::pipeline::rank_fixed_first(&mut merged);
+    }
+    merged.shard = None;
+    Ok(merged)
+}
+
+/// Checks that `reports` are the parts of one split, each once, and sorts them by K: the
+/// number of parts N.
+fn check_parts(reports: &mut [Report]) -> Result<usize> {
     let count = match reports.first().and_then(|r| r.shard.as_ref()) {
         Some(part) => part.count,
         None => bail!("the first report is not a shard's (it was not run with --shard K/N)"),
     };
     let mut seen = BTreeSet::new();
-    for report in &reports {
+    for report in reports.iter() {
         let Some(part) = &report.shard else {
             bail!("a report is not a shard's (it was not run with --shard K/N)");
         };
@@ -164,9 +200,14 @@ pub fn combine(mut reports: Vec<Report>, limits: &crate::repair::Limits) -> Resu
         );
     }
     reports.sort_by_key(|r| r.shard.as_ref().map_or(0, |p| p.index));
-    // They should have analysed the same thing: the same failing tests, suspects and queue.
-    // Where one did not (a solver's time limit that ran out on one machine and not on
-    // another), the first shard's analysis is kept and said to differ.
+    Ok(count)
+}
+
+/// Where a shard analysed another thing than the first (the failing tests, the suspects,
+/// the queue): a note each. The shards should agree; where one did not (a solver's time
+/// limit that ran out on one machine and not on another), the first shard's analysis is
+/// kept.
+fn differences(reports: &[Report], count: usize) -> Vec<String> {
     let first = &reports[0];
     let mut differ = Vec::new();
     let mut compare = |what: &str, of: &dyn Fn(&Report) -> serde_json::Value| {
@@ -202,19 +243,12 @@ pub fn combine(mut reports: Vec<Report>, limits: &crate::repair::Limits) -> Resu
         let items = r.shard.as_ref().map(|p| &p.items[..]).unwrap_or_default();
         serde_json::json!(items.iter().map(|i| &i.code).collect::<Vec<_>>())
     });
-    // The queue, each item with the rebuild of the shard that owns it (found by its code).
-    let shard = Shard { index: 0, count };
-    let searched_cut = first.shard.as_ref().expect("checked").searched_cut.clone();
-    let mut items = first.shard.as_ref().expect("checked").items.clone();
-    for item in &mut items {
-        let owner = &reports[shard.owner(item)];
-        item.rebuilt = (owner.shard.as_ref().expect("checked").items.iter())
-            .find(|other| other.code == item.code)
-            .and_then(|other| other.rebuilt.clone());
-    }
-    let mut merged = reports.swap_remove(0);
-    // The shards ran side by side: each phase took as long as its slowest shard.
-    for report in &reports {
+    differ
+}
+
+/// The shards ran side by side: each phase took as long as its slowest shard.
+fn slowest_timing(merged: &mut Report, others: &[Report]) {
+    for report in others {
         let (t, m) = (&report.timing, &mut merged.timing);
         for (mine, theirs) in [
             (&mut m.build_s, t.build_s),
@@ -233,72 +267,71 @@ pub fn combine(mut reports: Vec<Report>, limits: &crate::repair::Limits) -> Resu
         };
         m.solver_peak_mb = m.solver_peak_mb.max(t.solver_peak_mb);
     }
-    let mut notes = Vec::new();
-    for report in &reports {
-        for note in &report.notes {
-            if !merged.notes.contains(note) {
-                notes.push(note.clone());
-            }
+}
+
+/// The rebuilds of the queue's `items` replayed as one run would have made them, from the
+/// shards' results, and the fixes they validated ranked as one run ranks them.
+fn replay_rebuilds(
+    merged: &mut Report,
+    items: &[crate::model::Item],
+    searched_cut: Option<String>,
+    shard: Shard,
+    limits: &crate::repair::Limits,
+) {
+    let count = shard.count;
+    let Some(details) = &mut merged.repair else {
+        return;
+    };
+    details.rebuilds = 0;
+    details.validated = 0;
+    details.cut = searched_cut;
+    let mut replay_notes = Vec::new();
+    let kept = rebuilds::run(
+        items,
+        limits,
+        details,
+        &mut replay_notes,
+        &|| false,
+        &mut |index, item, _| match &item.rebuilt {
+            Some(done) => Outcome::Rebuilt(done.clone()),
+            None => Outcome::Missing(format!(
+                "shard {}/{count} did not rebuild the queue's item {}",
+                shard.owner(item),
+                index + 1
+            )),
+        },
+    );
+    details.rebuild_s = kept.rebuild_s;
+    details.rebuild_per_s = (details.rebuilds > 0 && kept.rebuild_s > 0.0)
+        .then(|| details.rebuilds as f64 / kept.rebuild_s);
+    for note in replay_notes {
+        if !merged.notes.contains(&note) {
+            merged.notes.push(note);
         }
     }
-    merged.notes.extend(notes);
-    merged.notes.extend(differ);
-    if let Some(details) = &mut merged.repair {
-        details.rebuilds = 0;
-        details.validated = 0;
-        details.cut = searched_cut;
-        let mut replay_notes = Vec::new();
-        let kept = rebuilds::run(
-            &items,
-            limits,
-            details,
-            &mut replay_notes,
-            &|| false,
-            &mut |index, item, _| match &item.rebuilt {
-                Some(done) => Outcome::Rebuilt(done.clone()),
-                None => Outcome::Missing(format!(
-                    "shard {}/{count} did not rebuild the queue's item {}",
-                    shard.owner(item),
-                    index + 1
-                )),
-            },
-        );
-        details.rebuild_s = kept.rebuild_s;
-        details.rebuild_per_s = (details.rebuilds > 0 && kept.rebuild_s > 0.0)
-            .then(|| details.rebuilds as f64 / kept.rebuild_s);
-        for note in replay_notes {
-            if !merged.notes.contains(&note) {
-                merged.notes.push(note);
-            }
+    // A fix zero-annotation mode could not show in the user's files is left out after
+    // the ranking, as an unsharded run leaves it out (see `zero::to_user`).
+    let mut gone = Vec::new();
+    let mut keyed = Vec::new();
+    for (fix, code, dropped) in kept.fixes {
+        if let Some(note) = dropped {
+            gone.push((fix.diff.clone(), note));
         }
-        // A fix zero-annotation mode could not show in the user's files is left out after
-        // the ranking, as an unsharded run leaves it out (see `zero::to_user`).
-        let mut gone = Vec::new();
-        let mut keyed = Vec::new();
-        for (fix, code, dropped) in kept.fixes {
-            if let Some(note) = dropped {
-                gone.push((fix.diff.clone(), note));
-            }
-            keyed.push((fix, code));
-        }
-        merged.fixes = crate::repair::rank_keyed(keyed);
-        crate::pipeline::rank_fixed_first(&mut merged);
-        merged
-            .fixes
-            .retain(|fix| !gone.iter().any(|(diff, _)| *diff == fix.diff));
-        for (_, note) in gone {
-            if !merged.notes.contains(&note) {
-                merged.notes.push(note);
-            }
-        }
-        for (rank, fix) in merged.fixes.iter_mut().enumerate() {
-            fix.rank = rank + 1;
-        }
-    } else {
-        crate::pipeline::rank_fixed_first(&mut merged);
+        keyed.push((fix, code));
     }
-    merged.shard = None;
-    Ok(merged)
+    merged.fixes = crate::repair::rank_keyed(keyed);
+    crate::pipeline::rank_fixed_first(merged);
+    merged
+        .fixes
+        .retain(|fix| !gone.iter().any(|(diff, _)| *diff == fix.diff));
+    for (_, note) in gone {
+        if !merged.notes.contains(&note) {
+            merged.notes.push(note);
+        }
+    }
+    for (rank, fix) in merged.fixes.iter_mut().enumerate() {
+        fix.rank = rank + 1;
+    }
 }
 
 /// Copies the directory `from` to `to` (files and subdirectories).
