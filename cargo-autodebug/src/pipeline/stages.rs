@@ -141,8 +141,43 @@ pub fn baseline(
     console: &Console,
 ) -> Result<Baseline, Failure> {
     let options = session.options();
+    let results = baseline_results(session, report, tests, runner, console)?;
+    let (code, failing_coverage, mut to_record) = tally(session, report, &results);
+    write_coverage(session, &results)?;
+    if !to_record.is_empty() {
+        let passing = results
+            .iter()
+            .filter(|r| r.first.outcome.passed())
+            .map(|r| (&r.test, &r.coverage));
+        for test in
+            trace::passing_tests_to_record(&failing_coverage, passing, options.passing_traces)
+        {
+            to_record.push((test, Role::Passing));
+        }
+        if failing_coverage.is_empty() {
+            console.warn("the failing tests reach no instrumented code: the suspects are the sites of the functions they call, read from the source (annotate the code under test with #[autodebug] or a contract for evidence from runs)");
+        }
+    }
+    Ok(Baseline {
+        results,
+        code,
+        to_record,
+    })
+}
+
+/// The baseline's results: run here, a shard's share of them run and written for the
+/// others (`--shard K/N --baseline-only`), or read from every shard's part
+/// (`--baseline-from`).
+fn baseline_results(
+    session: &Session,
+    report: &mut Report,
+    tests: &[TestId],
+    runner: &Recorder,
+    console: &Console,
+) -> Result<Vec<BaselineResult>, Failure> {
+    let options = session.options();
     let phase = Instant::now();
-    let results = if !options.baseline_from.is_empty() {
+    Ok(if !options.baseline_from.is_empty() {
         let (results, seconds) = baseline_run::from_parts(&options.baseline_from, tests)
             .map_err(|e| e.context("--baseline-from refused"))
             .or_exit(ExitCode::Usage)?;
@@ -190,12 +225,25 @@ pub fn baseline(
             .or_exit(ExitCode::Software)?;
         report.timing.baseline_s = phase.elapsed().as_secs_f64();
         results
-    };
+    })
+}
 
+/// The report's counts and failing tests from the baseline's `results`, the run's exit
+/// code so far, the sites the deterministic failures reached, and the failing tests to
+/// record.
+fn tally(
+    session: &Session,
+    report: &mut Report,
+    results: &[BaselineResult],
+) -> (
+    ExitCode,
+    BTreeSet<autodebug_runtime::protocol::SiteKey>,
+    Vec<(TestId, Role)>,
+) {
     let mut code = ExitCode::Clean;
     let mut failing_coverage = BTreeSet::new();
     let mut to_record = Vec::new();
-    for result in &results {
+    for result in results {
         match &result.first.outcome {
             Outcome::Passed => report.tests.passed += 1,
             Outcome::NotRun => report.tests.not_run += 1,
@@ -228,6 +276,11 @@ pub fn baseline(
         }
     }
 
+    (code, failing_coverage, to_record)
+}
+
+/// Writes the baseline's spectrum (`coverage.json`), in the user's columns.
+fn write_coverage(session: &Session, results: &[BaselineResult]) -> Result<(), Failure> {
     let spectrum = trace::spectrum(
         &session.workspace().root,
         results
@@ -241,27 +294,7 @@ pub fn baseline(
             .map(|site| site.in_user_columns(columns))
             .collect();
     }
-    trace::write_json(&session.output.coverage(), &spectrum).or_exit(ExitCode::Software)?;
-
-    if !to_record.is_empty() {
-        let passing = results
-            .iter()
-            .filter(|r| r.first.outcome.passed())
-            .map(|r| (&r.test, &r.coverage));
-        for test in
-            trace::passing_tests_to_record(&failing_coverage, passing, options.passing_traces)
-        {
-            to_record.push((test, Role::Passing));
-        }
-        if failing_coverage.is_empty() {
-            console.warn("the failing tests reach no instrumented code: the suspects are the sites of the functions they call, read from the source (annotate the code under test with #[autodebug] or a contract for evidence from runs)");
-        }
-    }
-    Ok(Baseline {
-        results,
-        code,
-        to_record,
-    })
+    trace::write_json(&session.output.coverage(), &spectrum).or_exit(ExitCode::Software)
 }
 
 /// Records the traces of the baseline's chosen tests (written under `traces/`).
