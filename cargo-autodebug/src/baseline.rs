@@ -122,6 +122,26 @@ pub fn run(
             result.reruns.push(batch_run.outcome);
         }
     }
+    rerun_failures(runner, &mut results, reruns, console)?;
+    Ok(results)
+}
+
+/// Reruns each failing test of `results` up to `reruns` times in all (a hang once: it costs
+/// a whole timeout), each outcome among its reruns.
+fn rerun_failures(
+    runner: &Recorder,
+    results: &mut [BaselineResult],
+    reruns: usize,
+    console: &Console,
+) -> Result<()> {
+    let Recorder {
+        engine,
+        base_env,
+        timeout,
+        jobs,
+        ..
+    } = runner;
+    let (timeout, jobs) = (*timeout, *jobs);
     let failing: Vec<usize> = results
         .iter()
         .enumerate()
@@ -129,7 +149,6 @@ pub fn run(
         .map(|(i, _)| i)
         .collect();
     if reruns > 0 && !failing.is_empty() {
-        // A hang costs a whole timeout per rerun: one rerun tells enough.
         let reruns_of = |i: usize| {
             let wanted = match results[i].first.outcome {
                 Outcome::Timeout { .. } => reruns.min(1),
@@ -165,7 +184,7 @@ pub fn run(
             results[i].reruns.push(outcome?.outcome);
         }
     }
-    Ok(results)
+    Ok(())
 }
 
 /// Tests of the baseline sent to batch processes at a time: each slice costs a process per
