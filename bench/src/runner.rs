@@ -311,38 +311,49 @@ fn run_version(
     r.repair = rep.repair.clone();
     r.tool_total_s = rep.timing.total_s;
     if let Some(fix) = score::chosen_fix(&rep.fixes) {
-        let file = if fix.file.is_empty() {
-            SOURCE.to_string()
-        } else {
-            fix.file.clone()
-        };
-        let on_disk = std::fs::read_to_string(copy.join(&file)).unwrap_or_default();
-        let original = std::fs::read_to_string(program.dir.join(&file)).unwrap_or_default();
-        if let Some(fixed) = score::apply_fix(&on_disk, fix) {
-            if score::same_modulo_whitespace(&fixed, &original) {
-                r.fix_correct = true;
-                r.correct_by = Some("text".into());
-            } else {
-                std::fs::write(copy.join(&file), &fixed)?;
-                let scratch = Scratch {
-                    dir: copy.clone(),
-                    target: work.join("hidden-target"),
-                    package: program.package.clone(),
-                };
-                let source = std::fs::read_to_string(copy.join(SOURCE))?;
-                if passes_hidden(
-                    program,
-                    &scratch,
-                    &source,
-                    Duration::from_secs_f64(opts.test_timeout * 4.0),
-                )? {
-                    r.fix_correct = true;
-                    r.correct_by = Some("hidden-tests".into());
-                }
-            }
-        }
+        r.correct_by = judge_fix(program, fix, &copy, work, opts)?.map(str::to_string);
+        r.fix_correct = r.correct_by.is_some();
     }
     finish(r, &copy, opts)
+}
+
+/// Whether the tool's chosen fix is correct, and how that was seen: `text` (the fixed file
+/// is the correct program, whitespace aside) or `hidden-tests` (the fixed program passes
+/// the tests the tool never saw); `None` when it is neither.
+fn judge_fix(
+    program: &Program,
+    fix: &report::Fix,
+    copy: &Path,
+    work: &Path,
+    opts: &Options,
+) -> Result<Option<&'static str>> {
+    let file = if fix.file.is_empty() {
+        SOURCE.to_string()
+    } else {
+        fix.file.clone()
+    };
+    let on_disk = std::fs::read_to_string(copy.join(&file)).unwrap_or_default();
+    let original = std::fs::read_to_string(program.dir.join(&file)).unwrap_or_default();
+    let Some(fixed) = score::apply_fix(&on_disk, fix) else {
+        return Ok(None);
+    };
+    if score::same_modulo_whitespace(&fixed, &original) {
+        return Ok(Some("text"));
+    }
+    std::fs::write(copy.join(&file), &fixed)?;
+    let scratch = Scratch {
+        dir: copy.to_path_buf(),
+        target: work.join("hidden-target"),
+        package: program.package.clone(),
+    };
+    let source = std::fs::read_to_string(copy.join(SOURCE))?;
+    let passes = passes_hidden(
+        program,
+        &scratch,
+        &source,
+        Duration::from_secs_f64(opts.test_timeout * 4.0),
+    )?;
+    Ok(passes.then_some("hidden-tests"))
 }
 
 fn finish(r: VersionResult, copy: &Path, opts: &Options) -> Result<VersionResult> {

@@ -227,30 +227,7 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
         ..CrateResult::default()
     };
     let place = opts.scratch.join(format!("{index:03}-{}", krate.name));
-    if place.exists() {
-        std::fs::remove_dir_all(&place)?;
-    }
-    let copy = place.join(&krate.name);
-    copy_crate(&krate.dir, &copy)?;
-    // The corpus names this repository's runtime by a relative path out of the crate; paths
-    // inside it (`[lib] path = "lib.rs"`) name the copy's files.
-    let manifest = std::fs::read_to_string(copy.join("Cargo.toml"))?;
-    let manifest: String = manifest
-        .split_inclusive('\n')
-        .map(|line| {
-            if line.contains("\"../") {
-                crate::corpus::absolute_paths(line, &krate.dir)
-            } else {
-                line.to_string()
-            }
-        })
-        .collect();
-    std::fs::write(copy.join("Cargo.toml"), manifest)?;
-    // A published crate may ship a lock file naming versions this machine does not have;
-    // cargo picks among the ones it has.
-    if krate.group == "registry" {
-        std::fs::remove_file(copy.join("Cargo.lock")).ok();
-    }
+    let copy = prepare_copy(krate, &place)?;
 
     let start = Instant::now();
     let built = process::run(
@@ -300,23 +277,7 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
     let out = place.join("autodebug.out");
     let start = Instant::now();
     let since = SystemTime::now();
-    let mut tool = Command::new(&opts.tool);
-    tool.arg("--baseline-only")
-        .arg("--manifest-path")
-        .arg(copy.join("Cargo.toml"))
-        .arg("--output")
-        .arg(&out)
-        .arg("--target-dir")
-        .arg(&opts.instrumented_target)
-        .args(["--reruns", "0", "--color", "never", "--jobs"])
-        .arg(opts.jobs.to_string())
-        // The sweep compares verdicts, not speed (bench/overhead.sh measures that): a test
-        // may take under the tool what the whole plain test run took, ten times over (not
-        // when that run hung), within the bound of the tool's whole run.
-        .arg("--timeout")
-        .arg(tool_timeout(opts, plain_test_s, tested.timed_out).to_string())
-        .env("CARGO_NET_OFFLINE", "true")
-        .current_dir(&copy);
+    let tool = tool_command(opts, &copy, &out, plain_test_s, tested.timed_out);
     // Kept for a run one test at a time (below).
     let tool_args: Vec<std::ffi::OsString> = tool.get_args().map(|a| a.to_os_string()).collect();
     let ran = process::run(tool, opts.limit)?;
@@ -340,17 +301,7 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
         return Ok(result);
     };
     if let Some(instr) = report.get("instrumentation") {
-        let count = |key: &str| instr.get(key).and_then(|v| v.as_u64()).unwrap_or(0) as usize;
-        result.functions = count("functions");
-        result.functions_instrumented = count("instrumented");
-        for left in instr["left_out"].as_array().into_iter().flatten() {
-            result.left_out.push(format!(
-                "{}: {}: {}",
-                left["file"].as_str().unwrap_or_default(),
-                left["item"].as_str().unwrap_or_default(),
-                left["reason"].as_str().unwrap_or_default()
-            ));
-        }
+        record_instrumentation(&mut result, instr);
     }
     // The crates compiled from this package: its test binaries' names (its library's and
     // binaries' unit tests among them), and its own name.
@@ -366,19 +317,7 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
     let status = report["status"].as_str().unwrap_or_default();
     result.instrumented_built = status != "build-failed";
     if !result.instrumented_built {
-        let errors: Vec<&str> = report["build_errors"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.as_str())
-            .collect();
-        result.problem = Some(if errors.is_empty() {
-            // Cargo's own error (no compiler message): the end of the build log.
-            let log = std::fs::read_to_string(out.join("log/build.log")).unwrap_or_default();
-            first_errors(&log, false)
-        } else {
-            first_lines(&errors.join("\n"), 6)
-        });
+        result.problem = Some(build_failure(&report, &out));
         return Ok(result);
     }
     let coverage: serde_json::Value = std::fs::read_to_string(out.join("coverage.json"))
@@ -388,62 +327,178 @@ fn run_crate(krate: &Crate, index: usize, opts: &Options) -> Result<CrateResult>
     let instrumented = coverage_verdicts(&coverage);
     result.differences = differences(&plain, &instrumented);
     if !result.differences.is_empty() {
-        // A test whose plain verdict changes from run to run says nothing of the
-        // instrumentation: the plain tests run again (a hang is bounded by five times the
-        // first run), and a verdict that is not the first one's again moves the test apart.
-        let bound = Duration::from_secs_f64((5.0 * plain_test_s).max(30.0)).min(opts.limit);
-        for _ in 0..PLAIN_RERUNS {
-            let again = parse_libtest(&process::run(merged(), bound)?.stdout);
-            let (steady, unsteady): (Vec<_>, Vec<_>) = std::mem::take(&mut result.differences)
-                .into_iter()
-                .partition(|(key, first, _)| again.get(key) == Some(first));
-            result.differences = steady;
-            result
-                .unsteady
-                .extend(unsteady.into_iter().map(|(key, ..)| key));
-            if result.differences.is_empty() {
-                break;
-            }
-        }
+        set_apart_unsteady(&mut result, &merged, plain_test_s, opts)?;
     }
     if !result.differences.is_empty() && opts.jobs > 1 {
-        // The tool runs each test in a process of its own, side by side: tests that share
-        // state across processes collide there and not in cargo's one process. Run one at
-        // a time, a test that then has the plain verdict is moved apart.
-        let alone = place.join("autodebug.out.alone");
-        let mut again = Command::new(&opts.tool);
-        let mut args = tool_args.into_iter();
-        while let Some(arg) = args.next() {
-            match arg.to_str() {
-                Some("--jobs") => {
-                    args.next();
-                    again.args(["--jobs", "1"]);
-                }
-                Some("--output") => {
-                    args.next();
-                    again.arg("--output").arg(&alone);
-                }
-                _ => {
-                    again.arg(arg);
-                }
-            }
-        }
-        again.env("CARGO_NET_OFFLINE", "true").current_dir(&copy);
-        process::run(again, opts.limit)?;
-        let coverage: serde_json::Value = std::fs::read_to_string(alone.join("coverage.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default();
-        let one_at_a_time = coverage_verdicts(&coverage);
-        let (steady, parallel_only): (Vec<_>, Vec<_>) = std::mem::take(&mut result.differences)
-            .into_iter()
-            .partition(|(key, first, _)| one_at_a_time.get(key) != Some(first));
-        result.differences = steady;
-        result
-            .parallel_only
-            .extend(parallel_only.into_iter().map(|(key, ..)| key));
+        set_apart_parallel_only(&mut result, tool_args, &place, &copy, opts)?;
     }
     Ok(result)
+}
+
+/// The tool's baseline-only run of the scratch copy at `copy`, writing to `out`.
+fn tool_command(
+    opts: &Options,
+    copy: &Path,
+    out: &Path,
+    plain_test_s: f64,
+    timed_out: bool,
+) -> Command {
+    let mut tool = Command::new(&opts.tool);
+    tool.arg("--baseline-only")
+        .arg("--manifest-path")
+        .arg(copy.join("Cargo.toml"))
+        .arg("--output")
+        .arg(out)
+        .arg("--target-dir")
+        .arg(&opts.instrumented_target)
+        .args(["--reruns", "0", "--color", "never", "--jobs"])
+        .arg(opts.jobs.to_string())
+        // The sweep compares verdicts, not speed (bench/overhead.sh measures that): a test
+        // may take under the tool what the whole plain test run took, ten times over (not
+        // when that run hung), within the bound of the tool's whole run.
+        .arg("--timeout")
+        .arg(tool_timeout(opts, plain_test_s, timed_out).to_string())
+        .env("CARGO_NET_OFFLINE", "true")
+        .current_dir(copy);
+    tool
+}
+
+/// The scratch copy of `krate` under `place` (made anew), its manifest naming this
+/// repository's runtime by an absolute path.
+fn prepare_copy(krate: &Crate, place: &Path) -> Result<PathBuf> {
+    if place.exists() {
+        std::fs::remove_dir_all(place)?;
+    }
+    let copy = place.join(&krate.name);
+    copy_crate(&krate.dir, &copy)?;
+    // The corpus names this repository's runtime by a relative path out of the crate; paths
+    // inside it (`[lib] path = "lib.rs"`) name the copy's files.
+    let manifest = std::fs::read_to_string(copy.join("Cargo.toml"))?;
+    let manifest: String = manifest
+        .split_inclusive('\n')
+        .map(|line| {
+            if line.contains("\"../") {
+                crate::corpus::absolute_paths(line, &krate.dir)
+            } else {
+                line.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(copy.join("Cargo.toml"), manifest)?;
+    // A published crate may ship a lock file naming versions this machine does not have;
+    // cargo picks among the ones it has.
+    if krate.group == "registry" {
+        std::fs::remove_file(copy.join("Cargo.lock")).ok();
+    }
+    Ok(copy)
+}
+
+/// The report's `instrumentation`: functions, those instrumented, the items left out.
+fn record_instrumentation(result: &mut CrateResult, instr: &serde_json::Value) {
+    let count = |key: &str| instr.get(key).and_then(|v| v.as_u64()).unwrap_or(0) as usize;
+    result.functions = count("functions");
+    result.functions_instrumented = count("instrumented");
+    for left in instr["left_out"].as_array().into_iter().flatten() {
+        result.left_out.push(format!(
+            "{}: {}: {}",
+            left["file"].as_str().unwrap_or_default(),
+            left["item"].as_str().unwrap_or_default(),
+            left["reason"].as_str().unwrap_or_default()
+        ));
+    }
+}
+
+/// Why the instrumented build failed: the compiler's first errors, or the end of the
+/// build log when cargo itself failed.
+fn build_failure(report: &serde_json::Value, out: &Path) -> String {
+    let errors: Vec<&str> = report["build_errors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.as_str())
+        .collect();
+    if errors.is_empty() {
+        // Cargo's own error (no compiler message): the end of the build log.
+        let log = std::fs::read_to_string(out.join("log/build.log")).unwrap_or_default();
+        first_errors(&log, false)
+    } else {
+        first_lines(&errors.join("\n"), 6)
+    }
+}
+
+/// Moves apart the differences whose plain verdict changes when the plain tests run again
+/// (`merged` makes that run's command).
+fn set_apart_unsteady(
+    result: &mut CrateResult,
+    merged: &dyn Fn() -> Command,
+    plain_test_s: f64,
+    opts: &Options,
+) -> Result<()> {
+    // A test whose plain verdict changes from run to run says nothing of the
+    // instrumentation: the plain tests run again (a hang is bounded by five times the
+    // first run), and a verdict that is not the first one's again moves the test apart.
+    let bound = Duration::from_secs_f64((5.0 * plain_test_s).max(30.0)).min(opts.limit);
+    for _ in 0..PLAIN_RERUNS {
+        let again = parse_libtest(&process::run(merged(), bound)?.stdout);
+        let (steady, unsteady): (Vec<_>, Vec<_>) = std::mem::take(&mut result.differences)
+            .into_iter()
+            .partition(|(key, first, _)| again.get(key) == Some(first));
+        result.differences = steady;
+        result
+            .unsteady
+            .extend(unsteady.into_iter().map(|(key, ..)| key));
+        if result.differences.is_empty() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Moves apart the differences that go away when the tool runs one test at a time
+/// (`tool_args` are its arguments of the first run).
+fn set_apart_parallel_only(
+    result: &mut CrateResult,
+    tool_args: Vec<std::ffi::OsString>,
+    place: &Path,
+    copy: &Path,
+    opts: &Options,
+) -> Result<()> {
+    // The tool runs each test in a process of its own, side by side: tests that share
+    // state across processes collide there and not in cargo's one process. Run one at
+    // a time, a test that then has the plain verdict is moved apart.
+    let alone = place.join("autodebug.out.alone");
+    let mut again = Command::new(&opts.tool);
+    let mut args = tool_args.into_iter();
+    while let Some(arg) = args.next() {
+        match arg.to_str() {
+            Some("--jobs") => {
+                args.next();
+                again.args(["--jobs", "1"]);
+            }
+            Some("--output") => {
+                args.next();
+                again.arg("--output").arg(&alone);
+            }
+            _ => {
+                again.arg(arg);
+            }
+        }
+    }
+    again.env("CARGO_NET_OFFLINE", "true").current_dir(copy);
+    process::run(again, opts.limit)?;
+    let coverage: serde_json::Value = std::fs::read_to_string(alone.join("coverage.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let one_at_a_time = coverage_verdicts(&coverage);
+    let (steady, parallel_only): (Vec<_>, Vec<_>) = std::mem::take(&mut result.differences)
+        .into_iter()
+        .partition(|(key, first, _)| one_at_a_time.get(key) != Some(first));
+    result.differences = steady;
+    result
+        .parallel_only
+        .extend(parallel_only.into_iter().map(|(key, ..)| key));
+    Ok(())
 }
 
 /// The verdicts of the tool's baseline, from its `coverage.json`, by key.
