@@ -143,27 +143,9 @@ pub fn derive(context: &Context, console: &Console) -> Vec<Oracle> {
     if pending.is_empty() {
         return oracles;
     }
-    let progress = console.progress("Confirming", "oracles", pending.len());
-    let results = engine::run_parallel(
-        &pending,
-        context.rerun.jobs,
-        |&i| {
-            confirm(
-                context.rerun,
-                &context.traces[oracles[i].trace],
-                &oracles[i],
-            )
-        },
-        |&i, result: &Confirmation| {
-            let label = if result.confirmed {
-                "confirmed"
-            } else {
-                "not confirmed"
-            };
-            progress.tick(&format!("{} {label}", oracles[i].test.display()));
-        },
-    );
-    progress.finish();
+    let results = confirm_each(context, &oracles, &pending, "oracles", console, |o| {
+        std::borrow::Cow::Borrowed(o)
+    });
     for (i, result) in pending.into_iter().zip(results) {
         let oracle = &mut oracles[i];
         oracle.confirmed = result.confirmed;
@@ -185,25 +167,12 @@ fn confirm_other_sides(context: &Context, oracles: &mut [Oracle], console: &Cons
     if pending.is_empty() {
         return;
     }
-    let progress = console.progress("Confirming", "the other side of comparisons", pending.len());
-    let results = engine::run_parallel(
-        &pending,
-        context.rerun.jobs,
-        |&i| {
-            let mut swapped = oracles[i].clone();
-            swapped.take_other_side();
-            confirm(context.rerun, &context.traces[swapped.trace], &swapped)
-        },
-        |&i, result: &Confirmation| {
-            let label = if result.confirmed {
-                "confirmed"
-            } else {
-                "not confirmed"
-            };
-            progress.tick(&format!("{} {label}", oracles[i].test.display()));
-        },
-    );
-    progress.finish();
+    let what = "the other side of comparisons";
+    let results = confirm_each(context, oracles, &pending, what, console, |o| {
+        let mut swapped = o.clone();
+        swapped.take_other_side();
+        std::borrow::Cow::Owned(swapped)
+    });
     for (i, result) in pending.into_iter().zip(results) {
         let oracle = &mut oracles[i];
         oracle.reruns += result.reruns;
@@ -246,6 +215,37 @@ fn continue_past_failures(context: &Context, oracles: &mut [Oracle], console: &C
     for (i, later) in pending.into_iter().zip(results) {
         oracles[i].later = later;
     }
+}
+
+/// Reruns the test of each of the `pending` oracles to confirm the oracle `tried` makes of
+/// it (itself, or its other side), side by side, `what` said on the progress line.
+fn confirm_each<'o>(
+    context: &Context,
+    oracles: &'o [Oracle],
+    pending: &[usize],
+    what: &str,
+    console: &Console,
+    tried: impl Fn(&'o Oracle) -> std::borrow::Cow<'o, Oracle> + Sync,
+) -> Vec<Confirmation> {
+    let progress = console.progress("Confirming", what, pending.len());
+    let results = engine::run_parallel(
+        pending,
+        context.rerun.jobs,
+        |&i| {
+            let oracle = tried(&oracles[i]);
+            confirm(context.rerun, &context.traces[oracle.trace], &oracle)
+        },
+        |&i, result: &Confirmation| {
+            let label = if result.confirmed {
+                "confirmed"
+            } else {
+                "not confirmed"
+            };
+            progress.tick(&format!("{} {label}", oracles[i].test.display()));
+        },
+    );
+    progress.finish();
+    results
 }
 
 /// What libtest says when a `#[should_panic]` test failed: the failure is the absence of
