@@ -667,7 +667,7 @@ impl VisitMut for ReturnsToBreaks {
 
 /// The statement checking one condition of a contract.
 fn check(contract: &Contract, cond: &Cond, spec: &FnSpec, olds: &mut Vec<Old>) -> TokenStream {
-    let mut expr = cond_expr(&cond.tree);
+    let mut expr = cond_expr(&cond.tree, &contract.nested);
     let before = olds.len();
     if contract.kind == Kind::Ensures {
         expr = substitute_old(expr, olds, contract.gate);

@@ -3,11 +3,11 @@
 //! quantifiers over integer ranges) and an optional trailing message. Everything that can be
 //! rejected without type information is rejected here, with an error on the offending tokens.
 
+use autodebug_syntax::contract;
+pub(crate) use autodebug_syntax::contract::{Cond, CondTree, QuantKind};
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
-use syn::parse::discouraged::Speculative;
-use syn::parse::{ParseStream, Parser};
-use syn::{Attribute, Expr, Ident, Lit, LitStr, Meta, Token};
+use syn::{Attribute, Meta};
 
 /// Which kind of contract an attribute states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,7 +156,6 @@ impl RawAttr {
     }
 }
 
-/// A parsed contract attribute.
 pub(crate) struct Contract {
     /// Requires, ensures or invariant.
     pub kind: Kind,
@@ -166,51 +165,14 @@ pub(crate) struct Contract {
     pub conds: Vec<Cond>,
     /// The optional trailing message.
     pub message: Option<String>,
+    /// The conditions in parentheses inside expressions that the conditions' placeholders
+    /// name (see `autodebug_syntax::contract`).
+    pub nested: Vec<CondTree>,
 }
 
-/// One condition of a contract, with the tokens the user wrote for it (for the panic message
-/// and the site).
-pub(crate) struct Cond {
-    /// The user's tokens of the whole condition.
-    pub tokens: TokenStream,
-    /// Its structure.
-    pub tree: CondTree,
-}
-
-/// The structure of a condition: implication and quantifiers are ours, the leaves are Rust
-/// boolean expressions.
-pub(crate) enum CondTree {
-    /// A boolean Rust expression.
-    Expr(Expr),
-    /// `premise -> conclusion`: holds when the premise is false or the conclusion holds.
-    Implies(Box<CondTree>, Box<CondTree>),
-    /// `forall var in range => body` / `exists var in range => body`.
-    Quantifier(Quantifier),
-}
-
-/// Whether a quantifier asks for every value or some value of its range.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum QuantKind {
-    /// `forall`: the body holds for every value.
-    Forall,
-    /// `exists`: the body holds for at least one value.
-    Exists,
-}
-
-/// A quantifier over an integer range, checked by iterating the range at run time.
-pub(crate) struct Quantifier {
-    /// `forall` or `exists`.
-    pub kind: QuantKind,
-    /// The bound variable.
-    pub var: Ident,
-    /// The range (`a..b` or `a..=b`).
-    pub range: Expr,
-    /// The condition on each value.
-    pub body: Box<CondTree>,
-}
-
-/// Parses the arguments of a contract attribute: `cond, cond, …, "optional message"`.
-/// `span` is blamed when there are no arguments at all.
+/// Parses the arguments of a contract attribute (the grammar is `autodebug_syntax`'s), and
+/// rejects `ret` and `old(..)` outside `ensures`. `span` is blamed when there are no
+/// arguments at all.
 pub(crate) fn parse_contract(
     kind: Kind,
     gate: Gate,
@@ -218,234 +180,19 @@ pub(crate) fn parse_contract(
     span: Span,
 ) -> syn::Result<Contract> {
     let name = Ours::Contract(kind, gate).name();
-    let parser = |input: ParseStream| -> syn::Result<Contract> {
-        let mut conds = Vec::new();
-        let mut message = None;
-        while !input.is_empty() {
-            if input.peek(LitStr) && is_message(input) {
-                let lit: LitStr = input.parse()?;
-                if !(input.is_empty() || input.peek(Token![,]) && input.peek2_is_end()) {
-                    return Err(syn::Error::new(
-                        lit.span(),
-                        "the message must be the last argument of a contract",
-                    ));
-                }
-                if conds.is_empty() {
-                    return Err(syn::Error::new(
-                        lit.span(),
-                        "expected at least one condition before the message",
-                    ));
-                }
-                message = Some(lit.value());
-            } else {
-                conds.push(parse_top_cond(input)?);
-            }
-            if input.is_empty() {
-                break;
-            }
-            input
-                .parse::<Token![,]>()
-                .map_err(|e| syn::Error::new(e.span(), "expected `,` between conditions"))?;
-        }
-        Ok(Contract {
-            kind,
-            gate,
-            conds,
-            message,
-        })
-    };
-    let contract = parser.parse2(args)?;
-    if contract.conds.is_empty() {
-        return Err(syn::Error::new(
-            span,
-            format!(
-                "empty contract: `#[{name}]` needs at least one condition, e.g. `#[{name}(x > 0)]`"
-            ),
-        ));
-    }
+    let parsed = contract::parse_contract(args, &name, span)?;
     if kind != Kind::Ensures {
-        for cond in &contract.conds {
+        for cond in &parsed.conds {
             reject_ensures_only(&cond.tokens, &name)?;
         }
     }
-    Ok(contract)
-}
-
-/// Whether the string literal at the head of `input` is a message (followed by nothing or by a
-/// comma) rather than the start of an expression such as `"ab".len() == 2`.
-fn is_message(input: ParseStream) -> bool {
-    let fork = input.fork();
-    fork.parse::<LitStr>().is_ok() && (fork.is_empty() || fork.peek(Token![,]))
-}
-
-/// Extension used by the message check: is the token after the next one the end?
-trait PeekEnd {
-    fn peek2_is_end(&self) -> bool;
-}
-
-impl PeekEnd for syn::parse::ParseBuffer<'_> {
-    fn peek2_is_end(&self) -> bool {
-        let cursor = self.cursor();
-        match cursor.token_tree() {
-            Some((_, next)) => next.eof(),
-            None => true,
-        }
-    }
-}
-
-/// Parses one top-level condition and remembers the tokens it spans.
-fn parse_top_cond(input: ParseStream) -> syn::Result<Cond> {
-    let begin = input.cursor();
-    let tree = parse_cond(input)?;
-    let end = input.cursor();
-    let mut tokens = TokenStream::new();
-    let mut at = begin;
-    while at < end {
-        match at.token_tree() {
-            Some((tt, next)) => {
-                tokens.extend(std::iter::once(tt));
-                at = next;
-            }
-            None => break,
-        }
-    }
-    Ok(Cond { tokens, tree })
-}
-
-/// cond := quantifier | expr ('->' cond)?
-fn parse_cond(input: ParseStream) -> syn::Result<CondTree> {
-    if let Some(kind) = peek_quantifier(input) {
-        return parse_quantifier(kind, input);
-    }
-    if input.is_empty() || input.peek(Token![,]) {
-        return Err(input.error("expected a condition"));
-    }
-    let expr = parse_leaf(input)?;
-    if let Expr::Lit(lit) = &expr {
-        match &lit.lit {
-            Lit::Bool(_) => {}
-            Lit::Str(s) => {
-                return Err(syn::Error::new(
-                    s.span(),
-                    "a string is not a condition; a message must be the last argument",
-                ));
-            }
-            other => {
-                return Err(syn::Error::new_spanned(
-                    other,
-                    "a contract message must be a string literal",
-                ));
-            }
-        }
-    }
-    let premise = CondTree::Expr(expr);
-    if input.peek(Token![->]) {
-        let arrow: Token![->] = input.parse()?;
-        if input.is_empty() || input.peek(Token![,]) {
-            return Err(syn::Error::new_spanned(
-                arrow,
-                "expected a condition after `->`",
-            ));
-        }
-        let conclusion = parse_cond(input)?;
-        return Ok(CondTree::Implies(Box::new(premise), Box::new(conclusion)));
-    }
-    Ok(premise)
-}
-
-/// A Rust expression ending at a top-level `->`, `,` or the end. Parenthesized groups may
-/// hold conditions of their own (`a && (b -> c)`, `x || (forall i in 0..n => v[i] > 0)`):
-/// those are lowered to Rust before the expression is parsed.
-fn parse_leaf(input: ParseStream) -> syn::Result<Expr> {
-    let fork = input.fork();
-    if let Ok(expr) = fork.parse::<Expr>()
-        && (fork.is_empty() || fork.peek(Token![,]) || fork.peek(Token![->]))
-    {
-        input.advance_to(&fork);
-        return Ok(expr);
-    }
-    let mut tokens = TokenStream::new();
-    while !input.is_empty() && !input.peek(Token![,]) && !input.peek(Token![->]) {
-        let tt: TokenTree = input.parse()?;
-        tokens.extend(std::iter::once(lower_nested(tt)));
-    }
-    syn::parse2(tokens)
-}
-
-/// Lowers a parenthesized condition inside an expression to the Rust boolean expression it
-/// means; other tokens are kept (and searched).
-fn lower_nested(tt: TokenTree) -> TokenTree {
-    let TokenTree::Group(group) = tt else {
-        return tt;
-    };
-    let lowered = match group.delimiter() {
-        Delimiter::Parenthesis => parse_cond
-            .parse2(group.stream())
-            .ok()
-            .map(|tree| cond_expr(&tree)),
-        _ => None,
-    };
-    let stream = lowered.unwrap_or_else(|| group.stream().into_iter().map(lower_nested).collect());
-    let mut new = Group::new(group.delimiter(), stream);
-    new.set_span(group.span());
-    TokenTree::Group(new)
-}
-
-/// `forall`/`exists` followed by an identifier starts a quantifier (two identifiers in a row
-/// are never a Rust expression, so this cannot steal a call of a function named `forall`).
-fn peek_quantifier(input: ParseStream) -> Option<QuantKind> {
-    let fork = input.fork();
-    let word: Ident = fork.parse().ok()?;
-    let kind = match word.to_string().as_str() {
-        "forall" => QuantKind::Forall,
-        "exists" => QuantKind::Exists,
-        _ => return None,
-    };
-    fork.peek(Ident).then_some(kind)
-}
-
-/// forall var in range => cond
-fn parse_quantifier(kind: QuantKind, input: ParseStream) -> syn::Result<CondTree> {
-    let word: Ident = input.parse()?;
-    let var: Ident = input.parse()?;
-    if !input.peek(Token![in]) {
-        return Err(input.error(format!(
-            "expected `in` after the variable of the quantifier: `{word} {var} in 0..n => cond`"
-        )));
-    }
-    input.parse::<Token![in]>()?;
-    if input.is_empty() || input.peek(Token![=>]) {
-        return Err(input.error("expected a range after `in`, e.g. `0..n`"));
-    }
-    let range = Expr::parse_without_eager_brace(input)?;
-    match &range {
-        Expr::Range(r) if r.start.is_some() && r.end.is_some() => {}
-        _ => {
-            return Err(syn::Error::new_spanned(
-                &range,
-                "a quantifier ranges over integers `a..b` or `a..=b` (both bounds are required)",
-            ));
-        }
-    }
-    if !input.peek(Token![=>]) {
-        return Err(input.error(format!(
-            "expected `=>` after the range of the quantifier: `{word} {var} in 0..n => cond`"
-        )));
-    }
-    let arrow: Token![=>] = input.parse()?;
-    if input.is_empty() || input.peek(Token![,]) {
-        return Err(syn::Error::new_spanned(
-            arrow,
-            "expected a condition after `=>`",
-        ));
-    }
-    let body = parse_cond(input)?;
-    Ok(CondTree::Quantifier(Quantifier {
+    Ok(Contract {
         kind,
-        var,
-        range,
-        body: Box::new(body),
-    }))
+        gate,
+        conds: parsed.conds,
+        message: parsed.message,
+        nested: parsed.nested,
+    })
 }
 
 /// `ret` and `old(..)` only mean something after the body ran: reject them elsewhere. The
@@ -496,21 +243,20 @@ pub(crate) fn follows_path_or_dot(before: &[Option<TokenTree>; 2]) -> bool {
     }
 }
 
-/// The boolean expression of a condition.
-pub(crate) fn cond_expr(tree: &CondTree) -> TokenStream {
+/// The boolean expression of a condition, the conditions in parentheses that its
+/// placeholders name (`nested`) written in their places.
+pub(crate) fn cond_expr(tree: &CondTree, nested: &[CondTree]) -> TokenStream {
     match tree {
         // The parentheses carry the expression's span, so a type error in a condition
         // points at the user's tokens.
         CondTree::Expr(e) => {
-            let span = e
-                .to_token_stream()
-                .into_iter()
-                .next()
-                .map_or_else(Span::call_site, |t| t.span());
-            quote_spanned!(span=> (#e))
+            let tokens = with_nested(e.to_token_stream(), nested);
+            let span =
+                (tokens.clone().into_iter().next()).map_or_else(Span::call_site, |t| t.span());
+            quote_spanned!(span=> (#tokens))
         }
         CondTree::Implies(premise, conclusion) => {
-            let (p, c) = (cond_expr(premise), cond_expr(conclusion));
+            let (p, c) = (cond_expr(premise, nested), cond_expr(conclusion, nested));
             quote!((if #p { #c } else { true }))
         }
         CondTree::Quantifier(q) => {
@@ -518,10 +264,36 @@ pub(crate) fn cond_expr(tree: &CondTree) -> TokenStream {
                 QuantKind::Forall => quote!(all),
                 QuantKind::Exists => quote!(any),
             };
-            let (var, range, body) = (&q.var, &q.range, cond_expr(&q.body));
+            let (var, range, body) = (&q.var, &q.range, cond_expr(&q.body, nested));
             quote!(::autodebug_runtime::__rt::Iterator::#method(&mut (#range), |#var| #body))
         }
     }
+}
+
+/// `tokens` with each placeholder of a nested condition replaced by that condition's
+/// boolean expression, in parentheses at the placeholder's span.
+fn with_nested(tokens: TokenStream, nested: &[CondTree]) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Ident(ident) => {
+                match contract::nested_index(&ident.to_string()).and_then(|i| nested.get(i)) {
+                    Some(tree) => {
+                        let mut group = Group::new(Delimiter::Parenthesis, cond_expr(tree, nested));
+                        group.set_span(ident.span());
+                        TokenTree::Group(group)
+                    }
+                    None => TokenTree::Ident(ident),
+                }
+            }
+            TokenTree::Group(group) => {
+                let mut new = Group::new(group.delimiter(), with_nested(group.stream(), nested));
+                new.set_span(group.span());
+                TokenTree::Group(new)
+            }
+            other => other,
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! [`sites`] walks a file and names every expression that has the shape of a site.
 
 pub mod catalogue;
+pub mod contract;
 pub mod lenient;
 mod lines;
 mod rules;

@@ -86,7 +86,7 @@ pub(crate) struct FnLowerer<'e, 'a> {
     pub mode: Mode,
     local_consts: HashMap<String, (syn::Type, syn::Expr)>,
     /// Conditions nested in parentheses inside a contract condition (see [`super::contract`]).
-    pub nested_conds: Vec<super::contract::CondTree>,
+    pub nested_conds: Vec<autodebug_syntax::contract::CondTree>,
     pub const_depth: usize,
     /// Types of the user's variables (by name and position) from an earlier pass over the
     /// same function: a type Rust infers from a later use is known at the first one.
