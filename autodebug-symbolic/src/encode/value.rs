@@ -1073,7 +1073,6 @@ fn bits_binary(op: BinOp, a: &Val, b: &Val) -> R<Outcome> {
     let (x, cx, k) = a.as_bits()?;
     let (y, cy, kb) = b.as_bits()?;
     let signed = k.signed();
-    let width = k.width();
     let kind = |v: BV, c: Option<i128>| Val::Bits(v, c, k);
     match op {
         BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => Ok((
@@ -1126,95 +1125,12 @@ fn bits_binary(op: BinOp, a: &Val, b: &Val) -> R<Outcome> {
             Ok((kind(arith(op, &x, &y), c), vec![]))
         }
         BinOp::SaturatingAdd | BinOp::SaturatingSub | BinOp::SaturatingMul => {
-            let bop = base(op);
-            let r = arith(bop, &x, &y);
-            let (hi, lo) = (bv_const(k.max(), width), bv_const(k.min(), width));
-            let t = if signed {
-                match bop {
-                    BinOp::Add => x
-                        .bvadd_no_overflow(&y, true)
-                        .not()
-                        .ite(&hi, &x.bvadd_no_underflow(&y).not().ite(&lo, &r)),
-                    BinOp::Sub => x
-                        .bvsub_no_overflow(&y)
-                        .not()
-                        .ite(&hi, &x.bvsub_no_underflow(&y, true).not().ite(&lo, &r)),
-                    _ => {
-                        let negative = x.bvslt(bv_const(0, width)).xor(y.bvslt(bv_const(0, width)));
-                        overflow(bop, &x, &y, true).ite(&negative.ite(&lo, &hi), &r)
-                    }
-                }
-            } else {
-                match bop {
-                    BinOp::Sub => x.bvult(&y).ite(&lo, &r),
-                    _ => overflow(bop, &x, &y, false).ite(&hi, &r),
-                }
-            };
-            let c = both(cx, cy, |p, q| exact(bop, p, q))
-                .flatten()
-                .map(|v| v.clamp(k.min(), k.max()));
-            Ok((kind(t, c), vec![]))
+            saturating(op, &x, &y, (cx, cy), k)
         }
         BinOp::CheckedAdd | BinOp::CheckedSub | BinOp::CheckedMul => {
-            let bop = base(op);
-            let r = arith(bop, &x, &y);
-            let ex = both(cx, cy, |p, q| exact(bop, p, q)).flatten();
-            let (c, some) = match ex {
-                Some(v) if in_range(v, k) => (Some(v), Some(true)),
-                Some(_) => (None, Some(false)),
-                None => (None, None),
-            };
-            Ok((
-                Val::Option(
-                    overflow(bop, &x, &y, signed).not(),
-                    some,
-                    Box::new(kind(r, c)),
-                ),
-                vec![],
-            ))
+            checked(op, &x, &y, (cx, cy), k)
         }
-        BinOp::Div | BinOp::Rem => {
-            let zero = y.eq(bv_const(0, width));
-            let r = match (op, signed) {
-                (BinOp::Div, true) => x.bvsdiv(&y),
-                (BinOp::Div, false) => x.bvudiv(&y),
-                (_, true) => x.bvsrem(&y),
-                _ => x.bvurem(&y),
-            };
-            let c = both(cx, cy, |p, q| {
-                if q == 0 {
-                    None
-                } else if op == BinOp::Div {
-                    p.checked_div(q).filter(|v| in_range(*v, k))
-                } else {
-                    p.checked_rem(q)
-                        .filter(|_| !(signed && p == k.min() && q == -1))
-                }
-            })
-            .flatten();
-            let mut panics = vec![Panic {
-                cond: zero,
-                conc: cy.map(|q| q == 0),
-                what: if op == BinOp::Div {
-                    "attempt to divide by zero"
-                } else {
-                    "attempt to calculate the remainder with a divisor of zero"
-                },
-            }];
-            if signed {
-                let min = bv_const(k.min(), width);
-                panics.push(Panic {
-                    cond: Bool::and(&[x.eq(&min), y.eq(bv_const(-1, width))]),
-                    conc: both(cx, cy, |p, q| p == k.min() && q == -1),
-                    what: if op == BinOp::Div {
-                        "attempt to divide with overflow"
-                    } else {
-                        "attempt to calculate the remainder with overflow"
-                    },
-                });
-            }
-            Ok((kind(r, c), panics))
-        }
+        BinOp::Div | BinOp::Rem => division(op, &x, &y, (cx, cy), k),
         BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
             let t = match op {
                 BinOp::BitAnd => x.bvand(&y),
@@ -1229,60 +1145,7 @@ fn bits_binary(op: BinOp, a: &Val, b: &Val) -> R<Outcome> {
             .and_then(|v| wrap(v, k));
             Ok((kind(t, c), vec![]))
         }
-        BinOp::Shl | BinOp::Shr => {
-            // The amount may be of another integer type: out of range when negative or at
-            // least the width.
-            let wb = kb.width();
-            let limit = bv_const(width as i128, wb.max(8));
-            let amount_wide = if wb < 8 {
-                y.zero_ext(8 - wb)
-            } else {
-                y.clone()
-            };
-            let too_far = if kb.signed() {
-                Bool::or(&[
-                    amount_wide.bvslt(bv_const(0, wb.max(8))),
-                    amount_wide.bvsge(&limit),
-                ])
-            } else {
-                amount_wide.bvuge(&limit)
-            };
-            let amount = match wb.cmp(&width) {
-                std::cmp::Ordering::Less => y.zero_ext(width - wb),
-                std::cmp::Ordering::Greater => y.extract(width - 1, 0),
-                std::cmp::Ordering::Equal => y.clone(),
-            };
-            let t = match (op, signed) {
-                (BinOp::Shl, _) => x.bvshl(&amount),
-                (_, true) => x.bvashr(&amount),
-                _ => x.bvlshr(&amount),
-            };
-            let far = cy.map(|q| q < 0 || q >= width as i128);
-            let c = both(cx, cy, |p, q| {
-                if q < 0 || q >= width as i128 {
-                    None
-                } else if op == BinOp::Shl {
-                    wrap(((p as u128) << q) as i128, k)
-                } else if signed {
-                    Some(p >> q)
-                } else {
-                    Some(((p as u128) >> q) as i128)
-                }
-            })
-            .flatten();
-            Ok((
-                kind(t, c),
-                vec![Panic {
-                    cond: too_far,
-                    conc: far,
-                    what: if op == BinOp::Shl {
-                        "attempt to shift left with overflow"
-                    } else {
-                        "attempt to shift right with overflow"
-                    },
-                }],
-            ))
-        }
+        BinOp::Shl | BinOp::Shr => shift(op, &x, &y, (cx, cy), (k, kb)),
         BinOp::Min | BinOp::Max => {
             let less = cmp(BinOp::Lt, &x, &y, signed);
             let t = if op == BinOp::Min {
@@ -1302,6 +1165,174 @@ fn bits_binary(op: BinOp, a: &Val, b: &Val) -> R<Outcome> {
         }
     }
 }
+
+/// `a.saturating_add(b)` and its kin on integers of kind `k` (`c`: the operands' concrete
+/// values, when known).
+fn saturating(op: BinOp, x: &BV, y: &BV, (cx, cy): Concrete2, k: Bits) -> R<Outcome> {
+    let (signed, width) = (k.signed(), k.width());
+    let kind = |v: BV, c: Option<i128>| Val::Bits(v, c, k);
+    let (x, y) = (x.clone(), y.clone());
+    let bop = base(op);
+    let r = arith(bop, &x, &y);
+    let (hi, lo) = (bv_const(k.max(), width), bv_const(k.min(), width));
+    let t = if signed {
+        match bop {
+            BinOp::Add => x
+                .bvadd_no_overflow(&y, true)
+                .not()
+                .ite(&hi, &x.bvadd_no_underflow(&y).not().ite(&lo, &r)),
+            BinOp::Sub => x
+                .bvsub_no_overflow(&y)
+                .not()
+                .ite(&hi, &x.bvsub_no_underflow(&y, true).not().ite(&lo, &r)),
+            _ => {
+                let negative = x.bvslt(bv_const(0, width)).xor(y.bvslt(bv_const(0, width)));
+                overflow(bop, &x, &y, true).ite(&negative.ite(&lo, &hi), &r)
+            }
+        }
+    } else {
+        match bop {
+            BinOp::Sub => x.bvult(&y).ite(&lo, &r),
+            _ => overflow(bop, &x, &y, false).ite(&hi, &r),
+        }
+    };
+    let c = both(cx, cy, |p, q| exact(bop, p, q))
+        .flatten()
+        .map(|v| v.clamp(k.min(), k.max()));
+    Ok((kind(t, c), vec![]))
+}
+
+/// `a.checked_add(b)` and its kin: `Some` of the result unless it overflows.
+fn checked(op: BinOp, x: &BV, y: &BV, (cx, cy): Concrete2, k: Bits) -> R<Outcome> {
+    let signed = k.signed();
+    let kind = |v: BV, c: Option<i128>| Val::Bits(v, c, k);
+    let (x, y) = (x.clone(), y.clone());
+    let bop = base(op);
+    let r = arith(bop, &x, &y);
+    let ex = both(cx, cy, |p, q| exact(bop, p, q)).flatten();
+    let (c, some) = match ex {
+        Some(v) if in_range(v, k) => (Some(v), Some(true)),
+        Some(_) => (None, Some(false)),
+        None => (None, None),
+    };
+    Ok((
+        Val::Option(
+            overflow(bop, &x, &y, signed).not(),
+            some,
+            Box::new(kind(r, c)),
+        ),
+        vec![],
+    ))
+}
+
+/// `a / b` and `a % b`, with their panics (a divisor of zero; `MIN / -1` when signed).
+fn division(op: BinOp, x: &BV, y: &BV, (cx, cy): Concrete2, k: Bits) -> R<Outcome> {
+    let (signed, width) = (k.signed(), k.width());
+    let kind = |v: BV, c: Option<i128>| Val::Bits(v, c, k);
+    let (x, y) = (x.clone(), y.clone());
+    let zero = y.eq(bv_const(0, width));
+    let r = match (op, signed) {
+        (BinOp::Div, true) => x.bvsdiv(&y),
+        (BinOp::Div, false) => x.bvudiv(&y),
+        (_, true) => x.bvsrem(&y),
+        _ => x.bvurem(&y),
+    };
+    let c = both(cx, cy, |p, q| {
+        if q == 0 {
+            None
+        } else if op == BinOp::Div {
+            p.checked_div(q).filter(|v| in_range(*v, k))
+        } else {
+            p.checked_rem(q)
+                .filter(|_| !(signed && p == k.min() && q == -1))
+        }
+    })
+    .flatten();
+    let mut panics = vec![Panic {
+        cond: zero,
+        conc: cy.map(|q| q == 0),
+        what: if op == BinOp::Div {
+            "attempt to divide by zero"
+        } else {
+            "attempt to calculate the remainder with a divisor of zero"
+        },
+    }];
+    if signed {
+        let min = bv_const(k.min(), width);
+        panics.push(Panic {
+            cond: Bool::and(&[x.eq(&min), y.eq(bv_const(-1, width))]),
+            conc: both(cx, cy, |p, q| p == k.min() && q == -1),
+            what: if op == BinOp::Div {
+                "attempt to divide with overflow"
+            } else {
+                "attempt to calculate the remainder with overflow"
+            },
+        });
+    }
+    Ok((kind(r, c), panics))
+}
+
+/// `a << b` and `a >> b`, the amount of kind `kb`, with the panic of a shift too far.
+fn shift(op: BinOp, x: &BV, y: &BV, (cx, cy): Concrete2, (k, kb): (Bits, Bits)) -> R<Outcome> {
+    let (signed, width) = (k.signed(), k.width());
+    let kind = |v: BV, c: Option<i128>| Val::Bits(v, c, k);
+    let (x, y) = (x.clone(), y.clone());
+    // The amount may be of another integer type: out of range when negative or at
+    // least the width.
+    let wb = kb.width();
+    let limit = bv_const(width as i128, wb.max(8));
+    let amount_wide = if wb < 8 {
+        y.zero_ext(8 - wb)
+    } else {
+        y.clone()
+    };
+    let too_far = if kb.signed() {
+        Bool::or(&[
+            amount_wide.bvslt(bv_const(0, wb.max(8))),
+            amount_wide.bvsge(&limit),
+        ])
+    } else {
+        amount_wide.bvuge(&limit)
+    };
+    let amount = match wb.cmp(&width) {
+        std::cmp::Ordering::Less => y.zero_ext(width - wb),
+        std::cmp::Ordering::Greater => y.extract(width - 1, 0),
+        std::cmp::Ordering::Equal => y.clone(),
+    };
+    let t = match (op, signed) {
+        (BinOp::Shl, _) => x.bvshl(&amount),
+        (_, true) => x.bvashr(&amount),
+        _ => x.bvlshr(&amount),
+    };
+    let far = cy.map(|q| q < 0 || q >= width as i128);
+    let c = both(cx, cy, |p, q| {
+        if q < 0 || q >= width as i128 {
+            None
+        } else if op == BinOp::Shl {
+            wrap(((p as u128) << q) as i128, k)
+        } else if signed {
+            Some(p >> q)
+        } else {
+            Some(((p as u128) >> q) as i128)
+        }
+    })
+    .flatten();
+    Ok((
+        kind(t, c),
+        vec![Panic {
+            cond: too_far,
+            conc: far,
+            what: if op == BinOp::Shl {
+                "attempt to shift left with overflow"
+            } else {
+                "attempt to shift right with overflow"
+            },
+        }],
+    ))
+}
+
+/// The concrete values of two operands, when known.
+type Concrete2 = (Option<i128>, Option<i128>);
 
 /// `OP a`.
 pub(crate) fn unary(op: UnOp, a: &Val) -> R<Outcome> {
