@@ -1033,24 +1033,8 @@ impl FnLowerer<'_, '_> {
         {
             return sum;
         }
-        let receiver = strip_ref(&m.receiver);
-        let place = if rules::is_place(receiver) {
-            let mut buf = Vec::new();
-            match self.place(receiver, &mut buf) {
-                Ok(p) => {
-                    out.extend(buf);
-                    Some(p)
-                }
-                Err(_) => None,
-            }
-        } else {
-            None
-        };
         let mark = self.degradations.len();
-        let recv = match &place {
-            Some((_, read)) => read.clone(),
-            None => self.expr(receiver, out),
-        };
+        let (place, recv) = self.receiver(m, out);
         let rty = self.inf.shallow(&recv.ty);
         // A method of the program.
         if let Type::Struct(t) | Type::Enum(t) = &rty
@@ -1114,18 +1098,7 @@ impl FnLowerer<'_, '_> {
                 [arg],
             ) if int => {
                 let other = self.expr(arg, out);
-                let op = match name.as_str() {
-                    "wrapping_add" => BinOp::WrappingAdd,
-                    "wrapping_sub" => BinOp::WrappingSub,
-                    "wrapping_mul" => BinOp::WrappingMul,
-                    "saturating_add" => BinOp::SaturatingAdd,
-                    "saturating_sub" => BinOp::SaturatingSub,
-                    "saturating_mul" => BinOp::SaturatingMul,
-                    "checked_add" => BinOp::CheckedAdd,
-                    "checked_sub" => BinOp::CheckedSub,
-                    _ => BinOp::CheckedMul,
-                };
-                self.binary_op(op, recv, other, node)
+                self.binary_op(stepped_op(&name), recv, other, node)
             }
             (
                 "is_ascii_digit"
@@ -1138,33 +1111,7 @@ impl FnLowerer<'_, '_> {
                 [],
             ) if rty == Type::Char => ascii_class(&name, &recv),
             ("to_ascii_lowercase" | "to_ascii_uppercase", []) if rty == Type::Char => {
-                let lower = name == "to_ascii_lowercase";
-                let (class, op) = if lower {
-                    ("is_ascii_uppercase", BinOp::Add)
-                } else {
-                    ("is_ascii_lowercase", BinOp::Sub)
-                };
-                let u8_ty = Type::Int(IntType::U8);
-                let byte = Expr {
-                    kind: ExprKind::Cast(Box::new(recv.clone())),
-                    ty: u8_ty.clone(),
-                };
-                let moved = Expr {
-                    kind: ExprKind::Binary(op, Box::new(byte), Box::new(Expr::int(32, u8_ty))),
-                    ty: Type::Int(IntType::U8),
-                };
-                Expr {
-                    kind: ExprKind::If {
-                        cond: Box::new(ascii_class(class, &recv)),
-                        branch: None,
-                        then: Box::new(Expr {
-                            kind: ExprKind::Cast(Box::new(moved)),
-                            ty: Type::Char,
-                        }),
-                        otherwise: Box::new(recv),
-                    },
-                    ty: Type::Char,
-                }
+                to_ascii_case(&name, recv)
             }
             ("is_some" | "is_none", []) if option => {
                 let test = Expr {
@@ -1174,44 +1121,12 @@ impl FnLowerer<'_, '_> {
                 if name == "is_some" { test } else { not(test) }
             }
             ("unwrap", []) | ("expect", [_]) if option => self.unwrap(recv),
-            ("unwrap_or", [default]) if option => {
-                let default = self.expr(default, out);
-                let value = self.unwrap(recv.clone());
-                self.inf.unify(&value.ty, &default.ty);
-                let ty = value.ty.clone();
-                Expr {
-                    kind: ExprKind::If {
-                        cond: Box::new(Expr {
-                            kind: ExprKind::IsSome(Box::new(recv)),
-                            ty: Type::Bool,
-                        }),
-                        branch: None,
-                        then: Box::new(value),
-                        otherwise: Box::new(default),
-                    },
-                    ty,
-                }
-            }
+            ("unwrap_or", [default]) if option => self.unwrap_or(recv, default, out),
             ("push", [arg]) if seq && place.is_some() => {
                 let Some((place, _)) = place else {
                     return unit();
                 };
-                let value = self.expr(arg, out);
-                if let Some(elem) = rty.elem() {
-                    self.inf.unify(elem, &value.ty);
-                }
-                let ty = recv.ty.clone();
-                let root = place.root();
-                out.push(Stmt::Assign {
-                    place,
-                    value: Expr {
-                        kind: ExprKind::Push(Box::new(recv), Box::new(value)),
-                        ty,
-                    },
-                    component: None,
-                });
-                self.after_write(root, node, out);
-                unit()
+                self.push(place, recv, &rty, arg, node, out)
             }
             ("swap", [i, j]) if seq && place.is_some() => {
                 let Some((place, _)) = place else {
@@ -1230,6 +1145,81 @@ impl FnLowerer<'_, '_> {
                 )
             }
         }
+    }
+
+    /// The receiver of a method call: its place, when it is one the model writes through
+    /// (`v.push(x)`), and its value.
+    fn receiver(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> (Option<(Place, Expr)>, Expr) {
+        let receiver = strip_ref(&m.receiver);
+        let place = if rules::is_place(receiver) {
+            let mut buf = Vec::new();
+            match self.place(receiver, &mut buf) {
+                Ok(p) => {
+                    out.extend(buf);
+                    Some(p)
+                }
+                Err(_) => None,
+            }
+        } else {
+            None
+        };
+        let recv = match &place {
+            Some((_, read)) => read.clone(),
+            None => self.expr(receiver, out),
+        };
+        (place, recv)
+    }
+
+    /// `option.unwrap_or(default)`.
+    fn unwrap_or(&mut self, recv: Expr, default: &syn::Expr, out: &mut Vec<Stmt>) -> Expr {
+        let default = self.expr(default, out);
+        let value = self.unwrap(recv.clone());
+        self.inf.unify(&value.ty, &default.ty);
+        let ty = value.ty.clone();
+        Expr {
+            kind: ExprKind::If {
+                cond: Box::new(Expr {
+                    kind: ExprKind::IsSome(Box::new(recv)),
+                    ty: Type::Bool,
+                }),
+                branch: None,
+                then: Box::new(value),
+                otherwise: Box::new(default),
+            },
+            ty,
+        }
+    }
+
+    /// `v.push(arg)` on the place `place` whose value is `recv`, of type `rty`.
+    fn push(
+        &mut self,
+        place: Place,
+        recv: Expr,
+        rty: &Type,
+        arg: &syn::Expr,
+        node: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Expr {
+        let value = self.expr(arg, out);
+        if let Some(elem) = rty.elem() {
+            self.inf.unify(elem, &value.ty);
+        }
+        let ty = recv.ty.clone();
+        let root = place.root();
+        out.push(Stmt::Assign {
+            place,
+            value: Expr {
+                kind: ExprKind::Push(Box::new(recv), Box::new(value)),
+                ty,
+            },
+            component: None,
+        });
+        self.after_write(root, node, out);
+        unit()
     }
 
     /// `s.iter().sum()` and `s[lo..hi].iter().sum()` (also through `copied`, `cloned`,
@@ -1867,5 +1857,52 @@ fn as_value(stmts: &[Stmt], tmp: VarId) -> Option<Expr> {
             })
         }
         _ => None,
+    }
+}
+
+/// The operator of an integer method that steps in another way than `+`, `-`, `*`
+/// (`wrapping_add`, `saturating_sub`, `checked_mul`, …).
+fn stepped_op(name: &str) -> BinOp {
+    match name {
+        "wrapping_add" => BinOp::WrappingAdd,
+        "wrapping_sub" => BinOp::WrappingSub,
+        "wrapping_mul" => BinOp::WrappingMul,
+        "saturating_add" => BinOp::SaturatingAdd,
+        "saturating_sub" => BinOp::SaturatingSub,
+        "saturating_mul" => BinOp::SaturatingMul,
+        "checked_add" => BinOp::CheckedAdd,
+        "checked_sub" => BinOp::CheckedSub,
+        _ => BinOp::CheckedMul,
+    }
+}
+
+/// `c.to_ascii_lowercase()` / `c.to_ascii_uppercase()` (`name`) of the char `recv`.
+fn to_ascii_case(name: &str, recv: Expr) -> Expr {
+    let lower = name == "to_ascii_lowercase";
+    let (class, op) = if lower {
+        ("is_ascii_uppercase", BinOp::Add)
+    } else {
+        ("is_ascii_lowercase", BinOp::Sub)
+    };
+    let u8_ty = Type::Int(IntType::U8);
+    let byte = Expr {
+        kind: ExprKind::Cast(Box::new(recv.clone())),
+        ty: u8_ty.clone(),
+    };
+    let moved = Expr {
+        kind: ExprKind::Binary(op, Box::new(byte), Box::new(Expr::int(32, u8_ty))),
+        ty: Type::Int(IntType::U8),
+    };
+    Expr {
+        kind: ExprKind::If {
+            cond: Box::new(ascii_class(class, &recv)),
+            branch: None,
+            then: Box::new(Expr {
+                kind: ExprKind::Cast(Box::new(moved)),
+                ty: Type::Char,
+            }),
+            otherwise: Box::new(recv),
+        },
+        ty: Type::Char,
     }
 }
