@@ -1053,17 +1053,7 @@ impl FnLowerer<'_, '_> {
                 kind: ExprKind::Len(Box::new(recv)),
                 ty: Type::Int(IntType::Usize),
             },
-            ("is_empty", []) if seq => {
-                let len = Expr {
-                    kind: ExprKind::Len(Box::new(recv)),
-                    ty: Type::Int(IntType::Usize),
-                };
-                let zero = Expr::int(0, Type::Int(IntType::Usize));
-                Expr {
-                    kind: ExprKind::Binary(BinOp::Eq, Box::new(len), Box::new(zero)),
-                    ty: Type::Bool,
-                }
-            }
+            ("is_empty", []) if seq => is_empty(recv),
             ("clone", []) if !rty.is_opaque() && !matches!(rty, Type::Infer(_)) => recv,
             ("to_vec" | "to_owned", []) if seq => recv,
             ("contains", [arg]) if seq => {
@@ -1857,6 +1847,19 @@ fn as_value(stmts: &[Stmt], tmp: VarId) -> Option<Expr> {
             })
         }
         _ => None,
+    }
+}
+
+/// `seq.is_empty()`: its length is zero.
+fn is_empty(seq: Expr) -> Expr {
+    let len = Expr {
+        kind: ExprKind::Len(Box::new(seq)),
+        ty: Type::Int(IntType::Usize),
+    };
+    let zero = Expr::int(0, Type::Int(IntType::Usize));
+    Expr {
+        kind: ExprKind::Binary(BinOp::Eq, Box::new(len), Box::new(zero)),
+        ty: Type::Bool,
     }
 }
 

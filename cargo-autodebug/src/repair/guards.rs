@@ -190,9 +190,7 @@ fn nothing_of(output: &syn::ReturnType) -> Option<Option<String>> {
         syn::ReturnType::Default => return Some(None),
         syn::ReturnType::Type(_, ty) => ty,
     };
-    let text = patch::squeeze(&ty.to_token_stream().to_string());
-    let head = text.split('<').next().unwrap_or_default();
-    let value = match head {
+    let value = match type_head(ty).as_str() {
         "()" => return Some(None),
         "bool" => "false",
         "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64" | "i128"
@@ -211,9 +209,14 @@ fn returns(output: &syn::ReturnType, ty: &str) -> bool {
     let syn::ReturnType::Type(_, written) = output else {
         return false;
     };
-    let text = patch::squeeze(&written.to_token_stream().to_string());
-    let head = text.split('<').next().unwrap_or_default();
+    let head = type_head(written);
     head == "Self" || head == ty
+}
+
+/// A type as written, without its generic arguments: `Vec` of `Vec<u8>`.
+fn type_head(ty: &syn::Type) -> String {
+    let text = patch::squeeze(&ty.to_token_stream().to_string());
+    text.split('<').next().unwrap_or_default().to_string()
 }
 
 /// The empty value of an `impl` block's type, when the block defines a constructor of no
