@@ -156,8 +156,10 @@ pub fn combine(mut reports: Vec<Report>, limits: &crate::repair::Limits) -> Resu
     }
     merged.notes.extend(notes);
     merged.notes.extend(differ);
-    if merged.repair.is_some() {
-        replay_rebuilds(&mut merged, &items, searched_cut, shard, limits);
+    if let Some(details) = &merged.repair {
+        // The rebuilds' work budget is the shards' crate's (they ran on one tree).
+        let limits = limits.clone().for_crate(details.crate_lines);
+        replay_rebuilds(&mut merged, &items, searched_cut, shard, &limits);
     } else {
         crate::pipeline::rank_fixed_first(&mut merged);
     }
@@ -366,7 +368,9 @@ mod tests {
             candidates: 200,
             rebuilds: 100,
             free_rebuilds: 10,
-            rebuild_time: Duration::from_secs(20),
+            rebuild_work: crate::repair::REBUILD_WORK,
+            rebuild_cost: 1.0,
+            crate_lines: 0,
             fixes: 3,
             time: Duration::from_secs(300),
             rebuild_all: false,
@@ -567,25 +571,36 @@ mod tests {
         }
     }
 
-    /// A long queue of slow rebuilds (a big crate) and no fix: one run stops after the first
-    /// ten; each of three shards stops there too, having made only its own of the ten.
+    /// A long queue of rebuilds of a big crate and no fix: one run stops after the first
+    /// ten (their work is past the budget); each of three shards stops there too, having
+    /// made only its own of the ten, and the merge says where the run stopped.
     #[test]
-    fn on_slow_rebuilds_each_shard_makes_its_share_of_the_first_ones() {
+    fn on_a_big_crate_each_shard_makes_its_share_of_the_first_rebuilds() {
+        let lines = 40_000;
         let mut all = Vec::new();
         for i in 0..40 {
             let mut item = queue(&[])[i % 6].clone();
             item.code = vec![format!("code {i}")];
             item.sites[0].line = 100 + i as u32;
-            item.rebuilt.as_mut().unwrap().seconds = 30.0;
             all.push(item);
         }
+        let mut single = RepairDetails::default();
+        rebuilds::run(
+            &all,
+            &limits().for_crate(lines),
+            &mut single,
+            &mut vec![],
+            &|| false,
+            &mut |_, item, _| Outcome::Rebuilt(item.rebuilt.clone().unwrap()),
+        );
+        assert_eq!(single.rebuilds, 10);
         let mut made = 0;
         for k in 0..3 {
             let shard = Shard { index: k, count: 3 };
             let mut details = RepairDetails::default();
             rebuilds::run(
                 &all,
-                &limits(),
+                &limits().for_crate(lines),
                 &mut details,
                 &mut vec![],
                 &|| false,
@@ -598,28 +613,16 @@ mod tests {
                 },
             );
             let owned_of_ten = all[..10].iter().filter(|i| shard.owns(i)).count();
-            // Its own of the first ten, and at most the one it needed to know it is slow.
-            assert!(
-                details.rebuilds >= owned_of_ten && details.rebuilds <= owned_of_ten + 1,
-                "shard {k}: {} rebuilds, {owned_of_ten} of the first ten",
-                details.rebuilds
-            );
+            assert_eq!(details.rebuilds, owned_of_ten, "shard {k}");
             made += details.rebuilds;
         }
-        assert!(made <= 13, "{made}");
+        assert_eq!(made, 10);
         let merged = combine(
             (0..3)
                 .map(|k| {
-                    let shard = Shard { index: k, count: 3 };
-                    let items = (all.iter().cloned())
-                        .map(|mut item| {
-                            if !shard.owns(&item) {
-                                item.rebuilt = None;
-                            }
-                            item
-                        })
-                        .collect();
-                    report(items, Some((k, 3)))
+                    let mut report = shard_report(&all, k, 3);
+                    report.repair.as_mut().unwrap().crate_lines = lines;
+                    report
                 })
                 .collect(),
             &limits(),
@@ -627,7 +630,42 @@ mod tests {
         .unwrap();
         let repair = merged.repair.as_ref().unwrap();
         assert_eq!(repair.rebuilds, 10);
-        assert_eq!(repair.cut.as_deref(), Some("10 rebuilds taking over 20s"));
+        assert_eq!(
+            repair.cut.as_deref(),
+            Some("10 rebuilds, the work budget of a crate of 40000 lines")
+        );
+    }
+
+    /// The same queue of a small crate gets more rebuilds, however long each one takes:
+    /// the budget is work, not seconds.
+    #[test]
+    fn a_small_crate_gets_more_rebuilds_whatever_they_take() {
+        let mut all = Vec::new();
+        for i in 0..80 {
+            let mut item = queue(&[])[i % 6].clone();
+            item.code = vec![format!("code {i}")];
+            item.sites[0].line = 100 + i as u32;
+            all.push(item);
+        }
+        let made = |seconds: f64| {
+            let mut details = RepairDetails::default();
+            rebuilds::run(
+                &all,
+                &limits().for_crate(100),
+                &mut details,
+                &mut vec![],
+                &|| false,
+                &mut |_, item, _| {
+                    let mut done = item.rebuilt.clone().unwrap();
+                    done.seconds = seconds;
+                    Outcome::Rebuilt(done)
+                },
+            );
+            details.rebuilds
+        };
+        let quick = made(0.1);
+        assert!(quick > 10, "{quick}");
+        assert_eq!(made(30.0), quick);
     }
 
     #[test]

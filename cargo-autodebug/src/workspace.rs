@@ -158,6 +158,41 @@ impl Workspace {
         })
     }
 
+    /// Lines of Rust in the selected packages' directories (their code, tests, benches and
+    /// examples; not `target` nor hidden directories, not a nested package, not `skip`): the
+    /// size of what a patched build compiles and tests, which bounds repair's rebuilds in work
+    /// rather than in seconds (see `repair::Limits::rebuild_cost`).
+    pub fn rust_lines(&self, skip: &[PathBuf]) -> usize {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut lines = 0;
+        for package in &self.packages {
+            let Some(dir) = package.manifest_path.parent() else {
+                continue;
+            };
+            let walk = walkdir::WalkDir::new(dir).into_iter().filter_entry(|e| {
+                let path = e.path();
+                if path == dir || !e.file_type().is_dir() {
+                    return true;
+                }
+                let name = e.file_name().to_string_lossy();
+                !(name.starts_with('.')
+                    || name == "target"
+                    || path.join("Cargo.toml").is_file()
+                    || skip.iter().any(|s| path.starts_with(s)))
+            });
+            for entry in walk.flatten() {
+                let path = entry.path();
+                if entry.file_type().is_file()
+                    && path.extension().is_some_and(|e| e == "rs")
+                    && seen.insert(path.to_path_buf())
+                {
+                    lines += std::fs::read(path).map_or(0, |b| lines_of(&b));
+                }
+            }
+        }
+        lines
+    }
+
     /// Workspace members the selected packages' code depends on (normal dependencies by
     /// path, transitively, and the selected packages' own dev-dependencies, which their
     /// tests run) that are not selected themselves: code the failing tests reach.
@@ -319,6 +354,12 @@ fn select_packages(metadata: &Metadata, options: &Options) -> Result<Vec<Selecte
     Ok(chosen.into_iter().map(SelectedPackage::of).collect())
 }
 
+/// The lines of a file's bytes (a last line without its newline counts).
+fn lines_of(bytes: &[u8]) -> usize {
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+    newlines + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
+}
+
 /// `file` (relative to the workspace root, as sites and fixes name files) under `root`, or
 /// an error when it would leave the workspace: absolute, or `..` past the root. Paths come
 /// from traces the code under test wrote; the tool reads and writes only the workspace's
@@ -367,5 +408,40 @@ mod confinement {
         for bad in ["/etc/passwd", "../x.rs", "src/../../x.rs", "", "."] {
             assert!(inside(root, bad).is_err(), "{bad}");
         }
+    }
+}
+
+#[cfg(test)]
+mod size {
+    use super::*;
+
+    /// The lines a patched build compiles: the package's code and tests, not its target
+    /// directory, a hidden directory, a nested package nor the tool's own directories.
+    #[test]
+    fn rust_lines_count_the_package_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |path: &str, text: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "Cargo.toml",
+            "[package]\nname = \"sized\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        );
+        write("src/lib.rs", "pub fn f() -> u8 {\n    1\n}\n");
+        write("tests/t.rs", "#[test]\nfn t() {}");
+        write("target/debug/build/out.rs", "a\nb\nc\n");
+        write(".git/x.rs", "a\n");
+        write("nested/Cargo.toml", "[package]\nname = \"nested\"\n");
+        write("nested/src/lib.rs", "a\nb\n");
+        write("autodebug.out/x.rs", "a\nb\n");
+        let manifest = root.join("Cargo.toml").display().to_string();
+        let options =
+            Options::parse_args(["cargo-autodebug", "--manifest-path", manifest.as_str()]).unwrap();
+        let workspace = Workspace::discover(&options).unwrap();
+        assert_eq!(workspace.rust_lines(&[]), 3 + 2 + 2);
+        assert_eq!(workspace.rust_lines(&[root.join("autodebug.out")]), 3 + 2);
     }
 }

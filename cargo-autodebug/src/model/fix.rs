@@ -107,6 +107,9 @@ pub struct Details {
     /// Seconds spent rerunning tests under candidates.
     pub runtime_s: f64,
     pub rebuilds: usize,
+    /// The lines of Rust of the crate rebuilt, which set the rebuilds' work budget.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub crate_lines: usize,
     pub rebuild_s: f64,
     pub validated: usize,
     /// Candidates checked per second by rerun, and by rebuild (the baseline it replaces).

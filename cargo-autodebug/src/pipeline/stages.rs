@@ -485,7 +485,7 @@ pub fn repair(
             timeout: options.test_timeout(),
             jobs: options.jobs(),
         },
-        &candidates::Limits::of(options),
+        &candidates::Limits::of(options).for_crate(workspace.rust_lines(&session.own_dirs)),
         console,
     );
     report.fixes = repaired.fixes;

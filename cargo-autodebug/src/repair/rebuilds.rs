@@ -65,6 +65,9 @@ pub fn run(
     // the same count in every shard, whoever rebuilt them, so that a shard stops where one
     // run would have stopped as soon as its own rebuilds say the stage is slow.
     let mut reached = 0;
+    // Items sent to a rebuild (this run's, or another shard's): their work, counted alike in
+    // every shard.
+    let mut sent = 0usize;
     let mut index = 0;
     while index < items.len() {
         let item = &items[index];
@@ -76,7 +79,7 @@ pub fn run(
         // Past the first candidates, more go on only to find a fix at all (not alternatives
         // to one) and while they are quick.
         let slow = reached >= limits.free_rebuilds
-            && (details.validated > 0 || kept.rebuild_s > limits.rebuild_time.as_secs_f64());
+            && (details.validated > 0 || sent as f64 * limits.rebuild_cost > limits.rebuild_work);
         if details.rebuilds >= budget || slow {
             if details.cut.is_none() {
                 details.cut = Some(rebuilds_cut(details, slow, budget, limits));
@@ -116,6 +119,7 @@ pub fn run(
             kept.fixes.extend(not_rebuilt(item));
             continue;
         }
+        sent += 1;
         match rebuild(index - 1, item, fix) {
             Outcome::Rebuilt(done) => {
                 details.rebuilds += 1;
@@ -156,8 +160,8 @@ fn rebuilds_cut(details: &Details, slow: bool, budget: usize, limits: &Limits) -
         format!("{} rebuilds and a validated fix", details.rebuilds)
     } else if slow {
         format!(
-            "{} rebuilds taking over {:?}",
-            details.rebuilds, limits.rebuild_time
+            "{} rebuilds, the work budget of a crate of {} lines",
+            details.rebuilds, limits.crate_lines
         )
     } else {
         format!("{budget} rebuilds")
