@@ -23,7 +23,7 @@ use autodebug_syntax::{
     returns_value, simple_binding, strip,
 };
 use proc_macro2::TokenStream;
-use quote::{ToTokens, quote};
+use quote::{ToTokens, quote, quote_spanned};
 use scope::{Kind, Scopes, type_kind};
 use syn::visit_mut::{self, VisitMut};
 use syn::{BinOp, Block, Expr, FnArg, Pat, Stmt, Type};
@@ -186,9 +186,22 @@ impl Instrumenter {
         }
         let site = self.site(original, kind);
         let scope = self.scope_closure();
-        *expr = Expr::Verbatim(quote! {
-            ::autodebug_runtime::__rt::component(#site, #expr, #scope)
-        });
+        *expr = if kind == "Compound" {
+            // `x += <wrapper>`: rustc places an overflow of the operation at the span of
+            // the whole `x += …`, from `x` to the wrapper's last token. With the macro's
+            // own span there, the span falls back to the attribute and the panic names the
+            // item's first line, not the statement; with the operand's last token, it names
+            // `x += …` as written.
+            let span = (original.clone().into_iter().last())
+                .map_or_else(proc_macro2::Span::call_site, |t| t.span());
+            Expr::Verbatim(quote_spanned! {span=>
+                ::autodebug_runtime::__rt::component(#site, #expr, #scope)
+            })
+        } else {
+            Expr::Verbatim(quote! {
+                ::autodebug_runtime::__rt::component(#site, #expr, #scope)
+            })
+        };
     }
 
     /// Instruments `expr` inside, then, with a `kind`, wraps it as a site of that kind
