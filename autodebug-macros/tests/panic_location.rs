@@ -50,9 +50,9 @@ fn index_instrumented(v: &[u8], i: usize) -> u8 {
 
 #[autodebug_runtime::autodebug(always)]
 #[rustfmt::skip]
-fn divide_instrumented(a: u32, b: u32) -> u32 {
+fn divide_instrumented(a: u32, b: u32, c: u32) -> u32 {
     let half = a / 2;
-    INSTRUMENTED.store(line!(), Ordering::Relaxed); half / (b - b)
+    INSTRUMENTED.store(line!(), Ordering::Relaxed); half / (b - c)
 }
 
 #[autodebug_runtime::autodebug(always)]
@@ -91,7 +91,7 @@ fn an_overflow_in_a_compound_assignment_names_its_line() {
     });
     assert_eq!(got, want, "an index out of bounds");
     let (got, want) = at(|| {
-        divide_instrumented(4, 1);
+        divide_instrumented(4, 1, 1);
     });
     assert_eq!(got, want, "a division by zero");
     let (got, want) = at(|| {
