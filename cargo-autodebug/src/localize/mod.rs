@@ -427,6 +427,20 @@ pub(crate) mod tests {
         root: &Path,
         traces: &[RecordedTrace],
     ) -> Vec<Suspect> {
+        in_context(root, traces, |context| {
+            technique
+                .localize(context, &mut Vec::new())
+                .unwrap()
+                .suspects
+        })
+    }
+
+    /// `f` of a context of `traces` (no baseline, no oracle, no reruns).
+    pub(crate) fn in_context<R>(
+        root: &Path,
+        traces: &[RecordedTrace],
+        f: impl FnOnce(&Context) -> R,
+    ) -> R {
         let options = crate::options::Options::parse_args(["cargo-autodebug"]).unwrap();
         let console = crate::console::Console::new(&options);
         let rerun = idle_recorder(root);
@@ -438,10 +452,7 @@ pub(crate) mod tests {
             rerun: &rerun,
             console: &console,
         };
-        technique
-            .localize(&context, &mut Vec::new())
-            .unwrap()
-            .suspects
+        f(&context)
     }
 
     fn suspect(line: u32, technique: &'static str, score: f64) -> Suspect {

@@ -16,8 +16,8 @@ use autodebug_runtime::protocol::{Frame, Record, SiteInfo, SiteKind};
 use syn::spanned::Spanned;
 
 use super::{Context, Localized, Suspect, Technique, is_candidate};
-use crate::model::{Evidence, Role};
-use crate::trace::workspace_path;
+use crate::model::{Evidence, Role, TestId};
+use crate::trace::{Coverage, workspace_path};
 
 /// The technique (no state).
 #[derive(Default)]
@@ -143,6 +143,57 @@ impl Technique for PanicCallers {
         }
         Ok(Localized::from(found.into_values().collect::<Vec<_>>()))
     }
+}
+
+/// The sites each failing test's last panic interrupted: the expression that panicked and
+/// the crate's own calls open below it. Their hooks never fired, so no trace counts them as
+/// run; the spectrum counts them in the failing execution, as plain coverage would. A place
+/// is taken as the site some trace recorded there (of the kind the source says, or the only
+/// one there): a place no run recorded is left to the panic techniques alone.
+pub fn interrupted(context: &Context) -> Vec<(TestId, Coverage)> {
+    let mut recorded: BTreeMap<(&str, u32, u32), Vec<&SiteInfo>> = BTreeMap::new();
+    for trace in context.traces {
+        for site in trace.trace.sites.values() {
+            let at = recorded.entry((site.file.as_str(), site.line, site.column));
+            let sites = at.or_default();
+            if !sites.iter().any(|s| s.kind == site.kind) {
+                sites.push(site);
+            }
+        }
+    }
+    let known = |found: &SiteInfo| -> Option<SiteInfo> {
+        let there = recorded.get(&(found.file.as_str(), found.line, found.column))?;
+        let site = (there.iter().find(|s| s.kind == found.kind))
+            .or_else(|| (there.len() == 1).then(|| &there[0]))?;
+        Some((*site).clone())
+    };
+    let mut files = Files::default();
+    let mut out: Vec<(TestId, Coverage)> = Vec::new();
+    for panic in last_panics(context) {
+        let trace = &panic.recorded.trace;
+        let mut sites = Coverage::new();
+        if let Some(function) = enclosing_function(trace, panic.at) {
+            let path = workspace_path(context.workspace_root, panic.file);
+            let found = (files.get(context.workspace_root, &path))
+                .and_then(|parsed| innermost_in(parsed, panic.line, panic.column));
+            if let Some(site) = found.and_then(|f| known(&f.site(panic.file, function))) {
+                sites.insert(site.key(), site);
+            }
+        }
+        if let Some(Record::Callers { frames }) = trace.events.get(panic.at + 1) {
+            let open = open_functions(trace, panic.at);
+            for frame in frames {
+                let caller = caller_site(context, &mut files, frame, &open);
+                if let Some(site) = caller.and_then(|c| known(&c)) {
+                    sites.insert(site.key(), site);
+                }
+            }
+        }
+        if !sites.is_empty() {
+            out.push((panic.recorded.test.clone(), sites));
+        }
+    }
+    out
 }
 
 /// The site at a caller's frame, when the frame is in a function open at the panic (not
@@ -382,12 +433,29 @@ fn t() {
                 frames: vec![frame(6, 15), frame(11, 5)],
             },
         ];
-        let failing = crate::trace::failing_test_trace(trace);
-        let found = crate::localize::tests::run_technique(
-            &PanicCallers,
-            dir.path(),
-            std::slice::from_ref(&failing),
-        );
+        // A passing run recorded the caller's `2 * len < log2(len)` (a return site); no
+        // run recorded the panic's own expression.
+        let returned = SiteInfo {
+            line: 6,
+            column: 5,
+            end_line: 6,
+            end_column: 24,
+            kind: SiteKind::Return,
+            code: "2 * len < log2(len)".into(),
+            function: "p::rebuild".into(),
+            file: "src/lib.rs".into(),
+        };
+        let mut passing = crate::trace::failing_test_trace(RawTrace::default());
+        passing.role = Role::Passing;
+        passing.test.name = "passes".into();
+        passing.trace.sites.insert(7, returned.clone());
+        let traces = [crate::trace::failing_test_trace(trace), passing];
+        let found = crate::localize::tests::run_technique(&PanicCallers, dir.path(), &traces);
+        // The sites the panic interrupted count as run where a trace recorded them.
+        let cut = crate::localize::tests::in_context(dir.path(), &traces, interrupted);
+        assert_eq!(cut.len(), 1);
+        assert_eq!(cut[0].0.name, traces[0].test.name);
+        assert_eq!(cut[0].1.values().collect::<Vec<_>>(), [&returned]);
         let at: Vec<(u32, u32, &str)> = found
             .iter()
             .map(|s| (s.site.line, s.site.column, s.site.function.as_str()))

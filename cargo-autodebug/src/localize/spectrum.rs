@@ -136,19 +136,29 @@ fn same_test(a: &TestId, b: &TestId) -> bool {
 /// The executions of `context`: calls where the oracle or a passing trace names them, whole
 /// tests otherwise. Flaky and not-run tests say nothing reliable and are left out.
 pub fn units(context: &Context) -> Units {
-    units_of(context.baseline, context.traces, context.oracles)
+    let interrupted = super::panic::interrupted(context);
+    units_of(
+        context.baseline,
+        context.traces,
+        context.oracles,
+        &interrupted,
+    )
 }
 
 /// The executions of `context` as whole tests, over their baseline coverage (flaky and
 /// not-run tests left out).
-fn whole_tests(baseline: &[crate::baseline::BaselineResult]) -> Units {
-    units_of(baseline, &[], &[])
+fn whole_tests(
+    baseline: &[crate::baseline::BaselineResult],
+    interrupted: &[(TestId, Coverage)],
+) -> Units {
+    units_of(baseline, &[], &[], interrupted)
 }
 
 fn units_of(
     baseline: &[crate::baseline::BaselineResult],
     traces: &[crate::trace::RecordedTrace],
     oracles: &[crate::oracle::Oracle],
+    interrupted: &[(TestId, Coverage)],
 ) -> Units {
     let mut units = Units {
         executions: Vec::new(),
@@ -166,13 +176,24 @@ fn units_of(
         } else {
             passing_calls(traces, &result.test)
         };
-        match calls {
+        let mut executions = match calls {
             Some(calls) => {
                 units.calls += calls.len();
-                units.executions.extend(calls);
+                calls
             }
-            None => units.executions.push((failing, result.coverage.clone())),
+            None => vec![(failing, result.coverage.clone())],
+        };
+        // The sites a panic interrupted ran in the failing execution (the one that
+        // panicked: a panic ends the test).
+        let cut = (interrupted.iter()).find(|(test, _)| failing && same_test(test, &result.test));
+        if let (Some((_, sites)), Some((_, coverage))) =
+            (cut, executions.iter_mut().find(|(failed, _)| *failed))
+        {
+            for (key, site) in sites {
+                coverage.entry(key.clone()).or_insert_with(|| site.clone());
+            }
         }
+        units.executions.extend(executions);
     }
     units
 }
@@ -276,7 +297,7 @@ impl Technique for Spectrum {
     fn localize(&self, context: &Context, notes: &mut Vec<String>) -> Result<Localized> {
         let units = match self.unit {
             Unit::Calls => units(context),
-            Unit::Tests => whole_tests(context.baseline),
+            Unit::Tests => whole_tests(context.baseline, &super::panic::interrupted(context)),
         };
         let (table, failed) = counts(units.executions.iter().map(|(f, c)| (*f, c)));
         if failed == 0 {
@@ -484,7 +505,7 @@ mod tests {
             baseline("traced", Outcome::Passed, &[2, 3, 6]),
             baseline("untraced", Outcome::Passed, &[2, 5]),
         ];
-        let units = units_of(&tests, &traces, std::slice::from_ref(&oracle));
+        let units = units_of(&tests, &traces, std::slice::from_ref(&oracle), &[]);
         assert_eq!(units.calls, 6);
         assert_eq!(units.noun(), "executions (calls and tests)");
         let lines = |c: &Coverage| c.values().map(|s| s.line).collect::<Vec<_>>();
@@ -515,11 +536,22 @@ mod tests {
         let two = table.values().find(|(_, s)| s.line == 2).unwrap().0;
         assert_eq!(two, Counts { ef: 2, ep: 5 });
         // Without its oracle the failing test is one failing execution over its coverage.
-        let units = units_of(&tests, &traces, &[]);
+        let units = units_of(&tests, &traces, &[], &[]);
         assert_eq!(units.executions[0], (true, coverage(&[2, 3, 4, 5])));
+        // A site a panic interrupted (line 9, whose hook never fired) ran in the failing
+        // execution, a call or the whole test; in no passing one.
+        let cut = [(test_id("fails"), coverage(&[9]))];
+        let units = units_of(&tests, &traces, std::slice::from_ref(&oracle), &cut);
+        let failing: Vec<_> = (units.executions.iter())
+            .filter(|(_, c)| c.values().any(|s| s.line == 9))
+            .collect();
+        assert_eq!(failing, [&(true, coverage(&[2, 4, 5, 9]))]);
+        let units = whole_tests(&tests, &cut);
+        assert_eq!(units.executions[0], (true, coverage(&[2, 3, 4, 5, 9])));
+        assert_eq!(units.executions[1], (false, coverage(&[2, 3, 6])));
         // Over whole tests, line 3 (run by an accepted call, a passing execution above) is
         // run by the failing test and one passing test, as line 5 is.
-        let units = whole_tests(&tests);
+        let units = whole_tests(&tests, &[]);
         assert_eq!(units.calls, 0);
         assert_eq!(units.noun(), "tests");
         let (table, failed_tests) = counts(units.executions.iter().map(|(f, c)| (*f, c)));
