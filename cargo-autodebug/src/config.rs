@@ -497,7 +497,7 @@ mod tests {
             ),
             (
                 "disable-techniques = [\"slicing\"]",
-                "expected one of \"spectrum\", \"switching\", \"diagnosis\", \"pathgen\", \"repair\", found \"slicing\"",
+                "expected one of \"spectrum\", \"switching\", \"diagnosis\", \"pathgen\", \"repair\", \"history\", found \"slicing\"",
             ),
         ] {
             let error = read(text).unwrap_err();

@@ -185,6 +185,12 @@ pub struct Options {
           default_values_t = TechniqueName::ALL)]
     pub techniques: Vec<TechniqueName>,
 
+    /// A commit where the failing tests passed (`main`, `HEAD~3`, a hash): the Rust lines
+    /// changed since then, among the sites the failing tests ran, are suspects. Without it,
+    /// the working tree's uncommitted changes are, when the workspace is in a git repository.
+    #[arg(help_heading = "Localization", long, value_name = "REV")]
+    pub changed_since: Option<String>,
+
     /// Paths (globs relative to the workspace root: `src/gen/*.rs`, `vendor/**`) and
     /// functions (`fn:name` or `fn:module::name`) not to instrument or rank; repeatable.
     /// With `--workspace`, a member's name leaves that package out, as cargo's.
@@ -585,16 +591,20 @@ pub enum TechniqueName {
     Pathgen,
     /// Candidate fixes, validated by reruns and rebuilds.
     Repair,
+    /// The lines changed since a commit where the tests passed (git), among the sites the
+    /// failing tests ran.
+    History,
 }
 
 impl TechniqueName {
     /// Every technique, in pipeline order.
-    pub const ALL: [TechniqueName; 5] = [
+    pub const ALL: [TechniqueName; 6] = [
         TechniqueName::Spectrum,
         TechniqueName::Switching,
         TechniqueName::Diagnosis,
         TechniqueName::Pathgen,
         TechniqueName::Repair,
+        TechniqueName::History,
     ];
 }
 

@@ -13,6 +13,7 @@ mod bad_input;
 mod cli;
 mod console;
 mod examples;
+mod history;
 mod hostile;
 mod install;
 mod interrupt;

@@ -83,6 +83,7 @@ fn a_technique_is_a_file_and_a_registration_line() {
     let rerun = super::tests::idle_recorder(dir.path());
     let context = Context {
         workspace_root: dir.path(),
+        user_root: dir.path(),
         baseline: &baseline,
         traces: &[],
         oracles: &[],

@@ -6,6 +6,7 @@
 mod by_kind;
 pub mod called;
 pub mod diagnosis;
+pub mod history;
 pub mod panic;
 pub mod pathgen;
 pub mod registry;
@@ -29,6 +30,9 @@ use crate::trace::RecordedTrace;
 pub struct Context<'a> {
     /// Root of the workspace (site paths are relative to it).
     pub workspace_root: &'a Path,
+    /// The user's workspace, where it is not that one (zero-annotation mode works in a
+    /// copy whose lines are the user's): what its history is read from.
+    pub user_root: &'a Path,
     /// Every test's first run, reruns and coverage.
     pub baseline: &'a [BaselineResult],
     /// The recorded traces: failing tests first, then passing tests reaching the same code.
@@ -446,6 +450,7 @@ pub(crate) mod tests {
         let rerun = idle_recorder(root);
         let context = Context {
             workspace_root: root,
+            user_root: root,
             baseline: &[],
             traces,
             oracles: &[],

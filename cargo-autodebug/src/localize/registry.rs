@@ -2,7 +2,7 @@
 //! weight in the merged ranking and how it is made from the options. A new technique is a
 //! file of this folder and one line here.
 
-use super::{Technique, called, diagnosis, panic, pathgen, spectrum, switching};
+use super::{Technique, called, diagnosis, history, panic, pathgen, spectrum, switching};
 use crate::options::Options;
 use crate::options::TechniqueName;
 
@@ -64,6 +64,18 @@ pub const TECHNIQUES: &[Registration] = &[
         option: TechniqueName::Pathgen,
         weight: 1.0,
         make: |options| Box::new(pathgen::PathGeneration::new(options)),
+    },
+    // The lines changed since a commit where the tests passed (uncommitted ones by default),
+    // among the sites the failing tests ran: a guess from the workflow (the code just changed
+    // is the code just broken), so it weighs as the spectrum.
+    Registration {
+        option: TechniqueName::History,
+        weight: 1.0,
+        make: |options| {
+            Box::new(history::History {
+                since: options.changed_since.clone(),
+            })
+        },
     },
     // A failing test that reached no instrumented code: the sites of the functions it
     // calls, read from the source. Nothing ran them under the tool, so it weighs least;

@@ -379,6 +379,7 @@ pub fn localize(
     let phase = Instant::now();
     let context = techniques::Context {
         workspace_root: &session.workspace().root,
+        user_root: &session.user.root,
         baseline: evidence.baseline,
         traces: evidence.traces,
         oracles: evidence.oracles,
