@@ -12,7 +12,9 @@
 //! the test saw what they did only through it. The calls
 //! the test made past its first failed assertion (the oracle's rerun that went on) count
 //! too, each passing or failing as its own assertion did. Tests
-//! without such a trace count as one execution each, over the baseline's coverage.
+//! without such a trace count as one execution each, over the baseline's coverage. A
+//! failing execution that panicked also ran the sites the panic interrupted (the expression
+//! that panicked, the crate's calls open below it), whose hooks never fired.
 
 use std::collections::BTreeMap;
 
