@@ -20,6 +20,7 @@ pub mod overfit;
 mod overflow;
 mod partial;
 pub mod patch;
+mod peers;
 pub mod prebuild;
 pub mod rebuilds;
 pub mod recorded;

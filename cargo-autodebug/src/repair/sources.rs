@@ -1,10 +1,11 @@
 //! Repair's candidate sources, registered in one place, in the order they are asked on each
 //! target. A new source is a file of this folder (a [`CandidateSource`]) and one line here.
 
+use super::statements;
 use super::syntactic;
 use super::synthesis;
 use super::{CandidateSource, Context, Limits, SYNTHESIS_TIME, Target, joint, switched};
-use super::{adaptors, branches, clauses, discarded, guards, overflow, siblings, statements};
+use super::{adaptors, branches, clauses, discarded, guards, overflow, peers, siblings};
 
 /// What a source can be made from.
 pub struct Inputs<'a> {
@@ -55,6 +56,8 @@ pub const SOURCES: &[Make] = &[
     |i, _| Box::new(guards::Guards::new(i.files, i.context.traces)),
     // A call of the program's own function for a sibling of the same signature.
     |i, _| Box::new(siblings::Siblings::new(i.files)),
+    // `self` for its peer of the same type (`other`), or a parameter for one of its type.
+    |i, _| Box::new(peers::Peers::new(i.files)),
     // An iterator adaptor taken out of a chain, or a `.rev()`/`.skip(1)` put in.
     |_, _| Box::new(adaptors::Adaptors::default()),
     // A clause the program tests elsewhere, added to a condition.
