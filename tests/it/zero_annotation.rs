@@ -148,6 +148,15 @@ fn each_plain_crate_is_localized_and_fixed_and_left_byte_identical() {
         );
         assert_eq!(hit["source_line"], case.faulty, "{context}");
 
+        // The rebuilds' work budget was read from the user's crate (its lines of Rust),
+        // not from the copy under the tool's own directories.
+        let lines: usize = before
+            .iter()
+            .filter(|(path, _)| path.extension().is_some_and(|e| e == "rs"))
+            .map(|(_, bytes)| bytes.iter().filter(|&&b| b == b'\n').count())
+            .sum();
+        assert_eq!(report["repair"]["crate_lines"], lines, "{context}");
+
         // Fixed: the top fix is validated, on the faulty line, and is the correction.
         let fix = &report["fixes"][0];
         assert_eq!(fix["validated"], true, "{context}");

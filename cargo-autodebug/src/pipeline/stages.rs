@@ -486,7 +486,9 @@ pub fn repair(
             timeout: options.test_timeout(),
             jobs: options.jobs(),
         },
-        &candidates::Limits::of(options).for_crate(workspace.rust_lines(&session.own_dirs)),
+        // The user's crate, not zero-annotation mode's copy (which is under the tool's own
+        // directories): its lines are the same.
+        &candidates::Limits::of(options).for_crate(session.user.rust_lines(&session.own_dirs)),
         console,
     );
     report.fixes = repaired.fixes;
