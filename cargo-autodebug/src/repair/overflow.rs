@@ -3,7 +3,8 @@
 //! panic names, at the place it names, rewritten as the standard library's overflow-aware
 //! forms a person reaches for: `a.saturating_add(b)`, `a.wrapping_add(b)`,
 //! `a.checked_shl(b).unwrap_or(0)`; and a sum that overflows only on its way to a
-//! difference (`x + y - z`) computed the other way round (`y - (z - x)`). The panic says
+//! difference (`x + y - z`) computed the other way round (`y - (z - x)`); a compound
+//! assignment that overflowed assigns the form (`e += 1` → `e = e.saturating_add(1)`). The panic says
 //! which operation overflowed, so the source proposes nothing anywhere else. A rebuild
 //! judges each candidate (the runtime cannot evaluate a method of the standard library).
 
@@ -15,7 +16,7 @@ use syn::visit::{self, Visit};
 use super::{Candidate, CandidateEdit, Files, Target};
 use crate::model::Role;
 use crate::trace::RecordedTrace;
-use autodebug_runtime::protocol::Record;
+use autodebug_runtime::protocol::{Record, SiteKind};
 
 /// The source's name in the report.
 pub const NAME: &str = "overflow";
@@ -61,6 +62,18 @@ impl Op {
                 | (Op::Mul, syn::BinOp::Mul(_))
                 | (Op::Shl, syn::BinOp::Shl(_))
                 | (Op::Shr, syn::BinOp::Shr(_))
+        )
+    }
+
+    /// Whether `op` is the compound assignment of this operation (`+=` of an addition).
+    fn assigns(self, op: &syn::BinOp) -> bool {
+        matches!(
+            (self, op),
+            (Op::Add, syn::BinOp::AddAssign(_))
+                | (Op::Sub, syn::BinOp::SubAssign(_))
+                | (Op::Mul, syn::BinOp::MulAssign(_))
+                | (Op::Shl, syn::BinOp::ShlAssign(_))
+                | (Op::Shr, syn::BinOp::ShrAssign(_))
         )
     }
 
@@ -139,10 +152,29 @@ impl<'a> Overflows<'a> {
             return out;
         };
         let site = &target.located.bytes;
+        // The site is the value of `x += …`: the assignment is the operation.
+        let assignment = (target.site.kind == SiteKind::Compound)
+            .then(|| compound_around(text, site))
+            .flatten();
         for panic in self.panics.iter().filter(|p| p.file == target.site.file) {
             let Some(at) = lines.offset_at(panic.line, panic.column) else {
                 continue;
             };
+            if let Some(found) = &assignment
+                && found.bytes.start == at
+                && panic.op.assigns(&found.op)
+            {
+                for rewritten in panic.op.rewrites(&found.receiver, &found.value) {
+                    let rust = format!("{} = {rewritten}", found.place);
+                    if out.iter().any(|c: &Candidate| c.edits[0].rust == rust) {
+                        continue;
+                    }
+                    let edit =
+                        CandidateEdit::at(target.site.key(), rust).replacing(found.bytes.clone());
+                    out.push_back(Candidate::one(edit, OVERFLOW_AWARE, COST, NAME));
+                }
+                continue;
+            }
             if !(site.start <= at && at < site.end) {
                 continue;
             }
@@ -168,6 +200,53 @@ impl<'a> Overflows<'a> {
         }
         out
     }
+}
+
+/// A compound assignment `place op= value` of a file: its bytes, its operator, the place as
+/// written and as a method's receiver, the value as written.
+struct Compound {
+    bytes: std::ops::Range<usize>,
+    op: syn::BinOp,
+    place: String,
+    receiver: String,
+    value: String,
+}
+
+/// The compound assignment of `text` whose value is the bytes `value` (a `Compound` site).
+fn compound_around(text: &str, value: &std::ops::Range<usize>) -> Option<Compound> {
+    struct Walk<'t> {
+        text: &'t str,
+        value: std::ops::Range<usize>,
+        found: Option<Compound>,
+    }
+    impl<'ast> Visit<'ast> for Walk<'_> {
+        fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+            if e.right.span().byte_range() == self.value {
+                let place = self.text[e.left.span().byte_range()].to_string();
+                let receiver = if autodebug_syntax::is_atomic(&e.left) {
+                    place.clone()
+                } else {
+                    format!("({place})")
+                };
+                self.found = Some(Compound {
+                    bytes: e.span().byte_range(),
+                    op: e.op,
+                    place,
+                    receiver,
+                    value: self.text[self.value.clone()].to_string(),
+                });
+            }
+            visit::visit_expr_binary(self, e);
+        }
+    }
+    let file = autodebug_syntax::parse_file(text).ok()?;
+    let mut walk = Walk {
+        text,
+        value: value.clone(),
+        found: None,
+    };
+    walk.visit_file(&file);
+    walk.found
 }
 
 /// Finds, in a site's code, the binary operations of `op` that start at byte `at` (where the
@@ -229,6 +308,17 @@ impl Find<'_> {
                 self.found.push((whole.clone(), rewritten, OVERFLOW_AWARE));
             }
         }
+        // `x += b` overflowed: `x = x.saturating_add(b)`, …
+        if self.op.assigns(&e.op) && at(e, whole.start) {
+            let place = &self.original[e.left.span().byte_range()];
+            let a = self.tight(&e.left);
+            let b = &self.original[e.right.span().byte_range()];
+            for rewritten in self.op.rewrites(&a, b) {
+                let text = format!("{place} = {rewritten}");
+                self.found
+                    .push((e.span().byte_range(), text, OVERFLOW_AWARE));
+            }
+        }
     }
 }
 
@@ -271,6 +361,19 @@ pub fn need(len: usize, additional: usize, used: usize) -> usize {
 
 pub fn prefix(mask: u32, prefix: u32) -> bool {
     (mask << prefix) == 0
+}
+
+pub fn bump(mut e: i16, k: i16) -> i16 {
+    e += k * 2;
+    e
+}
+
+pub fn tally(mut e: i16, k: i16, v: Option<i16>) -> i16 {
+    match v {
+        Some(x) => e = x,
+        None => e += k * 3,
+    }
+    e
 }
 ";
 
@@ -336,6 +439,47 @@ pub fn prefix(mask: u32, prefix: u32) -> bool {
                 "(len + additional).wrapping_sub(used)",
             ]
         );
+    }
+
+    /// The instrumentation places an overflow of `e += …` at `e` (see the macros'
+    /// `panic_location` test): the assignment gets the operation's forms.
+    #[test]
+    fn a_compound_assignment_that_overflowed_assigns_the_forms() {
+        let texts: Vec<String> = candidates(
+            "k * 2",
+            SiteKind::Compound,
+            panicked_at(11, 5, "attempt to add with overflow"),
+        )
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+        assert_eq!(
+            texts,
+            ["e = e.saturating_add(k * 2)", "e = e.wrapping_add(k * 2)"]
+        );
+        // A site holding the whole assignment (a match arm's body): the same forms.
+        let texts: Vec<String> = candidates(
+            "e += k * 3",
+            SiteKind::Return,
+            panicked_at(18, 17, "attempt to add with overflow"),
+        )
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+        assert_eq!(
+            texts,
+            ["e = e.saturating_add(k * 3)", "e = e.wrapping_add(k * 3)"]
+        );
+        // The multiplication inside overflowed: its own forms, the assignment kept.
+        let texts: Vec<String> = candidates(
+            "k * 2",
+            SiteKind::Compound,
+            panicked_at(11, 10, "attempt to multiply with overflow"),
+        )
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+        assert_eq!(texts, ["k.saturating_mul(2)", "k.wrapping_mul(2)"]);
     }
 
     #[test]
