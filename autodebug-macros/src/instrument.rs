@@ -190,12 +190,14 @@ impl Instrumenter {
             // `x += <wrapper>`: rustc places an overflow of the operation at the span of
             // the whole `x += …`, from `x` to the wrapper's last token. With the macro's
             // own span there, the span falls back to the attribute and the panic names the
-            // item's first line, not the statement; with the operand's last token, it names
-            // `x += …` as written.
+            // item's first line, not the statement; with the operand's last token's span,
+            // it names `x += …` as written. The path starts without `::`: under a user's
+            // span in an edition-2015 crate, `::autodebug_runtime` would be a path from the
+            // crate root, while the extern prelude names the runtime in every edition.
             let span = (original.clone().into_iter().last())
                 .map_or_else(proc_macro2::Span::call_site, |t| t.span());
             Expr::Verbatim(quote_spanned! {span=>
-                ::autodebug_runtime::__rt::component(#site, #expr, #scope)
+                autodebug_runtime::__rt::component(#site, #expr, #scope)
             })
         } else {
             Expr::Verbatim(quote! {

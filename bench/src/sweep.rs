@@ -160,7 +160,8 @@ pub struct CrateResult {
     pub functions: usize,
     /// Functions the instrumented build kept instrumented.
     pub functions_instrumented: usize,
-    /// Items built uninstrumented, with the compiler's reason.
+    /// Items built uninstrumented, and sites built without their hook, with the
+    /// compiler's reason.
     pub left_out: Vec<String>,
     /// What the tool said it left uninstrumented or could not do (its `warning:` lines).
     pub warnings: Vec<String>,
@@ -402,6 +403,16 @@ fn record_instrumentation(result: &mut CrateResult, instr: &serde_json::Value) {
         result.left_out.push(format!(
             "{}: {}: {}",
             left["file"].as_str().unwrap_or_default(),
+            left["item"].as_str().unwrap_or_default(),
+            left["reason"].as_str().unwrap_or_default()
+        ));
+    }
+    for left in instr["sites_left_out"].as_array().into_iter().flatten() {
+        result.left_out.push(format!(
+            "{}:{}:{}: a site of {}: {}",
+            left["file"].as_str().unwrap_or_default(),
+            left["line"].as_u64().unwrap_or_default(),
+            left["column"].as_u64().unwrap_or_default(),
             left["item"].as_str().unwrap_or_default(),
             left["reason"].as_str().unwrap_or_default()
         ));
