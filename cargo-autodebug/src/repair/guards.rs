@@ -108,10 +108,7 @@ impl<'a> Guards<'a> {
 
     fn candidates(&mut self, target: &Target) -> VecDeque<Candidate> {
         let mut out = VecDeque::new();
-        let Some(text) = self.files.get(&target.path) else {
-            return out;
-        };
-        let Ok(file) = autodebug_syntax::parse_file(text) else {
+        let Some((text, file)) = self.files.parsed(&target.path) else {
             return out;
         };
         let mut find = Innermost {

@@ -747,6 +747,12 @@ impl Files {
         self.texts.get(path)?.as_deref().ok()
     }
 
+    /// `path`'s text as read and parsed (an item the parser rejects left out).
+    fn parsed(&self, path: &str) -> Option<(&str, syn::File)> {
+        let text = self.get(path)?;
+        Some((text, autodebug_syntax::parse_file(text).ok()?))
+    }
+
     /// `path`'s text patched by `edits` ([`patch::apply_edits`]).
     fn apply(&self, path: &str, edits: &[patch::Edit]) -> Result<String> {
         let text = self.get(path).context("the file was not read")?;

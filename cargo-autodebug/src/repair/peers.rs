@@ -178,10 +178,7 @@ impl<'a> Peers<'a> {
 
     fn candidates(&mut self, target: &Target) -> VecDeque<Candidate> {
         let mut out = VecDeque::new();
-        let Some(text) = self.files.get(&target.path) else {
-            return out;
-        };
-        let Ok(file) = autodebug_syntax::parse_file(text) else {
+        let Some((_, file)) = self.files.parsed(&target.path) else {
             return out;
         };
         let mut enclosing = Enclosing {
