@@ -746,17 +746,6 @@ fn variable_and_operand_edits(
                 let rust = sum_in_place(original, range, &format!("{name} {op} 1"));
                 out.push(mutation(rust, catalogue::VARIABLE_STEP, 2, types));
             }
-            // A term missing beside it: a length counted from the buffer's start where it
-            // was meant from an offset (`len < 5` for `len - start < 5`), a sum short of a
-            // part. The other term is an integer of the same type in scope.
-            for (other, other_ty) in &types.vars {
-                if other != name && other_ty == ty {
-                    for op in ["+", "-"] {
-                        let rust = sum_in_place(original, range, &format!("{name} {op} {other}"));
-                        out.push(mutation(rust, catalogue::VARIABLE_TERM, 3, types));
-                    }
-                }
-            }
         }
     }
     for Operation {
@@ -1072,17 +1061,6 @@ mod tests {
         assert_eq!(of("0i32", "constant→variable", &scope), ["sign"]);
         assert!(of("n + 0", "constant→variable", &scope).is_empty());
         assert!(of("0", "constant→variable", &none).is_empty());
-        // A term missing beside an integer variable: another of its type in scope, added
-        // or taken away, parenthesized where the sum would not stand alone.
-        assert_eq!(
-            of("len < 5", "variable±term", &scope),
-            ["len + start < 5", "len - start < 5"]
-        );
-        assert_eq!(
-            of("len * 2", "variable±term", &scope),
-            ["(len + start) * 2", "(len - start) * 2"]
-        );
-        assert!(of("sign < 5", "variable±term", &scope).is_empty());
         // A character literal may be a character of the calls' text of its class.
         let text = Types {
             chars: "Hi, [a]".chars().collect(),
@@ -1124,12 +1102,7 @@ mod tests {
         };
         let all = mutations("x", SiteKind::Assign, &types);
         let rust: Vec<&str> = all.iter().map(|m| m.rust.as_str()).collect();
-        assert_eq!(
-            rust,
-            [
-                "r", "y", "x + 1", "x - 1", "x.abs()", "x + r", "x - r", "x + y", "x - y"
-            ]
-        );
+        assert_eq!(rust, ["r", "y", "x + 1", "x - 1", "x.abs()"]);
         assert_eq!(
             all[1].expr,
             Some(Expr::Var {
