@@ -63,7 +63,7 @@ pub fn run(
     };
     // Candidates the rules reached (rebuilt, or passed over because their site has a fix):
     // the same count in every shard, whoever rebuilt them, so that a shard stops where one
-    // run would have stopped as soon as its own rebuilds say the stage is slow.
+    // run would have stopped.
     let mut reached = 0;
     // Items sent to a rebuild (this run's, or another shard's): their work, counted alike in
     // every shard.
@@ -77,7 +77,7 @@ pub fn run(
             break;
         }
         // Past the first candidates, more go on only to find a fix at all (not alternatives
-        // to one) and while they are quick.
+        // to one) and within the crate's work budget.
         let slow = reached >= limits.free_rebuilds
             && (details.validated > 0 || sent as f64 * limits.rebuild_cost > limits.rebuild_work);
         if details.rebuilds >= budget || slow {
