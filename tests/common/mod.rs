@@ -173,30 +173,25 @@ pub fn describe(output: &Output) -> String {
 
 /// Puts `dir` under git with everything in it committed (what `--apply` wants to see).
 pub fn git_commit_all(dir: &Path) {
-    for args in [
-        &["init", "-q"][..],
-        &["add", "."][..],
-        &[
-            "-c",
-            "user.name=autodebug-tests",
-            "-c",
-            "user.email=tests@autodebug.invalid",
-            "commit",
-            "-qm",
-            "fixture",
-        ][..],
-    ] {
-        let output = Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .expect("git runs");
-        assert!(
-            output.status.success(),
-            "git {args:?}: {}",
-            describe(&output)
-        );
-    }
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "."]);
+    git(dir, &["commit", "-qm", "fixture"]);
+}
+
+/// Runs `git ARGS` in `dir` as the tests' committer, and checks it succeeded.
+pub fn git(dir: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args(["-c", "user.name=autodebug-tests"])
+        .args(["-c", "user.email=tests@autodebug.invalid"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        describe(&output)
+    );
 }
 
 /// Runs the plain `cargo test` (no instrumentation) in `dir`, one at a time, into a target

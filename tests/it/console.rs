@@ -346,16 +346,6 @@ fn a_test_filter_is_not_a_command() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("no test name contains `init`"));
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let output = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "git {args:?}");
-}
-
 /// `init` on a crate written as a user would: refused while the tree is dirty, then the
 /// dependency and a commented-out example contract are added and the crate still builds and
 /// its tests pass; a second run says it is set up and changes nothing.
@@ -371,9 +361,9 @@ fn init_sets_up_a_crate_that_then_builds() {
     std::fs::write(root.join("Cargo.toml"), manifest).unwrap();
     let source = "//! Areas.\n\n/// The area of a rectangle.\npub fn area(width: u32, height: u32) -> u32 {\n    width * height\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn square() {\n        assert_eq!(super::area(3, 3), 9);\n    }\n}\n";
     std::fs::write(root.join("src/lib.rs"), source).unwrap();
-    git(root, &["init", "-q"]);
-    git(root, &["add", "."]);
-    git(root, &["commit", "-qm", "shapes"]);
+    common::git(root, &["init", "-q"]);
+    common::git(root, &["add", "."]);
+    common::git(root, &["commit", "-qm", "shapes"]);
 
     std::fs::write(root.join("notes.txt"), "wip\n").unwrap();
     let output = expect(run(root, &["init"], &[("NO_COLOR", "1")]), 2);

@@ -8,21 +8,6 @@ use crate::common;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
-}
 
 fn debug(dir: &Path, extra: &[&str]) -> Value {
     let mut args = vec![
@@ -67,15 +52,15 @@ fn the_lines_changed_since_the_tests_passed_are_suspects() {
     let dir = common::fixture("pathgen-grade");
     let lib = dir.path().join("src/lib.rs");
     let buggy = std::fs::read_to_string(&lib).unwrap();
-    git(dir.path(), &["init", "-q"]);
+    common::git(dir.path(), &["init", "-q"]);
     std::fs::write(dir.path().join(".gitignore"), "target/\n").unwrap();
     std::fs::write(
         &lib,
         buggy.replace("} else if s > 80 {", "} else if s >= 80 {"),
     )
     .unwrap();
-    git(dir.path(), &["add", "."]);
-    git(dir.path(), &["commit", "-q", "-m", "grades"]);
+    common::git(dir.path(), &["add", "."]);
+    common::git(dir.path(), &["commit", "-q", "-m", "grades"]);
     std::fs::write(&lib, &buggy).unwrap();
 
     let report = debug(dir.path(), &[]);
@@ -91,7 +76,7 @@ fn the_lines_changed_since_the_tests_passed_are_suspects() {
     assert_eq!(details["base"], "HEAD", "{details:#}");
     assert_eq!(details["lines"], 1, "{details:#}");
 
-    git(dir.path(), &["commit", "-q", "-am", "a boundary"]);
+    common::git(dir.path(), &["commit", "-q", "-am", "a boundary"]);
     let report = debug(dir.path(), &["--changed-since", "HEAD~1"]);
     let found = changed(&report);
     assert_eq!(found.len(), 1, "{found:?}");
