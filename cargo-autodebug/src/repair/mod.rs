@@ -24,6 +24,7 @@ mod peers;
 pub mod prebuild;
 pub mod rebuilds;
 pub mod recorded;
+mod renames;
 pub mod rerun;
 mod search;
 mod siblings;

@@ -75,9 +75,13 @@ fn adds_logic(c: &Candidate) -> bool {
 }
 
 /// Whether a candidate is what the evidence asked for by name: the operation an overflow
-/// panic named, a dropped value the compiler warned of. Such candidates are rebuilt first.
+/// panic named, a dropped value the compiler warned of, a name a copied statement forgot
+/// to rename. Such candidates are rebuilt first, before the plausible ones: those passed
+/// the reruns, which weak tests let through.
 fn asked_for(c: &Candidate) -> bool {
-    c.source == super::overflow::NAME || c.source == super::discarded::NAME
+    c.source == super::overflow::NAME
+        || c.source == super::discarded::NAME
+        || c.source == super::renames::NAME
 }
 
 /// What makes two candidates the same: their sites and new code (after whitespace).
@@ -394,14 +398,13 @@ impl Search<'_> {
         );
     }
 
-    /// The order of the rebuilds: plausible candidates first, then those the runtime could
-    /// not judge; each group by the number of edits, one-token edits before statement
-    /// edits, then by the rank of the site and the simplicity of the change. The first
-    /// combinations with a partial fix the runtime could not judge come right after the
-    /// first rebuilds.
+    /// The order of the rebuilds (see [`arrange`]): the candidates the evidence asked for
+    /// by name, the plausible ones, then those the runtime could not judge; each group by
+    /// the number of edits, one-token edits before statement edits, then by the rank of the
+    /// site and the simplicity of the change.
     pub fn queue(&self, checked: Checked) -> Vec<Queued> {
         let Checked {
-            mut plausible,
+            plausible,
             undecided,
             refuted,
             ..
@@ -421,26 +424,13 @@ impl Search<'_> {
                 c.cost,
             )
         };
-        plausible.sort_by_key(|(c, _)| order(c));
-        // Combinations with a partial fix the runtime could not judge have evidence the
-        // other candidates it could not judge lack (their first edit turned failing
-        // assertions and broke nothing): the first of them are rebuilt right after the
-        // first [`super::Limits::free_rebuilds`] candidates, on rebuilds of their own (see
-        // `rebuild`), so that the single edits keep theirs; the rest come last.
-        let (mut combined, mut undecided): (Vec<Candidate>, Vec<Candidate>) =
-            (undecided.into_iter()).partition(|c| c.source == super::partial::NAME);
-        undecided.sort_by_key(order);
-        combined.sort_by_key(order);
-        let later = combined.split_off(combined.len().min(super::partial::REBUILDS));
-        let at = (self.limits.free_rebuilds.saturating_sub(plausible.len())).min(undecided.len());
-        let tail = undecided.split_off(at);
-        undecided.extend(combined.into_iter().chain(tail).chain(later));
-        plausible
-            .into_iter()
-            .map(|(c, passed)| (c, Some(passed)))
-            .chain(undecided.into_iter().map(|c| (c, None)))
-            .chain(refuted.into_iter().map(|c| (c, None)))
-            .collect()
+        arrange(
+            plausible,
+            undecided,
+            refuted,
+            order,
+            self.limits.free_rebuilds,
+        )
     }
 
     /// The candidate as a fix (its edits written into the files as read).
@@ -622,8 +612,41 @@ impl Search<'_> {
     }
 }
 
-/// What stopped the rebuilds: a validated fix past the free rebuilds, their time, or the
-/// budget.
+/// The rebuild queue of [`Search::queue`], each group ordered by `order`: the undecided
+/// candidates the evidence asked for by name, then the plausible ones, then the undecided
+/// rest, the first combinations with a partial fix the runtime could not judge right after
+/// the first `free_rebuilds`, and the refuted last.
+fn arrange<K: Ord>(
+    mut plausible: Vec<(Candidate, Vec<bool>)>,
+    undecided: Vec<Candidate>,
+    refuted: Vec<Candidate>,
+    order: impl Fn(&Candidate) -> K,
+    free_rebuilds: usize,
+) -> Vec<Queued> {
+    plausible.sort_by_key(|(c, _)| order(c));
+    // Combinations with a partial fix the runtime could not judge have evidence the
+    // other candidates it could not judge lack (their first edit turned failing
+    // assertions and broke nothing): the first of them are rebuilt right after the
+    // first [`super::Limits::free_rebuilds`] candidates, on rebuilds of their own (see
+    // `rebuild`), so that the single edits keep theirs; the rest come last.
+    let (mut combined, undecided): (Vec<Candidate>, Vec<Candidate>) =
+        (undecided.into_iter()).partition(|c| c.source == super::partial::NAME);
+    let (mut asked, mut undecided): (Vec<Candidate>, Vec<Candidate>) =
+        undecided.into_iter().partition(asked_for);
+    asked.sort_by_key(&order);
+    undecided.sort_by_key(&order);
+    combined.sort_by_key(&order);
+    let later = combined.split_off(combined.len().min(super::partial::REBUILDS));
+    let at = (free_rebuilds.saturating_sub(plausible.len() + asked.len())).min(undecided.len());
+    let tail = undecided.split_off(at);
+    undecided.extend(combined.into_iter().chain(tail).chain(later));
+    (asked.into_iter().map(|c| (c, None)))
+        .chain(plausible.into_iter().map(|(c, passed)| (c, Some(passed))))
+        .chain(undecided.into_iter().map(|c| (c, None)))
+        .chain(refuted.into_iter().map(|c| (c, None)))
+        .collect()
+}
+
 /// `file:line: edit`, as the console names a fix being rebuilt.
 fn at_and_edit(fix: &Fix) -> String {
     format!("{}:{}: {}", fix.file, fix.line, crate::edit::describe(fix))
@@ -661,5 +684,32 @@ mod tests {
         let token = candidate(super::super::syntactic::NAME, "relational-operator", false);
         assert!(adds_logic(&statement) && adds_logic(&clause) && adds_logic(&adaptor));
         assert!(!adds_logic(&guard) && !adds_logic(&token));
+    }
+    #[test]
+    fn a_name_the_evidence_asked_for_is_rebuilt_before_the_plausible_candidates() {
+        let plausible = candidate(super::super::syntactic::NAME, "relational-operator", false);
+        let renamed = candidate(super::super::renames::NAME, "complete-rename", true);
+        let other = candidate(super::super::statements::NAME, "insert-call", true);
+        let refuted = candidate(super::super::syntactic::NAME, "arithmetic-operator", false);
+        let queue = arrange(
+            vec![(plausible, vec![true])],
+            vec![other, renamed],
+            vec![refuted],
+            |c: &Candidate| c.cost,
+            8,
+        );
+        let order: Vec<_> = queue
+            .iter()
+            .map(|(c, p)| (c.template.as_str(), p.is_some()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("complete-rename", false),
+                ("relational-operator", true),
+                ("insert-call", false),
+                ("arithmetic-operator", false)
+            ]
+        );
     }
 }

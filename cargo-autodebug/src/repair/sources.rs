@@ -5,7 +5,7 @@ use super::statements;
 use super::syntactic;
 use super::synthesis;
 use super::{CandidateSource, Context, Limits, SYNTHESIS_TIME, Target, joint, switched};
-use super::{adaptors, branches, clauses, discarded, guards, overflow, peers, siblings};
+use super::{adaptors, branches, clauses, discarded, guards, overflow, peers, renames, siblings};
 
 /// What a source can be made from.
 pub struct Inputs<'a> {
@@ -46,6 +46,8 @@ pub const SOURCES: &[Make] = &[
     |_, _| Box::new(syntactic::Syntactic::default()),
     // The operation an overflow panic names, in its saturating, wrapping or checked form.
     |i, _| Box::new(overflow::Overflows::new(i.files, i.context.traces)),
+    // A name a copied statement kept where its neighbour's renames say it should change.
+    |i, _| Box::new(renames::Renames::new(i.files)),
     // A dropped value the compiler warned of, assigned back to its place.
     |i, _| Box::new(discarded::Discarded::over(i.warned)),
     // A statement around the site deleted, or a call on a local vector put next to it.
