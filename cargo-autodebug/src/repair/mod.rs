@@ -16,6 +16,7 @@ mod discarded;
 pub mod expression;
 mod guards;
 pub mod joint;
+mod order;
 pub mod overfit;
 mod overflow;
 mod partial;

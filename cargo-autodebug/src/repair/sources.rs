@@ -1,11 +1,12 @@
 //! Repair's candidate sources, registered in one place, in the order they are asked on each
 //! target. A new source is a file of this folder (a [`CandidateSource`]) and one line here.
 
+use super::siblings;
 use super::statements;
 use super::syntactic;
 use super::synthesis;
 use super::{CandidateSource, Context, Limits, SYNTHESIS_TIME, Target, joint, switched};
-use super::{adaptors, branches, clauses, discarded, guards, overflow, peers, renames, siblings};
+use super::{adaptors, branches, clauses, discarded, guards, order, overflow, peers, renames};
 
 /// What a source can be made from.
 pub struct Inputs<'a> {
@@ -54,6 +55,7 @@ pub const SOURCES: &[Make] = &[
     |i, _| Box::new(statements::StatementEdits::new(i.files)),
     // A statement a sibling branch has before the code both end with, put in.
     |i, _| Box::new(branches::SiblingStatements::new(i.files)),
+    |i, _| Box::new(order::StatementOrder::new(i.files)),
     // An early return for an argument of nothing, in the function a failing test panicked in.
     |i, _| Box::new(guards::Guards::new(i.files, i.context.traces)),
     // A call of the program's own function for a sibling of the same signature.
