@@ -229,8 +229,8 @@ mod tests {
     use super::*;
     use crate::repair::CandidateSource;
     use crate::repair::expression::Types;
-    use crate::repair::patch::{self, Edit};
     use crate::repair::scratch_target;
+    use crate::repair::with_statement_edit;
     use autodebug_runtime::protocol::SiteKind;
 
     const TEXT: &str = "fn status(b: u8, s: &mut State) -> Result<(), ()> {
@@ -262,18 +262,7 @@ mod tests {
         (SiblingStatements::new(&files)
             .next(&target, 100)
             .into_iter())
-        .map(|c| {
-            let edit = &c.edits[0];
-            patch::apply_edits(
-                TEXT,
-                &[Edit {
-                    bytes: edit.statement.clone().unwrap(),
-                    replacement: edit.rust.clone(),
-                    statement: true,
-                }],
-            )
-            .unwrap()
-        })
+        .map(|c| with_statement_edit(TEXT, &c.edits[0]))
         .collect()
     }
 
@@ -321,16 +310,7 @@ mod tests {
         let [candidate] = candidates.as_slice() else {
             panic!("{candidates:#?}");
         };
-        let edit = &candidate.edits[0];
-        let after = patch::apply_edits(
-            text,
-            &[Edit {
-                bytes: edit.statement.clone().unwrap(),
-                replacement: edit.rust.clone(),
-                statement: true,
-            }],
-        )
-        .unwrap();
+        let after = with_statement_edit(text, &candidate.edits[0]);
         assert!(
             after.contains("} else {\n        v.push(x);\n        out.push(v.len());\n    }"),
             "{after}"

@@ -1349,6 +1349,21 @@ fn types(traces: &[RecordedTrace], site: &SiteInfo) -> Types {
     out
 }
 
+/// `text` with a statement edit (one whose [`CandidateEdit::statement`] bytes it replaces)
+/// applied: what a statement source's tests compare.
+#[cfg(test)]
+pub(crate) fn with_statement_edit(text: &str, edit: &CandidateEdit) -> String {
+    patch::apply_edits(
+        text,
+        &[patch::Edit {
+            bytes: edit.statement.clone().expect("a statement edit"),
+            replacement: edit.rust.clone(),
+            statement: true,
+        }],
+    )
+    .unwrap()
+}
+
 /// `text` as the file `src/lib.rs` of a scratch crate, read as repair reads it, and the
 /// target at its bytes `start..start + code.len()`, a site of `kind` with `types`: what a
 /// candidate source's tests ask for candidates.

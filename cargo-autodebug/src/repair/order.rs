@@ -226,8 +226,7 @@ mod tests {
     use super::*;
     use crate::repair::CandidateSource;
     use crate::repair::expression::Types;
-    use crate::repair::patch::{self, Edit};
-    use crate::repair::scratch_target;
+    use crate::repair::{scratch_target, with_statement_edit};
     use autodebug_runtime::protocol::SiteKind;
 
     const TEXT: &str = "\
@@ -274,17 +273,8 @@ fn log(n: usize) {}
         (StatementOrder::new(&files).next(&target, 100).into_iter())
             .map(|c| {
                 assert_eq!((c.template.as_str(), c.source, c.cost), (SWAP, NAME, COST));
-                let edit = &c.edits[0];
-                assert!(edit.expr.is_none(), "a rebuild judges it");
-                patch::apply_edits(
-                    TEXT,
-                    &[Edit {
-                        bytes: edit.statement.clone().unwrap(),
-                        replacement: edit.rust.clone(),
-                        statement: true,
-                    }],
-                )
-                .unwrap()
+                assert!(c.edits[0].expr.is_none(), "a rebuild judges it");
+                with_statement_edit(TEXT, &c.edits[0])
             })
             .collect()
     }

@@ -447,7 +447,6 @@ mod tests {
     use super::*;
     use crate::repair::CandidateSource;
     use crate::repair::expression::Types;
-    use crate::repair::patch::{self, Edit};
     use crate::repair::scratch_target;
     use autodebug_runtime::protocol::SiteKind;
 
@@ -477,16 +476,7 @@ mod tests {
         candidates_at(TEXT, TEXT.rfind(code).unwrap(), code, kind)
             .into_iter()
             .map(|c| {
-                let edit = &c.edits[0];
-                let after = patch::apply_edits(
-                    TEXT,
-                    &[Edit {
-                        bytes: edit.statement.clone().unwrap(),
-                        replacement: edit.rust.clone(),
-                        statement: true,
-                    }],
-                )
-                .unwrap();
+                let after = crate::repair::with_statement_edit(TEXT, &c.edits[0]);
                 (c.template, after)
             })
             .collect()
