@@ -1,8 +1,9 @@
 //! Candidates that pass the tests without fixing anything: a step of one made another
 //! constant (the loop skips what fails), a tested value written into the code (the program
 //! special-cases the test's input, or returns the test's expected answer), an operation that
-//! does nothing (`i % 1`, a constant in disguise). No source offers them, whatever the tests
-//! say of them.
+//! does nothing (`i % 1`, a constant in disguise; a clause its chain already has, `a && a`;
+//! a value compared with itself, `n >= n`). No source offers them, whatever the tests say
+//! of them.
 
 use std::collections::BTreeSet;
 
@@ -43,7 +44,8 @@ pub fn overfits(kind: SiteKind, original: &str, replacement: &str, tested: &Test
 
 /// Whether `replacement` has more operations that do nothing than `original` has: `x % 1`
 /// (always 0), `x * 0`, `x * 1`, `x / 1`, `x + 0`, `x - 0` (and `x / 0`, `x % 0`, which
-/// panic). Nobody writes them: an edit
+/// panic), `x - x`, `n >= n`, a clause its chain has already (`a && b && a`). Nobody
+/// writes them: an edit
 /// that makes one (`i + 1` → `i % 1`) passes by the constant it stands for, and the fix a
 /// person would write is another.
 #[cfg(test)]
@@ -79,7 +81,19 @@ impl<'ast> Visit<'ast> for Degenerate {
             // A division by zero panics (or gives an infinity): it fixes nothing either.
             syn::BinOp::Div(_) => is(right, 1.0) || is(right, 0.0),
             syn::BinOp::Add(_) => is(left, 0.0) || is(right, 0.0) || cancels(b),
-            syn::BinOp::Sub(_) => is(right, 0.0) || cancels(b),
+            syn::BinOp::Sub(_) => is(right, 0.0) || cancels(b) || same_operands(b),
+            // A clause its chain already has (`a && b && a`): the chain without it.
+            syn::BinOp::And(_) | syn::BinOp::Or(_) => repeats_clause(b),
+            // A comparison of a value with itself is a constant (`n >= n`).
+            syn::BinOp::Eq(_)
+            | syn::BinOp::Ne(_)
+            | syn::BinOp::Lt(_)
+            | syn::BinOp::Le(_)
+            | syn::BinOp::Gt(_)
+            | syn::BinOp::Ge(_)
+            | syn::BinOp::BitAnd(_)
+            | syn::BinOp::BitOr(_)
+            | syn::BinOp::BitXor(_) => same_operands(b),
             _ => false,
         };
         self.0 += usize::from(idle);
@@ -182,6 +196,31 @@ fn number(expr: &syn::Expr) -> Option<f64> {
 /// An expression's tokens as text (two written alike compare equal).
 fn token_text(expr: &syn::Expr) -> String {
     quote::ToTokens::to_token_stream(expr).to_string()
+}
+
+/// Whether both operands of `b` are the same code (`x - x`, `n <= n`, `m & m`).
+fn same_operands(b: &syn::ExprBinary) -> bool {
+    token_text(&b.left) == token_text(&b.right)
+}
+
+/// Whether the right clause of the chain `b` (`&&` or `||`) is one of the clauses its left
+/// side already has, in a chain of the same operator (`a && b && a`).
+fn repeats_clause(b: &syn::ExprBinary) -> bool {
+    fn clauses<'e>(expr: &'e syn::Expr, op: &syn::BinOp, out: &mut Vec<&'e syn::Expr>) {
+        match expr {
+            syn::Expr::Binary(inner)
+                if std::mem::discriminant(&inner.op) == std::mem::discriminant(op) =>
+            {
+                clauses(&inner.left, op, out);
+                clauses(&inner.right, op, out);
+            }
+            other => out.push(other),
+        }
+    }
+    let mut left = Vec::new();
+    clauses(&b.left, &b.op, &mut left);
+    let right = token_text(&b.right);
+    left.iter().any(|clause| token_text(clause) == right)
 }
 
 /// Whether `b` undoes the step its left operand just took: `x + 1 - 1`, `x - 2 + 2`.
@@ -296,6 +335,18 @@ mod tests {
         assert!(degenerate("n - 2", "n - 2 + 2"));
         assert!(!degenerate("lo < hi - 1", "lo < hi + 1 - 2"));
         assert!(!degenerate("lo < hi - 1", "lo < hi - 1 - 1"));
+        // A clause its chain already has, a value compared with or taken from itself.
+        assert!(degenerate(
+            "n % 2 == 0 && n >= 8 && n <= 8",
+            "n % 2 == 0 && n >= 8 && n >= 8"
+        ));
+        assert!(degenerate("a || b", "a || a"));
+        assert!(degenerate("t1 <= t2", "t1 <= t1"));
+        assert!(degenerate("x - y", "x - x"));
+        assert!(!degenerate("a && b && c", "a && b || c"));
+        assert!(!degenerate("a && b", "a && !b"));
+        // Already there before: not made by the edit.
+        assert!(!degenerate("x != x || y > 0", "x != x || y >= 0"));
     }
 
     #[test]
