@@ -458,7 +458,7 @@ impl TestSearch<'_> {
             .count();
         if avoided > 0 {
             notes.push(format!(
-                "{NAME}: {avoided} switched run(s) of {} passed only by not reaching the panicking point; not counted, as in the paper",
+                "{NAME}: {avoided} switched run(s) of {} passed only by not reaching the panicking point, with no assertion of the test checking the output; not counted",
                 test.name
             ));
         }
@@ -778,13 +778,48 @@ fn switched_runs(
         .collect();
     // Coverage traces under a plan count each site's instances: enough to tell whether a
     // panicking point was passed, without the events.
-    match context.rerun.run_batch(test, &plans, "coverage") {
+    let mut verdicts: Vec<Verdict> = match context.rerun.run_batch(test, &plans, "coverage") {
         Ok(runs) => runs
             .iter()
             .map(|(result, switched)| judge(failure, &result.outcome, switched))
             .collect(),
         Err(_) => vec![Verdict::Nothing; chosen.len()],
+    };
+    // A run that passed by not reaching the panicking point proves nothing when the test
+    // checks nothing after it; when the test's assertions ran and held, the switched run
+    // gave the output the test wants, as the paper asks. Run again with the assertions
+    // counted (soft, see `Plan::soft_assertions`) to tell.
+    let avoided: Vec<usize> = (0..verdicts.len())
+        .filter(|&i| verdicts[i] == Verdict::Avoided)
+        .collect();
+    if avoided.is_empty() {
+        return verdicts;
     }
+    let counted: Vec<Plan> = (avoided.iter())
+        .map(|&i| Plan {
+            soft_assertions: true,
+            ..plans[i].clone()
+        })
+        .collect();
+    if let Ok(runs) = context.rerun.run_batch(test, &counted, "coverage") {
+        for (&i, (result, switched)) in avoided.iter().zip(&runs) {
+            if result.outcome == Outcome::Passed && asserted(switched) {
+                verdicts[i] = Verdict::Pass;
+            }
+        }
+    }
+    verdicts
+}
+
+/// Whether a run's trace holds assertions of the test, every one of them passed.
+fn asserted(trace: &RawTrace) -> bool {
+    let verdicts: Vec<bool> = (trace.events.iter())
+        .filter_map(|r| match r {
+            autodebug_runtime::protocol::Record::Assertion { passed } => Some(*passed),
+            _ => None,
+        })
+        .collect();
+    !verdicts.is_empty() && verdicts.iter().all(|&p| p)
 }
 
 /// The line ranges of the instrumented functions in `trace`, from their sites.
@@ -1063,6 +1098,13 @@ mod tests {
         };
         // The switched trace reaches the assignment twice: not past the third instance.
         assert_eq!(judge(&failure, &Outcome::Passed, &trace), Verdict::Avoided);
+        // Whether the test's assertions ran and held tells such a run apart.
+        assert!(!asserted(&trace));
+        let mut checked = crate::localize::slice::tests::trace();
+        (checked.events).push(Record::Assertion { passed: true });
+        assert!(asserted(&checked));
+        (checked.events).push(Record::Assertion { passed: false });
+        assert!(!asserted(&checked));
         let mut longer = trace;
         longer
             .events
