@@ -473,6 +473,7 @@ pub fn repair_with(
             usize::MAX
         },
     };
+    let chains = chains(&targets, files);
     let mut search = search::Search {
         context,
         limits,
@@ -486,6 +487,7 @@ pub fn repair_with(
         only_copies,
         copies,
         targets,
+        chains,
         files: files.clone(),
         tested: overfit::Tested::of(context.oracles),
     };
@@ -763,6 +765,27 @@ impl Files {
             None => patch::apply_edits(text, edits),
         }
     }
+}
+
+/// The `&&`/`||` chain around each target that is a clause of one (see
+/// [`overfit::chain_around`]).
+fn chains(
+    targets: &[Target],
+    files: &Files,
+) -> BTreeMap<SiteKey, (String, std::ops::Range<usize>)> {
+    let mut out = BTreeMap::new();
+    let mut parsed: BTreeMap<&str, Option<(&str, syn::File)>> = BTreeMap::new();
+    for target in targets {
+        let file = parsed
+            .entry(target.path.as_str())
+            .or_insert_with(|| files.parsed(&target.path));
+        if let Some((text, file)) = file
+            && let Some(chain) = overfit::chain_around(file, text, &target.located.bytes)
+        {
+            out.insert(target.site.key(), chain);
+        }
+    }
+    out
 }
 
 /// The patch of a candidate: its edits located in the files as read, applied per file.

@@ -6,6 +6,7 @@
 //! of them.
 
 use std::collections::BTreeSet;
+use std::ops::Range;
 
 use autodebug_runtime::protocol::{SiteKind, Value};
 use syn::visit::Visit;
@@ -40,6 +41,58 @@ pub fn overfits(kind: SiteKind, original: &str, replacement: &str, tested: &Test
     unit_step_changed(kind, original, replacement, &after)
         || idle_operations(&after) > before.as_ref().map_or(0, idle_operations)
         || before.is_some_and(|before| tested.hard_coded_in(&before, &after))
+}
+
+/// The outermost `&&`/`||` chain of `file` around the bytes `at` (and larger than them), as
+/// its text and the bytes of `at` within that text: the condition an edit of one clause
+/// lands in.
+pub fn chain_around(
+    file: &syn::File,
+    text: &str,
+    at: &Range<usize>,
+) -> Option<(String, Range<usize>)> {
+    struct Outermost<'a> {
+        at: &'a Range<usize>,
+        found: Option<Range<usize>>,
+    }
+    impl<'ast> Visit<'ast> for Outermost<'_> {
+        fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+            let bytes = syn::spanned::Spanned::span(b).byte_range();
+            let logical = matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_));
+            let around = bytes.start <= self.at.start && self.at.end <= bytes.end;
+            if logical && around && bytes != *self.at && self.found.is_none() {
+                self.found = Some(bytes);
+            }
+            syn::visit::visit_expr_binary(self, b);
+        }
+    }
+    let mut walk = Outermost { at, found: None };
+    walk.visit_file(file);
+    let chain = walk.found?;
+    let code = text.get(chain.clone())?.to_string();
+    Some((code, at.start - chain.start..at.end - chain.start))
+}
+
+/// Whether writing `replacement` at `site` (bytes of `chain`, the condition around an edited
+/// clause) makes an operation there that does nothing ([`overfits`]): `n <= 8` → `n >= 8`
+/// in `n >= 8 && n <= 8` repeats a clause. A replacement that is itself a chain goes in
+/// parenthesized, as it would have to be written.
+pub fn idle_in(chain: &str, site: Range<usize>, replacement: &str) -> bool {
+    let Ok(before) = syn::parse_str::<syn::Expr>(chain) else {
+        return false;
+    };
+    let Some((head, tail)) = chain.get(..site.start).zip(chain.get(site.end..)) else {
+        return false;
+    };
+    let nested = matches!(syn::parse_str::<syn::Expr>(replacement),
+        Ok(syn::Expr::Binary(b)) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)));
+    let written = if nested {
+        format!("({replacement})")
+    } else {
+        replacement.to_string()
+    };
+    syn::parse_str::<syn::Expr>(&format!("{head}{written}{tail}"))
+        .is_ok_and(|after| idle_operations(&after) > idle_operations(&before))
 }
 
 /// Whether `replacement` has more operations that do nothing than `original` has: `x % 1`
@@ -347,6 +400,21 @@ mod tests {
         assert!(!degenerate("a && b", "a && !b"));
         // Already there before: not made by the edit.
         assert!(!degenerate("x != x || y > 0", "x != x || y >= 0"));
+    }
+
+    #[test]
+    fn a_clause_edited_into_one_its_chain_has_does_nothing() {
+        let text = "fn f(n: i32) -> bool {\n    n % 2 == 0 && n >= 8 && n <= 8\n}\n";
+        let file = syn::parse_file(text).unwrap();
+        let at = text.find("n <= 8").unwrap();
+        let (chain, site) = chain_around(&file, text, &(at..at + "n <= 8".len())).unwrap();
+        assert_eq!(chain, "n % 2 == 0 && n >= 8 && n <= 8");
+        assert!(idle_in(&chain, site.clone(), "n >= 8"));
+        assert!(!idle_in(&chain, site.clone(), "n < 8"));
+        assert!(!idle_in(&chain, site.clone(), "n >= 8 || n < 0"));
+        // The whole chain is no clause of a chain.
+        let whole = text.find("n % 2").unwrap();
+        assert!(chain_around(&file, text, &(whole..whole + chain.len())).is_none());
     }
 
     #[test]

@@ -38,6 +38,9 @@ pub struct Search<'a> {
     /// The integers the failing tests use (no candidate writes them in, see
     /// [`super::overfit`]).
     pub tested: super::overfit::Tested,
+    /// The `&&`/`||` chain around each target that is a clause of one, and the target's
+    /// bytes in it (see [`super::overfit::idle_in`]).
+    pub chains: BTreeMap<SiteKey, (String, std::ops::Range<usize>)>,
 }
 
 /// What the reruns said of the candidates.
@@ -362,7 +365,8 @@ impl Search<'_> {
     }
 
     /// Whether `edit` passes without fixing: it makes a step of one another constant, an
-    /// operation that does nothing, or writes a tested value in (see [`super::overfit`]).
+    /// operation that does nothing (in the site's code or in the chain of clauses around
+    /// it), or writes a tested value in (see [`super::overfit`]).
     pub(super) fn overfits(&self, edit: &super::CandidateEdit) -> bool {
         edit.statement.is_none()
             && self.by_key.get(&edit.site).is_some_and(|&i| {
@@ -372,7 +376,9 @@ impl Search<'_> {
                     &target.located.original,
                     &edit.rust,
                     &self.tested,
-                )
+                ) || (self.chains.get(&edit.site)).is_some_and(|(chain, at)| {
+                    super::overfit::idle_in(chain, at.clone(), &edit.rust)
+                })
             })
     }
 
