@@ -35,17 +35,7 @@ pub fn operand_texts(code: &str) -> Option<[String; 2]> {
         expr = *p.expr;
     }
     match expr {
-        syn::Expr::Binary(b)
-            if matches!(
-                b.op,
-                syn::BinOp::Eq(_)
-                    | syn::BinOp::Ne(_)
-                    | syn::BinOp::Lt(_)
-                    | syn::BinOp::Le(_)
-                    | syn::BinOp::Gt(_)
-                    | syn::BinOp::Ge(_)
-            ) =>
-        {
+        syn::Expr::Binary(b) if super::syntactic::is_comparison_op(&b.op) => {
             Some([tokens(&b.left), tokens(&b.right)])
         }
         _ => None,

@@ -788,6 +788,36 @@ fn chains(
     out
 }
 
+/// Whether the bytes `inner` lie within `outer`.
+pub(crate) fn holds(outer: &std::ops::Range<usize>, inner: &std::ops::Range<usize>) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+/// The statements of the innermost block that has a statement holding the bytes `at`, and
+/// that statement's index: where a source reading a statement's neighbours starts.
+pub(crate) fn statement_around<'f>(
+    file: &'f syn::File,
+    at: &std::ops::Range<usize>,
+) -> Option<(&'f [syn::Stmt], usize)> {
+    struct Innermost<'f, 'a> {
+        at: &'a std::ops::Range<usize>,
+        found: Option<(&'f [syn::Stmt], usize)>,
+    }
+    impl<'f> syn::visit::Visit<'f> for Innermost<'f, '_> {
+        fn visit_block(&mut self, block: &'f syn::Block) {
+            let holding = (block.stmts.iter())
+                .position(|s| holds(&syn::spanned::Spanned::span(s).byte_range(), self.at));
+            if let Some(i) = holding {
+                self.found = Some((&block.stmts, i));
+            }
+            syn::visit::visit_block(self, block);
+        }
+    }
+    let mut walk = Innermost { at, found: None };
+    syn::visit::Visit::visit_file(&mut walk, file);
+    walk.found
+}
+
 /// The patch of a candidate: its edits located in the files as read, applied per file.
 fn make_fix(
     candidate: &Candidate,

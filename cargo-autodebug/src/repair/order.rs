@@ -131,40 +131,29 @@ fn swappable(first: &Statement, second: &Statement) -> bool {
 }
 
 /// The pairs of statements, by their bytes, that the statement holding `at` may swap with
-/// its neighbours (the innermost block's).
-struct Walk {
-    at: Range<usize>,
-    pairs: Vec<(Range<usize>, Range<usize>)>,
-}
-
-fn holds(outer: &Range<usize>, inner: &Range<usize>) -> bool {
-    outer.start <= inner.start && inner.end <= outer.end
-}
-
-impl<'ast> Visit<'ast> for Walk {
-    fn visit_block(&mut self, block: &'ast syn::Block) {
-        let n = block.stmts.len();
-        if let Some(i) = (block.stmts.iter()).position(|s| holds(&s.span().byte_range(), &self.at))
-        {
-            let own = statement(&block.stmts[i], i + 1 == n);
-            self.pairs.clear();
-            for j in [i.checked_sub(1), Some(i + 1)].into_iter().flatten() {
-                let Some(other) = block.stmts.get(j) else {
-                    continue;
-                };
-                let other = statement(other, j + 1 == n);
-                let (first, second) = if j < i {
-                    (&other, &own)
-                } else {
-                    (&own, &other)
-                };
-                if swappable(first, second) {
-                    self.pairs.push((first.bytes.clone(), second.bytes.clone()));
-                }
-            }
+/// its neighbours in the innermost block (see [`super::statement_around`]).
+fn pairs(file: &syn::File, at: &Range<usize>) -> Vec<(Range<usize>, Range<usize>)> {
+    let Some((stmts, i)) = super::statement_around(file, at) else {
+        return Vec::new();
+    };
+    let n = stmts.len();
+    let own = statement(&stmts[i], i + 1 == n);
+    let mut out = Vec::new();
+    for j in [i.checked_sub(1), Some(i + 1)].into_iter().flatten() {
+        let Some(other) = stmts.get(j) else {
+            continue;
+        };
+        let other = statement(other, j + 1 == n);
+        let (first, second) = if j < i {
+            (&other, &own)
+        } else {
+            (&own, &other)
+        };
+        if swappable(first, second) {
+            out.push((first.bytes.clone(), second.bytes.clone()));
         }
-        visit::visit_block(self, block);
     }
+    out
 }
 
 /// The source: per target its candidates in order.
@@ -191,12 +180,7 @@ impl<'a> StatementOrder<'a> {
         let Some((text, file)) = self.files.parsed(&target.path) else {
             return out;
         };
-        let mut walk = Walk {
-            at: target.located.bytes.clone(),
-            pairs: Vec::new(),
-        };
-        walk.visit_file(&file);
-        for (first, second) in walk.pairs {
+        for (first, second) in pairs(&file, &target.located.bytes) {
             let (Some(a), Some(gap), Some(b)) = (
                 text.get(first.clone()),
                 text.get(first.end..second.start),

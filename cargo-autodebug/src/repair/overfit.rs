@@ -137,16 +137,12 @@ impl<'ast> Visit<'ast> for Degenerate {
             syn::BinOp::Sub(_) => is(right, 0.0) || cancels(b) || same_operands(b),
             // A clause its chain already has (`a && b && a`): the chain without it.
             syn::BinOp::And(_) | syn::BinOp::Or(_) => repeats_clause(b),
-            // A comparison of a value with itself is a constant (`n >= n`).
-            syn::BinOp::Eq(_)
-            | syn::BinOp::Ne(_)
-            | syn::BinOp::Lt(_)
-            | syn::BinOp::Le(_)
-            | syn::BinOp::Gt(_)
-            | syn::BinOp::Ge(_)
-            | syn::BinOp::BitAnd(_)
-            | syn::BinOp::BitOr(_)
-            | syn::BinOp::BitXor(_) => same_operands(b),
+            // A comparison of a value with itself is a constant (`n >= n`), as is a bit
+            // operation's (`m & m` is `m`).
+            syn::BinOp::BitAnd(_) | syn::BinOp::BitOr(_) | syn::BinOp::BitXor(_) => {
+                same_operands(b)
+            }
+            ref op if super::syntactic::is_comparison_op(op) => same_operands(b),
             _ => false,
         };
         self.0 += usize::from(idle);

@@ -24,7 +24,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
-use super::{Candidate, CandidateEdit, Files, Target};
+use super::{Candidate, CandidateEdit, Files, Target, holds};
 
 /// The source's name in the report.
 pub const NAME: &str = "rename";
@@ -62,17 +62,10 @@ fn flatten(tokens: TokenStream, out: &mut Vec<Leaf>) {
     }
 }
 
-/// Finds the innermost statement holding the bytes `at`, its neighbours in its block, and
-/// the names of the innermost function around it.
+/// Finds the names of the innermost function around the bytes `at`.
 struct Enclosing {
     at: Range<usize>,
-    /// The statement, then its neighbours (before, after), as flat tokens.
-    found: Option<(Vec<Leaf>, Vec<Vec<Leaf>>)>,
     names: BTreeSet<String>,
-}
-
-fn holds(outer: Range<usize>, inner: &Range<usize>) -> bool {
-    outer.start <= inner.start && inner.end <= outer.end
 }
 
 fn leaves(stmt: &syn::Stmt) -> Option<Vec<Leaf>> {
@@ -86,7 +79,7 @@ fn leaves(stmt: &syn::Stmt) -> Option<Vec<Leaf>> {
 
 impl Enclosing {
     fn function(&mut self, tokens: TokenStream, body: &syn::Block) {
-        if holds(body.span().byte_range(), &self.at) {
+        if holds(&body.span().byte_range(), &self.at) {
             let mut flat = Vec::new();
             flatten(tokens, &mut flat);
             self.names = (flat.into_iter())
@@ -100,22 +93,6 @@ impl Enclosing {
 }
 
 impl<'ast> Visit<'ast> for Enclosing {
-    fn visit_block(&mut self, block: &'ast syn::Block) {
-        for (i, stmt) in block.stmts.iter().enumerate() {
-            if !holds(stmt.span().byte_range(), &self.at) {
-                continue;
-            }
-            if let Some(own) = leaves(stmt) {
-                let around = [i.checked_sub(1), Some(i + 1)];
-                let neighbours = (around.into_iter().flatten())
-                    .filter_map(|j| block.stmts.get(j).and_then(leaves))
-                    .collect();
-                self.found = Some((own, neighbours));
-            }
-        }
-        visit::visit_block(self, block);
-    }
-
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
         self.function(f.to_token_stream(), &f.block);
         visit::visit_item_fn(self, f);
@@ -230,23 +207,27 @@ impl<'a> Renames<'a> {
             return out;
         };
         let at = target.located.bytes.clone();
+        // The statement holding the site and its neighbours (before, after), as flat tokens.
+        let Some((stmts, i)) = super::statement_around(&file, &at) else {
+            return out;
+        };
+        let Some(own) = leaves(&stmts[i]) else {
+            return out;
+        };
+        let neighbours: Vec<Vec<Leaf>> = ([i.checked_sub(1), Some(i + 1)].into_iter().flatten())
+            .filter_map(|j| stmts.get(j).and_then(leaves))
+            .collect();
         let mut enclosing = Enclosing {
             at: at.clone(),
-            found: None,
             names: BTreeSet::new(),
         };
         enclosing.visit_file(&file);
-        let Some((own, neighbours)) = enclosing.found else {
-            return out;
-        };
         let original = &target.located.original;
         let mut seen = BTreeSet::new();
         for neighbour in &neighbours {
             for (new, occurrences) in missed(neighbour, &own).into_values() {
-                let inside: Vec<&Range<usize>> = occurrences
-                    .iter()
-                    .filter(|r| holds(at.clone(), r))
-                    .collect();
+                let inside: Vec<&Range<usize>> =
+                    occurrences.iter().filter(|r| holds(&at, r)).collect();
                 if inside.is_empty() || !enclosing.names.contains(&new) {
                     continue;
                 }

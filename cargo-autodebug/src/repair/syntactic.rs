@@ -843,7 +843,8 @@ fn mutation(rust: String, template: &'static str, cost: u32, types: &Types) -> M
     }
 }
 
-fn is_comparison_op(op: &syn::BinOp) -> bool {
+/// Whether `op` compares (`<`, `<=`, `>`, `>=`, `==`, `!=`).
+pub(super) fn is_comparison_op(op: &syn::BinOp) -> bool {
     matches!(
         op,
         syn::BinOp::Lt(_)
