@@ -60,16 +60,20 @@ const ACTIVE: u8 = 2;
 /// No trace and no plan, but a bound on the stack ([`crate::protocol::ENV_STACK_LIMIT`]):
 /// function entries check it, every other hook returns at once.
 const GUARDED: u8 = 3;
-/// Active, but a hook has nothing to do at a site it has seen before: the trace keeps no
-/// events (`coverage` mode, or past the event cap) and no plan counts instances or fuel.
-/// Such hooks return without taking the lock, so a coverage run (or the rest of a run past
-/// its cap) costs little more than an idle one.
+/// Active, but a hook has nothing to do at a site this run has reached before: the trace
+/// keeps no events (`coverage` mode, or past the event cap) and no plan counts instances or
+/// fuel. Such hooks return without taking the lock, so a coverage run (or the rest of a run
+/// past its cap) costs little more than an idle one. A batch run in this state counts one
+/// instance per site reached.
 const SITES: u8 = 4;
 
 /// `UNINIT` until the first hook call reads the environment, then `IDLE`, `ACTIVE`, `SITES`
 /// or `GUARDED` (`ACTIVE` may become `SITES` when the trace reaches its cap; the harness
 /// moves between `IDLE` and `ACTIVE` run by run).
 static STATE: AtomicU8 = AtomicU8::new(UNINIT);
+/// The number of the current run of this process (see [`Site::run`]): 1, or in a batch
+/// process the count of runs begun.
+static RUN: AtomicU32 = AtomicU32::new(1);
 static INIT: Once = Once::new();
 static RECORDER: OnceLock<Mutex<Recorder>> = OnceLock::new();
 /// Whether event records are being written (a trace in `events` mode, under the cap). The
@@ -176,7 +180,7 @@ pub(crate) fn idle() -> bool {
 pub(crate) fn nothing_to_do(site: &'static Site) -> bool {
     match STATE.load(Ordering::Relaxed) {
         IDLE | GUARDED => true,
-        SITES => site.id.load(Ordering::Relaxed) != 0,
+        SITES => reached_in_run(site),
         _ => false,
     }
 }
@@ -208,7 +212,13 @@ fn recording() -> bool {
 /// Whether a hook at `site` has nothing left to do (see [`SITES`]).
 #[inline]
 fn seen_and_done(site: &'static Site) -> bool {
-    STATE.load(Ordering::Relaxed) == SITES && site.id.load(Ordering::Relaxed) != 0
+    STATE.load(Ordering::Relaxed) == SITES && reached_in_run(site)
+}
+
+/// Whether the current run reached `site` before (marked by [`Recorder::site`]).
+#[inline]
+fn reached_in_run(site: &'static Site) -> bool {
+    site.run.load(Ordering::Relaxed) == RUN.load(Ordering::Relaxed)
 }
 
 /// Prints `message` and exits with [`CONFIG_EXIT_CODE`]: a run the tool cannot trust.
@@ -799,6 +809,8 @@ impl Recorder {
     /// The id of `site`, declaring it (a `Site` record, flushed: it is the coverage) and
     /// looking up its plan the first time it is reached.
     fn site(&mut self, site: &'static Site) -> u32 {
+        site.run
+            .store(RUN.load(Ordering::Relaxed), Ordering::Relaxed);
         // Ids are assigned under the lock only, so a relaxed load sees this thread's or an
         // earlier holder's store.
         let id = site.id.load(Ordering::Relaxed);
@@ -990,6 +1002,9 @@ pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<()
     rec.trace = trace;
     rec.failure = None;
     PLAN_IDLE.store(rec.plan_idle(), Ordering::Relaxed);
+    // Coverage (inline: no trace file) under a plan that asks nothing: each site's first
+    // instance is all the run needs.
+    let sites_only = rec.plan_idle() && rec.trace.as_ref().is_none_or(|t| t.coverage);
     drop(rec);
     // A run cut short (fuel, a failed replacement) may have kept an assertion's failure.
     SOFT_FAILURE
@@ -1001,7 +1016,10 @@ pub(crate) fn begin_run(plan: PlanIndex, trace: Option<TraceSetup>) -> Result<()
     FUEL_OUT.store(false, Ordering::Relaxed);
     PLAN_FAILED.store(false, Ordering::Relaxed);
     FINISHED.store(false, Ordering::Relaxed);
-    STATE.store(ACTIVE, Ordering::Release);
+    // A new run: no site is reached in it yet. A coverage run under a plan that asks
+    // nothing needs each site's first instance only.
+    RUN.fetch_add(1, Ordering::Relaxed);
+    STATE.store(if sites_only { SITES } else { ACTIVE }, Ordering::Release);
     Ok(())
 }
 
@@ -1198,7 +1216,9 @@ fn work(site: &'static Site) -> Work {
 #[cold]
 #[inline(never)]
 pub(crate) fn arguments(site: &'static Site, names: &[&str]) -> Option<(u32, u32)> {
-    if !active() {
+    // A plan that asks nothing of any site replaces no argument: every call of every
+    // instrumented function of a coverage run comes here, and need not take the lock.
+    if !active() || PLAN_IDLE.load(Ordering::Relaxed) {
         return None;
     }
     let mut rec = lock()?;

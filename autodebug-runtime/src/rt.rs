@@ -38,6 +38,10 @@ pub struct Site {
     pub function: &'static str,
     /// Id of the site in this process's trace; 0 until the recorder first reaches it.
     pub id: AtomicU32,
+    /// The last run of this process that reached the site (runs count from 1; a batch
+    /// process runs many): a coverage run's hooks have nothing to do at a site this run
+    /// reached already.
+    pub run: AtomicU32,
 }
 
 impl Site {
@@ -63,6 +67,7 @@ impl Site {
             code,
             function,
             id: AtomicU32::new(0),
+            run: AtomicU32::new(0),
         }
     }
 }

@@ -168,20 +168,80 @@ pub fn run_many(
         .collect())
 }
 
-/// How a batch process ended.
-#[derive(Debug, PartialEq)]
-enum Stop {
-    /// Every run finished.
-    Completed,
-    /// A run made no progress within the timeout; the process was killed.
-    TimedOut,
-    /// The process ended before finishing every run (a crash, an abort, a refusal); `true`
-    /// if it exited successfully all the same (the next run's test did not take the batch:
-    /// it is not wrapped).
-    Died(String, bool),
-    /// The process never took the batch (no results file): the test is not wrapped, or
-    /// refused the request before any run.
-    Unsupported,
+/// What a batch process did with one of its runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fate {
+    /// The run finished: its result line is there.
+    Done,
+    /// libtest ran its test without the test taking the batch (the build did not wrap it: a
+    /// test a macro writes, say): it gets a process of its own, now and from then on.
+    Unwrapped,
+    /// The run made no progress within the timeout: the process was killed in it.
+    Hung,
+    /// The process died in the run (a crash, an abort): it is redone in a process of its
+    /// own, which gives the outcome a separate process gives.
+    Died,
+    /// The process ended before the run began: it goes to the next batch.
+    NotReached,
+}
+
+/// How a batch process ended, and what its standard output said of the tests libtest ran
+/// (see [`Libtest`]).
+struct Ending<'a> {
+    /// `None`: killed for making no progress.
+    status: Option<std::process::ExitStatus>,
+    /// The tests libtest started, in order.
+    started: Vec<&'a str>,
+    /// libtest printed its summary: it ran every test it was given.
+    summary: bool,
+}
+
+/// The fate of each run of a batch process whose runs of `names` (one test name per run, in
+/// request order) wrote the result lines `done` (indices, increasing) and which ended so.
+/// Results come in the order libtest runs the tests, which is the request's: a run without
+/// a result before the last result is one whose test ran without taking the batch. After
+/// the last result, the test libtest was in when the process was killed or died is the run
+/// that hung or died, tests it finished before are unwrapped, and the rest was not reached;
+/// a libtest that printed its summary ran them all. Without libtest's lines (a harness
+/// binary), the first run after the last result is the one that hung or died.
+fn fates(names: &[&str], done: &[usize], ending: &Ending) -> Vec<Fate> {
+    let last = done.last().copied();
+    let finished = |j: usize| done.binary_search(&j).is_ok();
+    let trailing = |j: usize| last.is_none_or(|l| j > l);
+    let first_trailing = (0..names.len()).find(|&j| trailing(j));
+    let in_run = ending.started.last().copied();
+    let ended_in = match ending.status {
+        None => Fate::Hung,
+        Some(status) if status.success() => Fate::Unwrapped,
+        Some(_) => Fate::Died,
+    };
+    (0..names.len())
+        .map(|j| {
+            if finished(j) {
+                Fate::Done
+            } else if !trailing(j) || ending.summary {
+                Fate::Unwrapped
+            } else if ending.started.is_empty() {
+                if Some(j) == first_trailing {
+                    ended_in
+                } else {
+                    Fate::NotReached
+                }
+            } else if Some(names[j]) == in_run {
+                // Its first run not finished is the one the process ended in.
+                let first_of_test = (0..j).all(|k| names[k] != names[j] || !trailing(k));
+                if first_of_test {
+                    ended_in
+                } else {
+                    Fate::NotReached
+                }
+            } else if ending.started.contains(&names[j]) {
+                Fate::Unwrapped
+            } else {
+                Fate::NotReached
+            }
+        })
+        .collect()
 }
 
 /// Runs `jobs` (tests of one binary) in batches, one process at a time, recovering from
@@ -194,6 +254,12 @@ fn run_chunk(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<(RunRe
     let mut rest: Vec<usize> = (0..jobs.len()).collect();
     let mut barren = 0;
     let alone = |j: usize| recorder.run(jobs[j].test, Some(jobs[j].plan), mode);
+    let no_batch = |test: &TestId| {
+        (recorder.engine.state().no_batch)
+            .lock()
+            .unwrap()
+            .insert((test.binary.clone(), test.name.clone()));
+    };
     while !rest.is_empty() {
         let (batched, single): (Vec<usize>, Vec<usize>) = (rest.iter()).partition(|&&j| {
             barren < MAX_BARREN_BATCHES && supports_batch(&recorder.engine, jobs[j].test)
@@ -206,55 +272,41 @@ fn run_chunk(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<(RunRe
             break;
         }
         let batch: Vec<Job> = rest.iter().map(|&j| jobs[j]).collect();
-        let (done, stop, hung) = batch_once(recorder, &batch, mode)?;
-        barren = if done.is_empty() { barren + 1 } else { 0 };
-        let finished = done.len();
-        for (&j, result) in rest.iter().zip(done) {
-            out[j] = Some(result);
-        }
-        rest.drain(..finished);
-        let no_batch = |test: &TestId| {
-            (recorder.engine.state().no_batch)
-                .lock()
-                .unwrap()
-                .insert((test.binary.clone(), test.name.clone()));
+        let ran = batch_once(recorder, &batch, mode)?;
+        barren = if ran
+            .iter()
+            .any(|r| matches!(r, Ran::Done(..) | Ran::Hung(_)))
+        {
+            0
+        } else {
+            barren + 1
         };
-        match stop {
-            Stop::Completed => {}
-            Stop::TimedOut => {
-                // The run that hung: what a separate process would have given, without
-                // waiting for the timeout a second time.
-                let outcome = Outcome::Timeout {
-                    seconds: recorder.timeout.as_secs_f64(),
-                };
-                let result = RunResult {
-                    outcome,
-                    stdout: String::new(),
-                    stderr: String::new(),
-                    duration: recorder.timeout,
-                };
-                if !rest.is_empty() {
-                    out[rest.remove(0)] = Some((result, hung.unwrap_or_default()));
+        let mut next = Vec::new();
+        for (j, ran) in rest.iter().copied().zip(ran) {
+            match ran {
+                Ran::Done(result, trace) => out[j] = Some((result, trace)),
+                // What a separate process would have given, without waiting for the
+                // timeout a second time.
+                Ran::Hung(trace) => {
+                    let result = RunResult {
+                        outcome: Outcome::Timeout {
+                            seconds: recorder.timeout.as_secs_f64(),
+                        },
+                        stdout: String::new(),
+                        stderr: String::new(),
+                        duration: recorder.timeout,
+                    };
+                    out[j] = Some((result, trace));
                 }
-                barren = 0;
-            }
-            Stop::Unsupported => {
-                for &j in &rest {
+                Ran::Died => out[j] = Some(alone(j)?),
+                Ran::Unwrapped => {
                     no_batch(jobs[j].test);
+                    next.push(j);
                 }
-            }
-            Stop::Died(_, true) => {
-                if let Some(&j) = rest.first() {
-                    no_batch(jobs[j].test);
-                }
-            }
-            Stop::Died(_, false) => {
-                if !rest.is_empty() {
-                    let j = rest.remove(0);
-                    out[j] = Some(alone(j)?);
-                }
+                Ran::NotReached => next.push(j),
             }
         }
+        rest = next;
     }
     Ok(out
         .into_iter()
@@ -262,12 +314,18 @@ fn run_chunk(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<(RunRe
         .collect())
 }
 
-/// What one batch process gave: the results of the runs that finished (in order), how the
-/// process ended, and the partial trace of the run that hung, if one did.
-type BatchEnd = (Vec<(RunResult, RawTrace)>, Stop, Option<RawTrace>);
+/// What one batch process gave for one of its runs (see [`Fate`]): a hung run's partial
+/// trace is what it wrote before it was killed.
+enum Ran {
+    Done(RunResult, RawTrace),
+    Unwrapped,
+    Hung(RawTrace),
+    Died,
+    NotReached,
+}
 
 /// Runs one batch process over `jobs`, runs of tests of one binary, sorted by test name.
-fn batch_once(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<BatchEnd> {
+fn batch_once(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<Ran>> {
     let test = jobs[0].test;
     let n = recorder
         .runs
@@ -310,10 +368,11 @@ fn batch_once(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<BatchEnd>
     let log = std::fs::File::create(&log_path)
         .with_context(|| format!("could not create {}", log_path.display()))?;
     let mut command = crate::engine::tests_command(test, &names, &recorder.engine);
-    // What the runs print is nobody's evidence (results come in the results file), and a
-    // test printing megabytes would print them once per plan: only stderr, for the words
-    // of a process that dies, is kept.
-    command.stdout(Stdio::null()).stderr(log);
+    // What the runs print is nobody's evidence (results come in the results file): stdout
+    // is read for libtest's lines only (which tests it ran, and as a sign of progress while
+    // it runs tests that write no results), stderr kept for the words of a process that
+    // dies. Progress is a result written or a test started.
+    command.stdout(Stdio::piped()).stderr(log);
     for (key, value) in recorder.base_env {
         command.env(key, value);
     }
@@ -331,57 +390,73 @@ fn batch_once(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<BatchEnd>
     let (mut child, _group) = (recorder.engine.state().interrupts)
         .spawn(&mut command)
         .with_context(|| format!("could not run {}", test.binary.display()))?;
-    let status = watch(&mut child, &results_path, recorder.timeout)?;
-    let results = read_results(&results_path);
-    let finished = results.len().min(jobs.len());
-    let stop = match status {
-        _ if !results_path.exists() => Stop::Unsupported,
-        // Killed after its last run finished (something kept it from exiting): done.
-        None if finished == jobs.len() => Stop::Completed,
-        None => Stop::TimedOut,
-        // Every run finished: what libtest makes of the process (a `#[should_panic]` test
-        // whose batch returned counts as failed there) says nothing of the runs.
-        Some(_) if finished == jobs.len() => Stop::Completed,
-        Some(status) => Stop::Died(
-            format!(
-                "{status}: {}",
-                std::fs::read_to_string(&log_path)
-                    .unwrap_or_default()
-                    .lines()
-                    .last()
-                    .unwrap_or_default()
-            ),
-            status.success(),
-        ),
-    };
-    let mut done = Vec::with_capacity(finished);
-    let mut sites = BTreeMap::new();
-    for (i, result) in results.into_iter().take(finished).enumerate() {
-        let mut trace = match &result.coverage {
-            Some(coverage) => inline_trace(coverage, &mut sites),
-            None if inline => RawTrace::default(),
-            None => read_trace(&traces[i])?,
-        };
-        // A trace file has the verdicts of soft assertions as events already; a result line
-        // carries them beside its coverage.
-        if inline {
-            (trace.events)
-                .extend((result.assertions.iter()).map(|&passed| Record::Assertion { passed }));
-        }
-        done.push((run_result(&result, i), trace));
+    let libtest = std::sync::Arc::new(Libtest::default());
+    let (read_all, reader) = std::sync::mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        let libtest = libtest.clone();
+        std::thread::spawn(move || {
+            libtest.read(stdout);
+            read_all.send(()).ok();
+        });
     }
-    let hung = match stop {
-        Stop::TimedOut if inline => Some(RawTrace::default()),
-        Stop::TimedOut => Some(read_trace(&traces[finished])?),
-        _ => None,
+    let results_len = || std::fs::metadata(&results_path).map_or(0, |m| m.len());
+    let status = watch_progress(&mut child, recorder.timeout, || {
+        results_len() + libtest.starts.load(std::sync::atomic::Ordering::Relaxed)
+    })?;
+    // The rest of what it printed (a process it left behind may hold the pipe open: not
+    // waited for long).
+    reader.recv_timeout(Duration::from_secs(2)).ok();
+    let results = read_results(&results_path, jobs.len());
+    let run_names: Vec<&str> = jobs.iter().map(|job| job.test.name.as_str()).collect();
+    let done: Vec<usize> = results.iter().map(|r| r.index).collect();
+    let started = libtest.started.lock().unwrap().clone();
+    let ending = Ending {
+        status,
+        started: started.iter().map(String::as_str).collect(),
+        summary: libtest.summary.load(std::sync::atomic::Ordering::Relaxed),
     };
+    let fates = fates(&run_names, &done, &ending);
+    let mut results = results.into_iter().peekable();
+    let mut sites = BTreeMap::new();
+    let mut ran = Vec::with_capacity(jobs.len());
+    for (i, fate) in fates.into_iter().enumerate() {
+        ran.push(match fate {
+            Fate::Done => {
+                let result = results.next().expect("a result for every finished run");
+                let mut trace = match &result.coverage {
+                    // Under a plan that asks nothing, a run counts one instance per site
+                    // reached (as a process of its own counts none): only the sites tell.
+                    Some(coverage) if asks_nothing(jobs[i].plan) => RawTrace {
+                        hits: BTreeMap::new(),
+                        ..inline_trace(coverage, &mut sites)
+                    },
+                    Some(coverage) => inline_trace(coverage, &mut sites),
+                    None if inline => RawTrace::default(),
+                    None => read_trace(&traces[i])?,
+                };
+                // A trace file has the verdicts of soft assertions as events already; a
+                // result line carries them beside its coverage.
+                if inline {
+                    (trace.events).extend(
+                        (result.assertions.iter()).map(|&passed| Record::Assertion { passed }),
+                    );
+                }
+                Ran::Done(run_result(&result, i), trace)
+            }
+            Fate::Hung if inline => Ran::Hung(RawTrace::default()),
+            Fate::Hung => Ran::Hung(read_trace(&traces[i])?),
+            Fate::Unwrapped => Ran::Unwrapped,
+            Fate::Died => Ran::Died,
+            Fate::NotReached => Ran::NotReached,
+        });
+    }
     for path in traces
         .iter()
         .chain([&request_path, &results_path, &log_path])
     {
         std::fs::remove_file(path).ok();
     }
-    Ok((done, stop, hung))
+    Ok(ran)
 }
 
 /// Waits for the batch process, killing it when no run has finished for `timeout` (a run
@@ -391,7 +466,18 @@ pub(super) fn watch(
     results: &Path,
     timeout: Duration,
 ) -> Result<Option<std::process::ExitStatus>> {
-    let mut last_len = 0;
+    watch_progress(child, timeout, || {
+        std::fs::metadata(results).map_or(0, |m| m.len())
+    })
+}
+
+/// [`watch`] with progress told by `progress` changing.
+fn watch_progress(
+    child: &mut Child,
+    timeout: Duration,
+    progress: impl Fn() -> u64,
+) -> Result<Option<std::process::ExitStatus>> {
+    let mut last = 0;
     let mut last_progress = Instant::now();
     // Short pauses: a batch of small runs lasts milliseconds, and a late look at a finished
     // batch is time every rerun of it pays.
@@ -400,9 +486,9 @@ pub(super) fn watch(
         if let Some(status) = child.try_wait()? {
             return Ok(Some(status));
         }
-        let len = std::fs::metadata(results).map_or(0, |m| m.len());
-        if len != last_len {
-            last_len = len;
+        let now = progress();
+        if now != last {
+            last = now;
             last_progress = Instant::now();
         } else if last_progress.elapsed() >= timeout {
             crate::engine::kill_group(child);
@@ -414,21 +500,96 @@ pub(super) fn watch(
     }
 }
 
-/// The whole lines of a results file, in run order (a torn last line is left out).
-fn read_results(path: &Path) -> Vec<BatchResult> {
+/// What a batch process's standard output says, read as it comes (the runs' own output is
+/// nobody's evidence and may be large: only libtest's lines are kept). A test starting is a
+/// sign of progress (the one before it finished); a line a test prints is not (a test that
+/// loops printing is a hang all the same).
+#[derive(Default)]
+struct Libtest {
+    /// How many tests started so far.
+    starts: std::sync::atomic::AtomicU64,
+    /// The tests libtest started (`test NAME ... `, printed as each starts when one
+    /// thread runs them), in order.
+    started: std::sync::Mutex<Vec<String>>,
+    /// libtest printed its summary (`test result: `): it ran every test it was given.
+    summary: std::sync::atomic::AtomicBool,
+}
+
+impl Libtest {
+    /// Reads `stdout` to its end (on a thread of its own).
+    fn read(&self, stdout: impl std::io::Read) {
+        use std::io::BufRead;
+        let mut reader = std::io::BufReader::new(stdout);
+        // The start of each line is enough to tell libtest's lines.
+        let mut head: Vec<u8> = Vec::new();
+        let mut in_line = false;
+        while let Ok(chunk) = reader.fill_buf() {
+            if chunk.is_empty() {
+                break;
+            }
+            let (part, ends) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (&chunk[..i], true),
+                None => (chunk, false),
+            };
+            if head.len() < 512 {
+                head.extend_from_slice(&part[..part.len().min(512 - head.len())]);
+            }
+            in_line = true;
+            let used = part.len() + usize::from(ends);
+            reader.consume(used);
+            if ends {
+                self.line(&head);
+                head.clear();
+                in_line = false;
+            }
+        }
+        if in_line {
+            self.line(&head);
+        }
+    }
+
+    fn line(&self, line: &[u8]) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let line = String::from_utf8_lossy(line);
+        if let Some(rest) = line.strip_prefix("test ")
+            && let Some((name, _)) = rest.split_once(" ... ")
+        {
+            self.started.lock().unwrap().push(name.to_string());
+            self.starts.fetch_add(1, Relaxed);
+        }
+        if line.starts_with("test result: ") {
+            self.summary.store(true, Relaxed);
+        }
+    }
+}
+
+/// The whole lines of a results file of `runs` runs, in run order (a torn last line is left
+/// out). Runs whose tests did not take the batch leave gaps; anything out of order is not a
+/// harness we understand, and ends what is read.
+fn read_results(path: &Path, runs: usize) -> Vec<BatchResult> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let mut results: Vec<BatchResult> = text
-        .lines()
-        .map_while(|l| serde_json::from_str(l).ok())
-        .collect();
-    // Results are written in run order; anything else is not a harness we understand.
-    let in_order = results
-        .iter()
-        .enumerate()
-        .take_while(|(i, r)| r.index == *i);
-    let keep = in_order.count();
-    results.truncate(keep);
+    let mut results: Vec<BatchResult> = Vec::new();
+    for line in text.lines() {
+        let Ok(result) = serde_json::from_str::<BatchResult>(line) else {
+            break;
+        };
+        let after_last = results.last().is_none_or(|r| result.index > r.index);
+        if !after_last || result.index >= runs {
+            break;
+        }
+        results.push(result);
+    }
     results
+}
+
+/// Whether `plan` asks nothing of the hooks (no flip, override, replacement or argument,
+/// no fuel): its runs count no instances.
+fn asks_nothing(plan: &Plan) -> bool {
+    plan.flips.is_empty()
+        && plan.overrides.is_empty()
+        && plan.replacements.is_empty()
+        && plan.arguments.is_empty()
+        && plan.fuel.is_none()
 }
 
 /// The coverage trace of a batch run whose coverage came inline. `sites` holds the
@@ -562,17 +723,103 @@ mod tests {
             &line(&result(2, BatchOutcome::Passed, None))[..10]
         );
         std::fs::write(&path, text).unwrap();
-        let read = read_results(&path);
+        let read = read_results(&path, 3);
         assert_eq!(read.len(), 2);
         assert_eq!(read[1].outcome, BatchOutcome::Failed);
-        let text = format!(
-            "{}\n{}\n",
-            line(&result(0, BatchOutcome::Passed, None)),
-            line(&result(5, BatchOutcome::Passed, None))
+        // Gaps are runs whose tests did not take the batch; going back, or past the last
+        // run, is not a harness we understand.
+        let lines = |indices: &[usize]| {
+            let text: Vec<String> = (indices.iter())
+                .map(|&i| line(&result(i, BatchOutcome::Passed, None)))
+                .collect();
+            std::fs::write(&path, text.join("\n") + "\n").unwrap();
+            (read_results(&path, 6).iter().map(|r| r.index)).collect::<Vec<_>>()
+        };
+        assert_eq!(lines(&[0, 5]), [0, 5]);
+        assert_eq!(lines(&[2, 4, 3]), [2, 4]);
+        assert_eq!(lines(&[1, 6]), [1]);
+        assert!(read_results(&dir.path().join("missing"), 3).is_empty());
+    }
+
+    /// The fates of six runs (tests `a` to `f`, `c` twice) after a process ending so.
+    fn fates_of(done: &[usize], status: Option<i32>, stdout: &str) -> Vec<Fate> {
+        use std::os::unix::process::ExitStatusExt;
+        let names = ["a", "b", "c", "c", "d", "e"];
+        let status = status.map(|code| std::process::ExitStatus::from_raw(code << 8));
+        let libtest = Libtest::default();
+        libtest.read(stdout.as_bytes());
+        let started = libtest.started.lock().unwrap().clone();
+        let ending = Ending {
+            status,
+            started: started.iter().map(String::as_str).collect(),
+            summary: libtest.summary.load(std::sync::atomic::Ordering::Relaxed),
+        };
+        fates(&names, done, &ending)
+    }
+
+    #[test]
+    fn runs_without_results_are_told_apart_by_what_libtest_printed() {
+        use Fate::*;
+        let started = |names: &[&str]| -> String {
+            (names.iter())
+                .map(|n| format!("test {n} ... ok\n"))
+                .collect()
+        };
+        // Every run finished.
+        assert_eq!(fates_of(&[0, 1, 2, 3, 4, 5], Some(0), ""), [Done; 6]);
+        // What the tests print around libtest's lines (long lines, no last newline) does
+        // not hide them.
+        let long = "x".repeat(100_000);
+        let out = format!("test a ... {long}\n{long}\nok\ntest b ... ok\ntest c ... {long}");
+        assert_eq!(
+            fates_of(&[0], None, &out),
+            [Done, Unwrapped, Hung, NotReached, NotReached, NotReached]
         );
-        std::fs::write(&path, text).unwrap();
-        assert_eq!(read_results(&path).len(), 1);
-        assert!(read_results(&dir.path().join("missing")).is_empty());
+        // `b` and `d` ran without taking the batch (libtest printed its summary).
+        let out = started(&["a", "b", "c", "d", "e"]) + "\ntest result: ok. 5 passed\n";
+        assert_eq!(
+            fates_of(&[0, 2, 3, 5], Some(0), &out),
+            [Done, Unwrapped, Done, Done, Unwrapped, Done]
+        );
+        // Killed in `d`, after `c` finished: `d` hung, `e` was not reached.
+        let out = started(&["a", "b", "c"]) + "test d ... ";
+        assert_eq!(
+            fates_of(&[0, 2, 3], None, &out),
+            [Done, Unwrapped, Done, Done, Hung, NotReached]
+        );
+        // Killed in `c`'s first run, after the unwrapped `a` and `b` ran: its second run
+        // goes to the next batch.
+        let out = started(&["a", "b"]) + "test c ... ";
+        assert_eq!(
+            fates_of(&[], None, &out),
+            [
+                Unwrapped, Unwrapped, Hung, NotReached, NotReached, NotReached
+            ]
+        );
+        // Died (an abort) in `d`: it is redone alone.
+        let out = started(&["a", "b", "c"]) + "test d ... ";
+        assert_eq!(
+            fates_of(&[0, 2, 3], Some(134), &out),
+            [Done, Unwrapped, Done, Done, Died, NotReached]
+        );
+        // A process that exited successfully before its summary: the run it was in did not
+        // take the batch.
+        assert_eq!(
+            fates_of(&[0], Some(0), &started(&["a", "b"])),
+            [
+                Done, Unwrapped, NotReached, NotReached, NotReached, NotReached
+            ]
+        );
+        // No libtest lines (a harness binary): the first run after the last result is the
+        // one the process hung or died in.
+        assert_eq!(
+            fates_of(&[0, 1], None, ""),
+            [Done, Done, Hung, NotReached, NotReached, NotReached]
+        );
+        assert_eq!(
+            fates_of(&[0, 1], Some(1), ""),
+            [Done, Done, Died, NotReached, NotReached, NotReached]
+        );
     }
 
     /// The fixture crate `tests/fixtures/harness`, copied (its runtime dependency pointed
@@ -902,6 +1149,61 @@ mod tests {
         assert!(failing.first.stderr.contains("left: 1"), "{failing:?}");
         let outcomes: Vec<_> = baseline.iter().map(|r| r.first.outcome.label()).collect();
         assert_eq!(outcomes, ["failed", "passed", "passed", "failed"]);
+    }
+
+    #[test]
+    fn tests_a_macro_wrote_run_alone_and_the_batch_goes_on_past_them() {
+        let scratch = tempfile::tempdir().unwrap();
+        // The three unwrapped tests take longer together than the timeout, each less.
+        let mut rec = recorder(scratch.path(), Duration::from_secs(2), 1);
+        rec.engine = Engine::new(std::env::temp_dir(), true, Default::default());
+        let unit = |name: &str| {
+            let mut test = test_id(&fixture().unit, name);
+            test.target = "fixture_harness".into();
+            test
+        };
+        let tests = [
+            "tests::first_wrapped",
+            "tests::macro_made_1",
+            "tests::macro_made_2",
+            "tests::macro_made_3",
+            "tests::wrapped_last",
+        ]
+        .map(unit);
+        let plan = no_plan();
+        let jobs: Vec<Job> = (tests.iter())
+            .map(|test| Job {
+                test,
+                plan: &plan,
+                group: None,
+            })
+            .collect();
+        let results = rec.run_many(&jobs, "coverage").unwrap();
+        let outcomes: Vec<&str> = results.iter().map(|(r, _)| r.outcome.label()).collect();
+        assert_eq!(outcomes, ["passed"; 5]);
+        // Each has the coverage a process of its own gives: the unwrapped ones ran alone.
+        for (test, (_, trace)) in tests.iter().zip(&results) {
+            let (_, alone) = rec.run(test, None, "coverage").unwrap();
+            let keys = |t: &RawTrace| reached(t).into_keys().collect::<Vec<_>>();
+            assert_eq!(keys(trace), keys(&alone), "{}", test.name);
+            assert!(!trace.sites.is_empty(), "{}", test.name);
+        }
+        // And from then on they are not sent batches; the wrapped ones still are.
+        let batched: Vec<bool> = (tests.iter())
+            .map(|test| supports_batch(&rec.engine, test))
+            .collect();
+        assert_eq!(batched, [true, false, false, false, true]);
+        // A test that prints as it hangs makes no progress: it times out.
+        let mut rec = recorder(scratch.path(), Duration::from_secs(1), 1);
+        rec.engine = Engine::new(std::env::temp_dir(), true, Default::default());
+        let hangs = unit("tests::prints_as_it_hangs");
+        let job = Job {
+            test: &hangs,
+            plan: &plan,
+            group: None,
+        };
+        let results = rec.run_many(&[job], "coverage").unwrap();
+        assert_eq!(results[0].0.outcome.label(), "timeout");
     }
 
     #[test]
