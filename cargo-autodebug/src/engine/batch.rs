@@ -194,6 +194,8 @@ struct Ending<'a> {
     started: Vec<&'a str>,
     /// libtest printed its summary: it ran every test it was given.
     summary: bool,
+    /// The process created the results file: a run of it took the batch.
+    took: bool,
 }
 
 /// The fate of each run of a batch process whose runs of `names` (one test name per run, in
@@ -203,8 +205,13 @@ struct Ending<'a> {
 /// the last result, the test libtest was in when the process was killed or died is the run
 /// that hung or died, tests it finished before are unwrapped, and the rest was not reached;
 /// a libtest that printed its summary ran them all. Without libtest's lines (a harness
-/// binary), the first run after the last result is the one that hung or died.
+/// binary), the first run after the last result is the one that hung or died, unless the
+/// process ended without taking the batch at all (it refused it, or its tests are not
+/// wrapped).
 fn fates(names: &[&str], done: &[usize], ending: &Ending) -> Vec<Fate> {
+    if !ending.took && ending.started.is_empty() && ending.status.is_some() {
+        return vec![Fate::Unwrapped; names.len()];
+    }
     let last = done.last().copied();
     let finished = |j: usize| done.binary_search(&j).is_ok();
     let trailing = |j: usize| last.is_none_or(|l| j > l);
@@ -414,6 +421,7 @@ fn batch_once(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<Ran>>
         status,
         started: started.iter().map(String::as_str).collect(),
         summary: libtest.summary.load(std::sync::atomic::Ordering::Relaxed),
+        took: results_path.exists(),
     };
     let fates = fates(&run_names, &done, &ending);
     let mut results = results.into_iter().peekable();
@@ -741,7 +749,8 @@ mod tests {
         assert!(read_results(&dir.path().join("missing"), 3).is_empty());
     }
 
-    /// The fates of six runs (tests `a` to `f`, `c` twice) after a process ending so.
+    /// The fates of six runs (tests `a` to `e`, `c` twice) after a process ending so (one
+    /// that took the batch when any run is done).
     fn fates_of(done: &[usize], status: Option<i32>, stdout: &str) -> Vec<Fate> {
         use std::os::unix::process::ExitStatusExt;
         let names = ["a", "b", "c", "c", "d", "e"];
@@ -753,6 +762,7 @@ mod tests {
             status,
             started: started.iter().map(String::as_str).collect(),
             summary: libtest.summary.load(std::sync::atomic::Ordering::Relaxed),
+            took: !done.is_empty(),
         };
         fates(&names, done, &ending)
     }
@@ -819,6 +829,18 @@ mod tests {
         assert_eq!(
             fates_of(&[0, 1], Some(1), ""),
             [Done, Done, Died, NotReached, NotReached, NotReached]
+        );
+        // A process that ended without taking the batch (a refused request) and printed
+        // nothing: no run of it took the batch. Killed so, it hung in its first run.
+        assert_eq!(
+            fates_of(&[], Some(protocol::CONFIG_EXIT_CODE), ""),
+            [Unwrapped; 6]
+        );
+        assert_eq!(
+            fates_of(&[], None, ""),
+            [
+                Hung, NotReached, NotReached, NotReached, NotReached, NotReached
+            ]
         );
     }
 
