@@ -562,6 +562,8 @@ impl Libtest {
         if let Some(rest) = line.strip_prefix("test ")
             && let Some((name, _)) = rest.split_once(" ... ")
         {
+            // libtest names a `#[should_panic]` test so.
+            let name = name.strip_suffix(" - should panic").unwrap_or(name);
             self.started.lock().unwrap().push(name.to_string());
             self.starts.fetch_add(1, Relaxed);
         }
@@ -780,7 +782,9 @@ mod tests {
         // What the tests print around libtest's lines (long lines, no last newline) does
         // not hide them.
         let long = "x".repeat(100_000);
-        let out = format!("test a ... {long}\n{long}\nok\ntest b ... ok\ntest c ... {long}");
+        let out = format!(
+            "test a ... {long}\n{long}\nok\ntest b - should panic ... ok\ntest c ... {long}"
+        );
         assert_eq!(
             fates_of(&[0], None, &out),
             [Done, Unwrapped, Hung, NotReached, NotReached, NotReached]
