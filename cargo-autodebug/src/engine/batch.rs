@@ -187,11 +187,11 @@ enum Fate {
 
 /// How a batch process ended, and what its standard output said of the tests libtest ran
 /// (see [`Libtest`]).
-struct Ending<'a> {
+struct Ending {
     /// `None`: killed for making no progress.
     status: Option<std::process::ExitStatus>,
     /// The tests libtest started, in order.
-    started: Vec<&'a str>,
+    started: Vec<String>,
     /// libtest printed its summary: it ran every test it was given.
     summary: bool,
     /// The process created the results file: a run of it took the batch.
@@ -216,7 +216,7 @@ fn fates(names: &[&str], done: &[usize], ending: &Ending) -> Vec<Fate> {
     let finished = |j: usize| done.binary_search(&j).is_ok();
     let trailing = |j: usize| last.is_none_or(|l| j > l);
     let first_trailing = (0..names.len()).find(|&j| trailing(j));
-    let in_run = ending.started.last().copied();
+    let in_run = ending.started.last().map(String::as_str);
     let ended_in = match ending.status {
         None => Fate::Hung,
         Some(status) if status.success() => Fate::Unwrapped,
@@ -242,7 +242,7 @@ fn fates(names: &[&str], done: &[usize], ending: &Ending) -> Vec<Fate> {
                 } else {
                     Fate::NotReached
                 }
-            } else if ending.started.contains(&names[j]) {
+            } else if ending.started.iter().any(|name| name == names[j]) {
                 Fate::Unwrapped
             } else {
                 Fate::NotReached
@@ -394,37 +394,12 @@ fn batch_once(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<Ran>>
         command.env_remove(var);
     }
     command.env(protocol::ENV_BATCH, &request_path);
-    let (mut child, _group) = (recorder.engine.state().interrupts)
-        .spawn(&mut command)
-        .with_context(|| format!("could not run {}", test.binary.display()))?;
-    let libtest = std::sync::Arc::new(Libtest::default());
-    let (read_all, reader) = std::sync::mpsc::channel();
-    if let Some(stdout) = child.stdout.take() {
-        let libtest = libtest.clone();
-        std::thread::spawn(move || {
-            libtest.read(stdout);
-            read_all.send(()).ok();
-        });
-    }
-    let results_len = || std::fs::metadata(&results_path).map_or(0, |m| m.len());
-    let status = watch_progress(&mut child, recorder.timeout, || {
-        results_len() + libtest.starts.load(std::sync::atomic::Ordering::Relaxed)
-    })?;
-    // The rest of what it printed (a process it left behind may hold the pipe open: not
-    // waited for long).
-    reader.recv_timeout(Duration::from_secs(2)).ok();
+    let ending = run_watched(recorder, test, &mut command, &results_path)?;
     let results = read_results(&results_path, jobs.len());
     let run_names: Vec<&str> = jobs.iter().map(|job| job.test.name.as_str()).collect();
     let done: Vec<usize> = results.iter().map(|r| r.index).collect();
-    let started = libtest.started.lock().unwrap().clone();
-    let ending = Ending {
-        status,
-        started: started.iter().map(String::as_str).collect(),
-        summary: libtest.summary.load(std::sync::atomic::Ordering::Relaxed),
-        took: results_path.exists(),
-    };
     let fates = fates(&run_names, &done, &ending);
-    let mut results = results.into_iter().peekable();
+    let mut results = results.into_iter();
     let mut sites = BTreeMap::new();
     let mut ran = Vec::with_capacity(jobs.len());
     for (i, fate) in fates.into_iter().enumerate() {
@@ -465,6 +440,37 @@ fn batch_once(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<Ran>>
         std::fs::remove_file(path).ok();
     }
     Ok(ran)
+}
+
+/// Runs the batch process of `command` (for `test`), its stdout read as it comes (see
+/// [`Libtest`]), killed when neither a result line in `results` nor a test starting came
+/// for the recorder's timeout: how it ended.
+fn run_watched(
+    recorder: &Recorder,
+    test: &TestId,
+    command: &mut Command,
+    results: &Path,
+) -> Result<Ending> {
+    let (mut child, _group) = (recorder.engine.state().interrupts)
+        .spawn(command)
+        .with_context(|| format!("could not run {}", test.binary.display()))?;
+    let libtest = std::sync::Arc::new(Libtest::default());
+    let (read_all, reader) = std::sync::mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        let libtest = libtest.clone();
+        std::thread::spawn(move || {
+            libtest.read(stdout);
+            read_all.send(()).ok();
+        });
+    }
+    let results_len = || std::fs::metadata(results).map_or(0, |m| m.len());
+    let status = watch_progress(&mut child, recorder.timeout, || {
+        results_len() + libtest.starts.load(std::sync::atomic::Ordering::Relaxed)
+    })?;
+    // The rest of what it printed (a process it left behind may hold the pipe open: not
+    // waited for long).
+    reader.recv_timeout(Duration::from_secs(2)).ok();
+    Ok(libtest.ending(status, results.exists()))
 }
 
 /// Waits for the batch process, killing it when no run has finished for `timeout` (a run
@@ -553,6 +559,17 @@ impl Libtest {
         }
         if in_line {
             self.line(&head);
+        }
+    }
+
+    /// How the process ended, with what was read of its stdout; `took`: it created the
+    /// results file.
+    fn ending(&self, status: Option<std::process::ExitStatus>, took: bool) -> Ending {
+        Ending {
+            status,
+            started: self.started.lock().unwrap().clone(),
+            summary: self.summary.load(std::sync::atomic::Ordering::Relaxed),
+            took,
         }
     }
 
@@ -759,14 +776,7 @@ mod tests {
         let status = status.map(|code| std::process::ExitStatus::from_raw(code << 8));
         let libtest = Libtest::default();
         libtest.read(stdout.as_bytes());
-        let started = libtest.started.lock().unwrap().clone();
-        let ending = Ending {
-            status,
-            started: started.iter().map(String::as_str).collect(),
-            summary: libtest.summary.load(std::sync::atomic::Ordering::Relaxed),
-            took: !done.is_empty(),
-        };
-        fates(&names, done, &ending)
+        fates(&names, done, &libtest.ending(status, !done.is_empty()))
     }
 
     #[test]
