@@ -14,11 +14,13 @@ pub mod catalogue;
 pub mod contract;
 pub mod lenient;
 mod lines;
+mod macros;
 mod rules;
 pub mod sites;
 
 pub use lenient::{ByItem, LeftOutItem, parse_file, parse_file_by_item, parse_repaired};
 pub use lines::LineIndex;
+pub use macros::{macro_rules_items, parse_file_with_macro_items};
 pub use rules::*;
 
 /// A 1-based line and 1-based character column from `proc-macro2`'s 1-based line and

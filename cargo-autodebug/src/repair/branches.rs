@@ -138,7 +138,7 @@ impl<'a> SiblingStatements<'a> {
         };
         let groups = self.groups.entry(target.path.clone()).or_insert_with(|| {
             let mut walk = Walk::default();
-            if let Ok(file) = autodebug_syntax::parse_file(text) {
+            if let Ok(file) = autodebug_syntax::parse_file_with_macro_items(text) {
                 walk.visit_file(&file);
             }
             walk.groups

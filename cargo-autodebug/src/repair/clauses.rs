@@ -237,7 +237,7 @@ impl<'a> Clauses<'a> {
                 text: text.to_string(),
                 ..Walk::default()
             };
-            if let Ok(file) = autodebug_syntax::parse_file(text) {
+            if let Ok(file) = autodebug_syntax::parse_file_with_macro_items(text) {
                 walk.visit_file(&file);
             }
             Parsed {

@@ -751,10 +751,15 @@ impl Files {
         self.texts.get(path)?.as_deref().ok()
     }
 
-    /// `path`'s text as read and parsed (an item the parser rejects left out).
+    /// `path`'s text as read and parsed (an item the parser rejects left out), with the
+    /// functions its `macro_rules!` write appended as items: their sites are targets like
+    /// any other.
     fn parsed(&self, path: &str) -> Option<(&str, syn::File)> {
         let text = self.get(path)?;
-        Some((text, autodebug_syntax::parse_file(text).ok()?))
+        Some((
+            text,
+            autodebug_syntax::parse_file_with_macro_items(text).ok()?,
+        ))
     }
 
     /// `path`'s text patched by `edits` ([`patch::apply_edits`]).

@@ -239,7 +239,7 @@ fn compound_around(text: &str, value: &std::ops::Range<usize>) -> Option<Compoun
             visit::visit_expr_binary(self, e);
         }
     }
-    let file = autodebug_syntax::parse_file(text).ok()?;
+    let file = autodebug_syntax::parse_file_with_macro_items(text).ok()?;
     let mut walk = Walk {
         text,
         value: value.clone(),

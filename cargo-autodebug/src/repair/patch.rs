@@ -96,6 +96,14 @@ impl Index {
         autodebug_syntax::sites::visit_file(&file, |expr, kind| {
             visitor.mark(&expr, crate::edit::site_kind(kind))
         });
+        // The functions a `macro_rules!` writes: their expansions are instrumented with
+        // the body's positions, so their sites are found (and patched) in the body.
+        let mut written = syn::parse_str::<syn::File>("").expect("an empty file parses");
+        written.items = autodebug_syntax::macro_rules_items(&file);
+        visitor.visit_file(&written);
+        autodebug_syntax::sites::visit_file(&written, |expr, kind| {
+            visitor.mark(&expr, crate::edit::site_kind(kind))
+        });
         Ok(visitor.index)
     }
 
@@ -277,6 +285,16 @@ pub fn locate(text: &str, site: &SiteInfo) -> Result<Located> {
         (Some(written), Some(recorded)) => written == recorded,
         _ => squeeze(&original) == squeeze(&site.code),
     };
+    if !same && let Some(name) = macro_rules_at(text, start.0) {
+        bail!(
+            "{}:{} is in the body of `macro_rules! {name}`, which writes `{}` where the run \
+             saw `{}`: the code of one expansion, not of the body to patch",
+            start.0,
+            start.1,
+            original.lines().next().unwrap_or(""),
+            site.code
+        );
+    }
     if !same {
         bail!(
             "{}:{} holds `{}`, the run recorded `{}` (the file changed since the build?)",
@@ -769,12 +787,36 @@ pub fn max( x:i32,y :i32 )->i32{
     }
 
     #[test]
-    fn a_site_in_a_macros_body_is_said_to_be_there() {
-        let text = "macro_rules! m {\n    ($t:ty) => {\n        fn f(x: $t) -> bool { x < 3 }\n    };\n}\n";
-        let mut site = site_at(text, 0..5, SiteKind::Return);
-        (site.line, site.column, site.end_line, site.end_column) = (3, 31, 3, 36);
-        site.code = "x < 3".into();
-        let error = locate(text, &site).unwrap_err().to_string();
+    fn a_site_in_a_macros_body_is_patched_there_when_every_expansion_ran_its_code() {
+        let text = "macro_rules! m {\n    ($t:ty) => {\n        fn f(x: $t) -> bool { x < 3 }\n        \
+                    fn g(x: $t) -> bool { if x > 1 && x < <$t>::MAX { return true; } false }\n        $(fn h() { $x })*\n    };\n}\n\
+                    m!(u8);\n";
+        let s = site(text, SiteKind::Return, "{ x < 3 }", "x < 3");
+        assert_eq!(locate(text, &s).unwrap().original, "x < 3");
+        assert_eq!(rewrite(text, &s, "x <= 3"), text.replace("x < 3", "x <= 3"));
+        // A replacement is parenthesized where the body's code needs it.
+        let s = site(text, SiteKind::Operand, "if x > 1 && ", "x > 1");
+        let after = rewrite(text, &s, "x > 1 || x == 0");
+        assert!(
+            after.contains("if (x > 1 || x == 0) && x < <$t>::MAX {"),
+            "{after}"
+        );
+        // The expansion's code names the type the macro was given, the body its
+        // parameter: the code of one expansion, not patched.
+        let mut s = site(text, SiteKind::Operand, "x < <$t>::MAX", "x < <$t>::MAX");
+        s.code = "x < <u8>::MAX".into();
+        let error = locate(text, &s).unwrap_err().to_string();
+        assert!(error.contains("in the body of `macro_rules! m`"), "{error}");
+        assert!(
+            error.contains("where the run saw `x < <u8>::MAX`"),
+            "{error}"
+        );
+        // What does not read as Rust with the parameters as names is said to be there.
+        let text = "macro_rules! m {\n    ($op:tt) => {\n        fn f(x: u8) -> bool { x $op 3 }\n    };\n}\n";
+        let mut s = site_at(text, 0..5, SiteKind::Return);
+        (s.line, s.column, s.end_line, s.end_column) = (3, 31, 3, 37);
+        s.code = "x < 3".into();
+        let error = locate(text, &s).unwrap_err().to_string();
         assert!(error.contains("in the body of `macro_rules! m`"), "{error}");
         assert!(error.contains("expansion, the file"), "{error}");
         let text = "fn f(mut n: u32) -> u32 {\n    bump!(n);\n    n\n}\n";

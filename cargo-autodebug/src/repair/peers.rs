@@ -251,6 +251,16 @@ pub fn dx(a: &Point, b: &Point, k: i64) -> i64 {
 pub fn keys(a: &Point, b: &Point) -> i64 {
     [a.x, b.x].iter().map(|a| a * 2).sum()
 }
+
+macro_rules! eq_both_ways {
+    ($lhs:ty, $rhs:ty) => {
+        impl PartialEq<$lhs> for $rhs {
+            fn eq(&self, other: &$lhs) -> bool {
+                other.key() == other.key()
+            }
+        }
+    };
+}
 ";
 
     fn candidates(code: &str, kind: SiteKind) -> Vec<String> {
@@ -302,6 +312,14 @@ pub fn keys(a: &Point, b: &Point) -> i64 {
                 "self.y.partial_cmp(&other.y)",
                 "other.y.partial_cmp(&self.y)"
             ]
+        );
+    }
+
+    #[test]
+    fn the_functions_a_macro_writes_have_peers_as_written() {
+        assert_eq!(
+            candidates("other.key() == other.key()", SiteKind::Return),
+            ["self.key() == other.key()", "other.key() == self.key()"]
         );
     }
 

@@ -292,7 +292,7 @@ impl<'a> StatementEdits<'a> {
             .functions
             .entry(target.path.clone())
             .or_insert_with(|| {
-                let file = autodebug_syntax::parse_file(text).ok()?;
+                let file = autodebug_syntax::parse_file_with_macro_items(text).ok()?;
                 let mut walk = Walk::default();
                 walk.visit_file(&file);
                 Some(walk.functions)
