@@ -695,16 +695,39 @@ fn string_edits(
     out: &mut Vec<Mutation>,
 ) {
     let chars: Vec<char> = value.chars().collect();
-    if chars.is_empty() || chars.len() > MAX_EDITED_STRING {
+    if chars.is_empty() || chars.len() > MAX_REORDERED_STRING {
         return;
     }
     let literal = |text: String| format!("{:?}", text);
-    let mut texts = vec![String::new()];
-    if chars.len() > 1 {
-        for i in 0..chars.len() {
-            let mut rest = chars.clone();
-            rest.remove(i);
-            texts.push(rest.into_iter().collect());
+    let mut texts = Vec::new();
+    if chars.len() <= MAX_EDITED_STRING {
+        texts.push(String::new());
+        if chars.len() > 1 {
+            for i in 0..chars.len() {
+                let mut rest = chars.clone();
+                rest.remove(i);
+                texts.push(rest.into_iter().collect());
+            }
+        }
+    }
+    // Two neighbouring characters exchanged, and a delimiter (not a letter or digit) in the
+    // form the failing calls' text has another: `", "` for `"; "` where the text has `;`.
+    for i in 1..chars.len() {
+        if chars[i - 1] != chars[i] {
+            let mut swapped = chars.clone();
+            swapped.swap(i - 1, i);
+            texts.push(swapped.into_iter().collect());
+        }
+    }
+    for (i, written) in chars.iter().enumerate() {
+        let delimiter = |c: &char| !c.is_alphanumeric();
+        if !delimiter(written) {
+            continue;
+        }
+        for c in types.chars.iter().filter(|c| *c != written && delimiter(c)) {
+            let mut replaced = chars.clone();
+            replaced[i] = *c;
+            texts.push(replaced.into_iter().collect());
         }
     }
     for text in texts {
@@ -713,8 +736,13 @@ fn string_edits(
     }
 }
 
-/// The longest string literal whose characters are dropped one at a time.
+/// The longest string literal whose characters are dropped one at a time (or that is
+/// emptied).
 const MAX_EDITED_STRING: usize = 6;
+
+/// The longest string literal whose neighbouring characters are exchanged, or whose
+/// delimiters are replaced.
+const MAX_REORDERED_STRING: usize = 12;
 
 /// Names replaced by variables of the same type, operands dropped or swapped.
 fn variable_and_operand_edits(
@@ -1039,7 +1067,12 @@ mod tests {
         let none = Types::default();
         assert_eq!(
             of("\"E+\".to_string()", "string-literal", &none),
-            ["\"\".to_string()", "\"+\".to_string()", "\"E\".to_string()"]
+            [
+                "\"\".to_string()",
+                "\"+\".to_string()",
+                "\"E\".to_string()",
+                "\"+E\".to_string()"
+            ]
         );
         // A lone space is a text of its own: emptied, not taken for whitespace.
         assert_eq!(
@@ -1048,6 +1081,36 @@ mod tests {
         );
         // Prose is not edited a character at a time.
         assert!(of("\"the number of odd elements\"", "string-literal", &none).is_empty());
+        // Neighbours exchanged; a delimiter in the form the calls' text has another.
+        let text = Types {
+            chars: "a;b c".chars().collect(),
+            ..Types::default()
+        };
+        let edits = of("s.split(\", \")", "string-literal", &text);
+        assert_eq!(
+            edits[3..],
+            [
+                "s.split(\" ,\")",
+                "s.split(\"; \")",
+                "s.split(\"  \")",
+                "s.split(\",;\")"
+            ],
+            "{edits:?}"
+        );
+        assert_eq!(
+            of("\"abcdefghij\"", "string-literal", &none),
+            [
+                "\"bacdefghij\"",
+                "\"acbdefghij\"",
+                "\"abdcefghij\"",
+                "\"abcedfghij\"",
+                "\"abcdfeghij\"",
+                "\"abcdegfhij\"",
+                "\"abcdefhgij\"",
+                "\"abcdefgihj\"",
+                "\"abcdefghji\""
+            ]
+        );
         // `0` of a signed type steps to `-1`; of an unsigned or unknown one it does not.
         let signed = Types {
             value: Some("i32".into()),
