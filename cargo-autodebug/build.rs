@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 /// The crates the runtime brings, each a directory beside this package.
 const CRATES: [&str; 3] = ["autodebug-runtime", "autodebug-macros", "autodebug-syntax"];
 
+/// The licence texts at the workspace's root (`MIT OR Apache-2.0`).
+const LICENCES: [&str; 2] = ["LICENSE-MIT", "LICENSE-APACHE"];
+
 fn main() {
     let here = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let root = here
@@ -44,6 +47,12 @@ fn main() {
             println!("cargo::rerun-if-changed={}", entry.display());
             let relative = entry.strip_prefix(&root).expect("under the root");
             files.push((relative.to_string_lossy().replace('\\', "/"), entry));
+        }
+        // The licence texts travel with each crate (a vendored copy keeps them).
+        for licence in LICENCES {
+            let path = root.join(licence);
+            println!("cargo::rerun-if-changed={}", path.display());
+            files.push((format!("{name}/{licence}"), path));
         }
     }
     files.sort();

@@ -1,12 +1,17 @@
-//! `cargo autodebug init`: sets a crate up for contracts. It adds `autodebug-runtime` to the
-//! crate's `[dependencies]` by version, as any dependency (editing the manifest's text, so
-//! its formatting and comments stay), and to the workspace's `.cargo/config.toml` a
-//! `[patch.crates-io]` entry that resolves it to the runtime this tool carries (extracted
-//! on this machine: the one line a checkout on another machine gets by running `init`
-//! there), and writes an example contract, commented out, above one of the crate's functions:
-//! nothing changes what the code does until its author uncomments and completes it. It
-//! refuses a tree with uncommitted changes (as `cargo fix` does) unless `--allow-dirty`, and
-//! a second run finds the crate set up and says so.
+//! `cargo autodebug init`: sets a crate up for contracts, so that it builds in any clone
+//! of its repository with nothing installed. It adds `autodebug-runtime` to the crate's
+//! `[dependencies]` by version, as any dependency (editing the manifest's text, so its
+//! formatting and comments stay), writes a copy of the runtime's crates into the
+//! repository (`third_party/autodebug` by default, with their licences; `--git URL` takes
+//! them from a repository by tag instead), and adds to the workspace's
+//! `.cargo/config.toml` a `[patch.crates-io]` entry that resolves the dependency to that
+//! copy by a path relative to the workspace: nothing of this machine or this build is
+//! written. A workspace's root manifest gets the copy in its `exclude` (its crates are
+//! packages of their own). It writes an example contract, commented out, above one of the
+//! crate's functions: nothing changes what the code does until its author uncomments and
+//! completes it. It refuses a tree with uncommitted changes (as `cargo fix` does) unless
+//! `--allow-dirty`; a second run finds the crate set up and says so, and a run by a newer
+//! tool brings the copy and the entry (an older tool's path of its machine) up to date.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -18,18 +23,85 @@ use syn::spanned::Spanned;
 use crate::console::Console;
 use crate::model::ExitCode;
 use crate::options::InitOptions;
-use crate::zero::manifest::{self, RuntimeSource};
+use crate::zero::embedded;
+use crate::zero::manifest;
 
 /// The first words of the example contract's comment: how a second run recognizes it.
 const MARKER: &str = "cargo autodebug: an example contract";
 
+/// Where a crate set up by `init` takes the runtime from, for everyone who builds it: the
+/// `[patch.crates-io]` entry of its workspace's `.cargo/config.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Provided {
+    /// A copy of the runtime's crates in the repository, at this `/`-separated path
+    /// relative to the workspace root.
+    Vendored(String),
+    /// A git repository, at a tag.
+    Git { url: String, tag: String },
+}
+
+impl Provided {
+    /// The runtime as `init` is asked to provide it.
+    pub fn of(options: &InitOptions) -> Result<Provided> {
+        if let Some(url) = &options.git {
+            let tag =
+                (options.tag.clone()).unwrap_or_else(|| format!("v{}", env!("CARGO_PKG_VERSION")));
+            return Ok(Provided::Git {
+                url: url.clone(),
+                tag,
+            });
+        }
+        let dir = &options.vendor_dir;
+        let parts: Vec<String> = dir
+            .components()
+            .map(|c| match c {
+                std::path::Component::Normal(part) => part
+                    .to_str()
+                    .map(str::to_string)
+                    .context("--vendor-dir is not UTF-8"),
+                _ => bail!(
+                    "--vendor-dir `{}` must be a relative path inside the workspace",
+                    dir.display()
+                ),
+            })
+            .collect::<Result<_>>()?;
+        if parts.is_empty() {
+            bail!("--vendor-dir must name a directory");
+        }
+        Ok(Provided::Vendored(parts.join("/")))
+    }
+
+    /// The `[dependencies]` line: by version for a copy (the configuration resolves it),
+    /// by repository and tag for `--git` (a `[patch]` entry of the configuration would
+    /// clash with the runtime `cargo autodebug` passes to cargo as a path).
+    pub fn dependency(&self) -> String {
+        match self {
+            Provided::Vendored(_) => {
+                format!("autodebug-runtime = \"{}\"", env!("CARGO_PKG_VERSION"))
+            }
+            Provided::Git { url, tag } => {
+                let mut entry = toml_edit::InlineTable::new();
+                entry.insert("git", url.as_str().into());
+                entry.insert("tag", tag.as_str().into());
+                format!("autodebug-runtime = {entry}")
+            }
+        }
+    }
+}
+
 /// What `init` is to do to one crate.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Plan {
-    /// The manifest's new text, when the dependency is missing.
+    /// The manifest's new text, when the dependency is missing (or the copy is not in the
+    /// `exclude` of a workspace this manifest is the root of).
     pub manifest: Option<String>,
+    /// The workspace's root manifest's new text, when it is another file and its
+    /// `exclude` lacks the copy.
+    pub workspace_manifest: Option<String>,
+    /// Whether a manifest gains the copy in its workspace's `exclude`.
+    pub excludes: bool,
     /// The cargo configuration's new text, when the dependency is by version and the
-    /// configuration does not patch it to this tool's runtime.
+    /// configuration does not patch it to the runtime as provided.
     pub config: Option<String>,
     /// The source file, its new text and the function the contract is about.
     pub contract: Option<(PathBuf, String, String, u32)>,
@@ -61,7 +133,7 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
         .with_context(|| format!("could not read {}", manifest_path.display()))?;
     let source_text = std::fs::read_to_string(&source_file)
         .with_context(|| format!("could not read {}", source_file.display()))?;
-    let runtime = RuntimeSource::find()?;
+    let provided = Provided::of(options)?;
     let config_path = config_file(&workspace_root);
     let config_text = match std::fs::read_to_string(&config_path) {
         Ok(text) => text,
@@ -70,20 +142,44 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
             return Err(e).with_context(|| format!("could not read {}", config_path.display()));
         }
     };
+    // The workspace's root manifest, when it is not the crate's own.
+    let root_manifest_path = workspace_root.join("Cargo.toml");
+    let root_manifest = if root_manifest_path != manifest_path && root_manifest_path.is_file() {
+        Some(
+            std::fs::read_to_string(&root_manifest_path)
+                .with_context(|| format!("could not read {}", root_manifest_path.display()))?,
+        )
+    } else {
+        None
+    };
     let plan = plan(
         &manifest_text,
-        &format!("autodebug-runtime = \"{}\"", env!("CARGO_PKG_VERSION")),
-        (&config_text, &runtime),
+        &provided.dependency(),
+        (&config_text, &provided),
+        root_manifest.as_deref(),
         &source_file,
         &source_text,
     )?;
+    let vendor_dir = match &provided {
+        Provided::Vendored(dir) => Some((dir, workspace_root.join(dir))),
+        Provided::Git { .. } => None,
+    };
+    let stale_copy = match &vendor_dir {
+        Some((_, dir)) => embedded::vendor(dir, false)?,
+        None => false,
+    };
     let shown = |path: &Path| {
-        path.strip_prefix(&root)
+        path.strip_prefix(&workspace_root)
             .unwrap_or(path)
             .display()
             .to_string()
     };
-    if plan.manifest.is_none() && plan.config.is_none() && plan.contract.is_none() {
+    if plan.manifest.is_none()
+        && plan.workspace_manifest.is_none()
+        && plan.config.is_none()
+        && plan.contract.is_none()
+        && !stale_copy
+    {
         console.status(
             "Fresh",
             &format!(
@@ -112,6 +208,33 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
             ),
         );
     }
+    if let Some((dir, path)) = &vendor_dir {
+        if stale_copy {
+            embedded::vendor(path, true)?;
+            console.status(
+                "Vendoring",
+                &format!(
+                    "the runtime's crates {} (autodebug-runtime, -macros, -syntax; MIT OR \
+                     Apache-2.0) into {dir}: commit it, and every clone builds with nothing \
+                     installed",
+                    env!("CARGO_PKG_VERSION")
+                ),
+            );
+        }
+        if plan.excludes {
+            if let Some(text) = &plan.workspace_manifest {
+                std::fs::write(&root_manifest_path, text)
+                    .with_context(|| format!("could not write {}", root_manifest_path.display()))?;
+            }
+            console.status(
+                "Excluding",
+                &format!(
+                    "{dir} from the workspace in {} (its crates are packages of their own)",
+                    shown(&root_manifest_path)
+                ),
+            );
+        }
+    }
     if let Some(text) = &plan.config {
         if let Some(dir) = config_path.parent() {
             std::fs::create_dir_all(dir)
@@ -122,10 +245,12 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
         console.status(
             "Patching",
             &format!(
-                "autodebug-runtime to the runtime this tool carries ({}) in {}: a path of this \
-                 machine; on another, `cargo autodebug init` writes its own",
-                runtime.describe(),
-                config_path.display()
+                "autodebug-runtime to {} in {}",
+                match &provided {
+                    Provided::Vendored(dir) => format!("the copy in {dir}"),
+                    Provided::Git { url, tag } => format!("{url} at tag {tag}"),
+                },
+                shown(&config_path)
             ),
         );
     }
@@ -167,12 +292,14 @@ fn config_file(workspace_root: &Path) -> PathBuf {
 }
 
 /// What to change in a crate whose manifest and root source file are these, in a
-/// workspace whose cargo configuration is `config` (its text, empty when there is none)
-/// and with the runtime this tool carries.
+/// workspace whose cargo configuration is `config` (its text, empty when there is none),
+/// for the runtime as `provided`; `workspace_manifest` is the workspace's root manifest
+/// when it is another file than the crate's.
 pub fn plan(
     manifest_text: &str,
     dependency: &str,
-    (config, runtime): (&str, &RuntimeSource),
+    (config, provided): (&str, &Provided),
+    workspace_manifest: Option<&str>,
     source_file: &Path,
     source_text: &str,
 ) -> Result<Plan> {
@@ -186,7 +313,7 @@ pub fn plan(
             deps.get("autodebug-runtime")
                 .or_else(|| deps.get("autodebug-macros"))
         });
-    let manifest = if declared.is_some() {
+    let mut manifest = if declared.is_some() {
         None
     } else {
         let text = manifest::with_dependency(manifest_text, dependency);
@@ -198,11 +325,30 @@ pub fn plan(
     let by_path = declared
         .and_then(toml::Value::as_table)
         .is_some_and(|t| t.contains_key("path") || t.contains_key("git"));
-    let config = if by_path {
-        None
-    } else {
-        config_with_patch(config, runtime)?
+    let config = match provided {
+        Provided::Vendored(dir) if !by_path && !by_git(manifest.as_deref()) => {
+            config_with_patch(config, dir)?
+        }
+        _ => None,
     };
+    // The copy's crates are packages of their own, not members of the user's workspace.
+    let mut workspace = None;
+    let mut excludes = false;
+    if let (Provided::Vendored(dir), false) = (provided, by_path) {
+        match workspace_manifest {
+            Some(root) => {
+                workspace = with_exclude(root, dir)?;
+                excludes = workspace.is_some();
+            }
+            None => {
+                let text = manifest.as_deref().unwrap_or(manifest_text);
+                if let Some(excluded) = with_exclude(text, dir)? {
+                    manifest = Some(excluded);
+                    excludes = true;
+                }
+            }
+        }
+    }
     let (contract, no_contract) = if source_text.contains(MARKER) {
         (None, Some("it has the example contract".to_string()))
     } else if uses_contracts(source_text) {
@@ -227,32 +373,64 @@ pub fn plan(
     };
     Ok(Plan {
         manifest,
+        workspace_manifest: workspace,
+        excludes,
         config,
         contract,
         no_contract,
     })
 }
 
+/// `manifest` (a manifest's text) with `dir` in its `[workspace]`'s `exclude`, or `None`
+/// when it has no `[workspace]` or excludes `dir` already. The rest of the text stays.
+fn with_exclude(manifest: &str, dir: &str) -> Result<Option<String>> {
+    let mut document: toml_edit::DocumentMut =
+        manifest.parse().context("could not parse the manifest")?;
+    let Some(workspace) = document
+        .get_mut("workspace")
+        .and_then(toml_edit::Item::as_table_like_mut)
+    else {
+        return Ok(None);
+    };
+    let exclude = workspace
+        .entry("exclude")
+        .or_insert_with(|| toml_edit::value(toml_edit::Array::new()))
+        .as_array_mut()
+        .context("`workspace.exclude` in the manifest is not an array")?;
+    if exclude.iter().any(|e| e.as_str() == Some(dir)) {
+        return Ok(None);
+    }
+    exclude.push(dir);
+    Ok(Some(document.to_string()))
+}
+
+/// Whether the new manifest text (if any) takes the runtime from a repository.
+fn by_git(manifest: Option<&str>) -> bool {
+    manifest.is_some_and(|m| m.contains("autodebug-runtime = { git = "))
+}
+
 /// `config` (a cargo configuration's text) with `[patch.crates-io]` resolving
-/// `autodebug-runtime` to `runtime`, or `None` when it does already. The rest of the text
-/// stays as written.
-fn config_with_patch(config: &str, runtime: &RuntimeSource) -> Result<Option<String>> {
+/// `autodebug-runtime` to the copy in `dir` (relative to the workspace root), or `None`
+/// when it does already (an entry another tool wrote, such as an older one's path of its
+/// machine, is replaced). The rest of the text stays as written.
+fn config_with_patch(config: &str, dir: &str) -> Result<Option<String>> {
     let mut document: toml_edit::DocumentMut = config
         .parse()
         .context("could not parse .cargo/config.toml")?;
-    let path = runtime
-        .0
-        .to_str()
-        .context("the runtime's path is not UTF-8")?;
+    let path = format!("{dir}/autodebug-runtime");
     let patched = document
         .get("patch")
         .and_then(|p| p.get("crates-io"))
         .and_then(|c| c.get("autodebug-runtime"))
-        .and_then(|r| r.get("path"))
-        .and_then(|p| p.as_str());
-    if patched == Some(path) {
+        .and_then(|r| r.as_table_like());
+    let same = patched.is_some_and(|table| {
+        table.len() == 1 && table.get("path").and_then(|p| p.as_str()) == Some(path.as_str())
+    });
+    if same {
         return Ok(None);
     }
+    let mut wanted = toml_edit::InlineTable::new();
+    wanted.insert("path", path.into());
     let patch = document
         .entry("patch")
         .or_insert_with(|| {
@@ -267,11 +445,9 @@ fn config_with_patch(config: &str, runtime: &RuntimeSource) -> Result<Option<Str
         .or_insert_with(toml_edit::table)
         .as_table_like_mut()
         .context("`patch.crates-io` in .cargo/config.toml is not a table")?;
-    let mut entry = toml_edit::InlineTable::new();
-    entry.insert("path", path.into());
     crates_io.insert(
         "autodebug-runtime",
-        toml_edit::Item::Value(toml_edit::Value::InlineTable(entry)),
+        toml_edit::Item::Value(toml_edit::Value::InlineTable(wanted)),
     );
     Ok(Some(document.to_string()))
 }
@@ -444,40 +620,58 @@ mod tests {
         plan(
             MANIFEST,
             DEPENDENCY,
-            ("", &runtime()),
+            ("", &vendored()),
+            None,
             Path::new("src/lib.rs"),
             SOURCE,
         )
         .unwrap()
     }
 
-    fn runtime() -> RuntimeSource {
-        RuntimeSource(PathBuf::from("/cache/runtime/0.1.0-ab/autodebug-runtime"))
+    fn vendored() -> Provided {
+        Provided::Vendored("third_party/autodebug".into())
     }
 
     #[test]
-    fn the_configuration_patches_the_runtime_and_keeps_its_text() {
-        let patch = "[patch.crates-io]\nautodebug-runtime = { path = \"/cache/runtime/0.1.0-ab/autodebug-runtime\" }\n";
-        assert_eq!(
-            config_with_patch("", &runtime()).unwrap().as_deref(),
-            Some(patch)
-        );
+    fn the_configuration_resolves_the_runtime_to_the_copy_and_keeps_its_text() {
+        let patch = "[patch.crates-io]\nautodebug-runtime = { path = \"third_party/autodebug/autodebug-runtime\" }\n";
+        let dir = "third_party/autodebug";
+        assert_eq!(config_with_patch("", dir).unwrap().as_deref(), Some(patch));
         let existing = "# Build settings.\n[build]\njobs = 2 # two cores\n\n[patch.crates-io]\nrand = { path = \"../rand\" }\n";
-        let out = config_with_patch(existing, &runtime()).unwrap().unwrap();
+        let out = config_with_patch(existing, dir).unwrap().unwrap();
         assert!(out.starts_with(existing), "{out}");
         assert!(
             out.ends_with(
-                "autodebug-runtime = { path = \"/cache/runtime/0.1.0-ab/autodebug-runtime\" }\n"
+                "autodebug-runtime = { path = \"third_party/autodebug/autodebug-runtime\" }\n"
             ),
             "{out}"
         );
-        assert_eq!(config_with_patch(&out, &runtime()).unwrap(), None);
-        // Another tool's runtime: the entry is pointed at this one's.
-        let other = RuntimeSource(PathBuf::from("/cache/runtime/0.2.0-cd/autodebug-runtime"));
-        let moved = config_with_patch(&out, &other).unwrap().unwrap();
+        assert_eq!(config_with_patch(&out, dir).unwrap(), None);
+        // An older tool's entry (the path of its machine's extracted runtime) is replaced.
+        let older = "[patch.crates-io]\nautodebug-runtime = { path = \"/home/me/.cache/cargo-autodebug/runtime/0.1.0-ab/autodebug-runtime\" }\n";
+        assert_eq!(
+            config_with_patch(older, dir).unwrap().as_deref(),
+            Some(patch)
+        );
+        // From a repository at a tag instead: in the manifest, no patch.
+        let git = Provided::Git {
+            url: "https://example.org/autodebug.git".into(),
+            tag: "v0.1.0".into(),
+        };
+        let by_git = plan(
+            MANIFEST,
+            &git.dependency(),
+            (existing, &git),
+            None,
+            Path::new("src/lib.rs"),
+            SOURCE,
+        )
+        .unwrap();
+        assert_eq!(by_git.config, None);
+        let manifest = by_git.manifest.unwrap();
         assert!(
-            moved.contains("0.2.0-cd") && !moved.contains("0.1.0-ab"),
-            "{moved}"
+            manifest.contains("[dependencies]\nautodebug-runtime = { git = \"https://example.org/autodebug.git\", tag = \"v0.1.0\" }\n"),
+            "{manifest}"
         );
         // A dependency by path needs no patch.
         let by_path =
@@ -485,11 +679,103 @@ mod tests {
         let plan = plan(
             by_path,
             DEPENDENCY,
-            ("", &runtime()),
+            ("", &vendored()),
+            None,
             Path::new("src/lib.rs"),
             SOURCE,
         );
         assert_eq!(plan.unwrap().config, None);
+    }
+
+    #[test]
+    fn a_workspace_excludes_the_copy_where_its_root_manifest_is() {
+        // The crate's own manifest is the root of its workspace.
+        let own = format!("{MANIFEST}\n[workspace]\nresolver = \"2\"\n");
+        let single = plan(
+            &own,
+            DEPENDENCY,
+            ("", &vendored()),
+            None,
+            Path::new("src/lib.rs"),
+            SOURCE,
+        )
+        .unwrap();
+        assert!(single.excludes);
+        assert_eq!(single.workspace_manifest, None);
+        let manifest = single.manifest.unwrap();
+        assert!(
+            manifest.ends_with(
+                "[workspace]\nresolver = \"2\"\nexclude = [\"third_party/autodebug\"]\n"
+            ),
+            "{manifest}"
+        );
+        // A member of a workspace: the root manifest, another file, gets it (once).
+        let root =
+            "# The workspace.\n[workspace]\nmembers = [\"calc\"]\nexclude = [\"old\"] # kept\n";
+        let member = plan(
+            MANIFEST,
+            DEPENDENCY,
+            ("", &vendored()),
+            Some(root),
+            Path::new("calc/src/lib.rs"),
+            SOURCE,
+        )
+        .unwrap();
+        let new_root = member.workspace_manifest.unwrap();
+        assert_eq!(
+            new_root,
+            "# The workspace.\n[workspace]\nmembers = [\"calc\"]\nexclude = [\"old\", \"third_party/autodebug\"] # kept\n"
+        );
+        assert!(
+            with_exclude(&new_root, "third_party/autodebug")
+                .unwrap()
+                .is_none()
+        );
+        // No workspace table, no exclude; a copy from git is no directory to exclude.
+        assert!(!sample_plan().excludes);
+        let git = Provided::Git {
+            url: "u".into(),
+            tag: "t".into(),
+        };
+        let by_git = plan(
+            &own,
+            DEPENDENCY,
+            ("", &git),
+            None,
+            Path::new("src/lib.rs"),
+            SOURCE,
+        );
+        assert!(!by_git.unwrap().excludes);
+    }
+
+    #[test]
+    fn the_copys_directory_is_a_relative_path_inside_the_workspace() {
+        let options = |args: &[&str]| -> InitOptions {
+            #[derive(clap::Parser)]
+            struct Command {
+                #[command(flatten)]
+                init: InitOptions,
+            }
+            let mut all = vec!["init"];
+            all.extend_from_slice(args);
+            <Command as clap::Parser>::try_parse_from(all).unwrap().init
+        };
+        assert_eq!(Provided::of(&options(&[])).unwrap(), vendored());
+        assert_eq!(
+            Provided::of(&options(&["--vendor-dir", "deps/rt/"])).unwrap(),
+            Provided::Vendored("deps/rt".into())
+        );
+        for bad in ["/abs", "../out", "."] {
+            let error = Provided::of(&options(&["--vendor-dir", bad])).unwrap_err();
+            assert!(error.to_string().contains("--vendor-dir"), "{bad}: {error}");
+        }
+        assert_eq!(
+            Provided::of(&options(&["--git", "https://h/r.git"])).unwrap(),
+            Provided::Git {
+                url: "https://h/r.git".into(),
+                tag: format!("v{}", env!("CARGO_PKG_VERSION"))
+            }
+        );
     }
 
     #[test]
@@ -527,7 +813,8 @@ mod tests {
         let second = plan(
             &manifest,
             DEPENDENCY,
-            (&config, &runtime()),
+            (&config, &vendored()),
+            None,
             Path::new("src/lib.rs"),
             &source,
         )
@@ -546,7 +833,8 @@ mod tests {
         let plan = plan(
             MANIFEST,
             DEPENDENCY,
-            ("", &runtime()),
+            ("", &vendored()),
+            None,
             Path::new("src/lib.rs"),
             "fn main() {}\n",
         )

@@ -446,6 +446,25 @@ pub struct InitOptions {
     #[arg(long)]
     pub allow_dirty: bool,
 
+    /// Where the copy of the runtime goes, relative to the workspace root (to be
+    /// committed: every clone then builds with nothing installed).
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "third_party/autodebug",
+        conflicts_with = "git"
+    )]
+    pub vendor_dir: PathBuf,
+
+    /// Take the runtime from this git repository instead of a copy in the crate's own
+    /// (every clone then fetches it; no copy to commit).
+    #[arg(long, value_name = "URL")]
+    pub git: Option<String>,
+
+    /// The tag of `--git` to take [default: v<the tool's version>].
+    #[arg(long, value_name = "TAG", requires = "git")]
+    pub tag: Option<String>,
+
     /// Coloring: auto, always, never.
     #[arg(long, value_enum, value_name = "WHEN")]
     pub color: Option<ColorChoice>,

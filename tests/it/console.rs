@@ -380,13 +380,15 @@ fn init_sets_up_a_crate_that_then_builds() {
     assert!(stderr.contains("above `fn area`"), "{stderr}");
     assert!(output.stdout.is_empty());
     assert!(stderr.contains("Patching autodebug-runtime"), "{stderr}");
+    assert!(stderr.contains("Vendoring"), "{stderr}");
     // The manifest names the runtime as any dependency, by version; the workspace's cargo
-    // configuration resolves it to the runtime the tool carries (extracted on this machine).
+    // configuration resolves it to a copy in the repository, by a relative path, and the
+    // copy is no member of the crate's workspace.
     let new_manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
     assert!(new_manifest.starts_with("[package]\nname = \"shapes\"   # areas of shapes\n"));
     assert!(
         new_manifest.ends_with(&format!(
-            "[dependencies]\nautodebug-runtime = \"{}\"\n",
+            "[workspace]\nexclude = [\"third_party/autodebug\"]\n\n[dependencies]\nautodebug-runtime = \"{}\"\n",
             env!("CARGO_PKG_VERSION")
         )),
         "{new_manifest}"
@@ -396,11 +398,13 @@ fn init_sets_up_a_crate_that_then_builds() {
     let runtime = patched["patch"]["crates-io"]["autodebug-runtime"]["path"]
         .as_str()
         .unwrap();
-    assert!(
-        Path::new(runtime).join("src/rt.rs").is_file()
-            && !Path::new(runtime).starts_with(common::repo_root()),
+    assert_eq!(
+        runtime, "third_party/autodebug/autodebug-runtime",
         "{config}"
     );
+    assert!(root.join(runtime).join("src/rt.rs").is_file());
+    assert!(root.join(runtime).join("LICENSE-APACHE").is_file());
+    nothing_of_this_machine(root);
     let new_source = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
     let added: Vec<&str> = new_source
         .lines()
@@ -437,4 +441,149 @@ fn init_sets_up_a_crate_that_then_builds() {
         std::fs::read_to_string(root.join(".cargo/config.toml")).unwrap(),
         config
     );
+
+    // A colleague's fresh clone of the committed tree, with another home, no
+    // cargo-autodebug and no cache of it: the tests build and pass, and a contract that a
+    // test breaks fails that test with the contract's message.
+    let (colleague, clone) = colleague_clone(root);
+    let cargo_test = |dir: &Path| colleague_cargo_test(colleague.path(), dir);
+    let built = cargo_test(&clone);
+    assert!(built.status.success(), "{}", common::describe(&built));
+    assert!(
+        !colleague.path().join(".cache/cargo-autodebug").exists(),
+        "nothing of the tool's was needed"
+    );
+    let lib = clone.join("src/lib.rs");
+    let with_contract = std::fs::read_to_string(&lib).unwrap().replace(
+        "/// The area of a rectangle.\n",
+        "/// The area of a rectangle.\n#[autodebug_runtime::requires(width > 3, \"a width over 3\")]\n",
+    );
+    std::fs::write(&lib, with_contract).unwrap();
+    let broken = cargo_test(&clone);
+    assert!(!broken.status.success(), "{}", common::describe(&broken));
+    let said = common::describe(&broken);
+    assert!(said.contains("a width over 3"), "{said}");
+}
+
+/// No file of the tree at `root` (its git and build directories aside) names this
+/// machine's paths or the tool's extracted runtime.
+fn nothing_of_this_machine(root: &Path) {
+    let home = std::env::var("HOME").unwrap_or_default();
+    for entry in walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".git" && e.file_name() != "target")
+    {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let text = String::from_utf8_lossy(&std::fs::read(entry.path()).unwrap()).into_owned();
+            let shown = entry.path().display();
+            assert!(!text.contains(&*root.to_string_lossy()), "{shown}");
+            assert!(home.is_empty() || !text.contains(&home), "{shown}");
+            assert!(!text.contains("cargo-autodebug/runtime/"), "{shown}");
+        }
+    }
+}
+
+/// Commits everything at `root` and clones it for a colleague: their home (a new
+/// directory) and the clone in it.
+fn colleague_clone(root: &Path) -> (tempfile::TempDir, std::path::PathBuf) {
+    common::git(root, &["add", "-A"]);
+    common::git(root, &["commit", "-qm", "contracts"]);
+    let colleague = tempfile::Builder::new()
+        .prefix("autodebug-colleague-")
+        .tempdir()
+        .unwrap();
+    let clone = colleague.path().join("clone");
+    common::git(
+        colleague.path(),
+        &["clone", "-q", &root.to_string_lossy(), "clone"],
+    );
+    (colleague, clone)
+}
+
+/// `cargo test` in `dir` as a colleague whose home is `home`: no cargo-autodebug, no cache
+/// of it, the registry's sources this machine has (offline).
+fn colleague_cargo_test(home: &Path, dir: &Path) -> Output {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cargo")
+        });
+    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["test", "--quiet", "--target-dir"])
+        .arg(common::shared_target_dir().join("colleague"))
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("CARGO_HOME", &cargo_home)
+        .env("CARGO_NET_OFFLINE", "true")
+        .env_remove("XDG_CACHE_HOME")
+        .env_remove("AUTODEBUG_INSTRUMENT")
+        .env_remove("AUTODEBUG_RUNTIME_PATH")
+        .output()
+        .unwrap();
+    assert!(
+        !home.join(".cache/cargo-autodebug").exists(),
+        "nothing of the tool's was needed"
+    );
+    output
+}
+
+/// `init` on a member of a two-member workspace: the copy goes to the workspace's root and
+/// into its `exclude`; a colleague's clone builds and tests every member.
+#[test]
+fn init_sets_up_a_member_of_a_workspace_that_builds_in_a_colleagues_clone() {
+    let dir = tempfile::Builder::new()
+        .prefix("autodebug-init-ws-")
+        .tempdir()
+        .unwrap();
+    let root = dir.path();
+    let workspace = "[workspace]\nmembers = [\"geo\", \"app\"]\nresolver = \"2\"\n";
+    std::fs::write(root.join("Cargo.toml"), workspace).unwrap();
+    for (name, source) in [
+        (
+            "geo",
+            "/// Twice `x`.\npub fn double(x: i64) -> i64 {\n    x * 2\n}\n\n#[test]\nfn doubles() {\n    assert_eq!(double(2), 4);\n}\n",
+        ),
+        (
+            "app",
+            "/// Three times `x`.\npub fn triple(x: i64) -> i64 {\n    x * 3\n}\n\n#[test]\nfn triples() {\n    assert_eq!(triple(2), 6);\n}\n",
+        ),
+    ] {
+        std::fs::create_dir_all(root.join(name).join("src")).unwrap();
+        std::fs::write(
+            root.join(name).join("Cargo.toml"),
+            format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        )
+        .unwrap();
+        std::fs::write(root.join(name).join("src/lib.rs"), source).unwrap();
+    }
+    common::git(root, &["init", "-q"]);
+    common::git(root, &["add", "."]);
+    common::git(root, &["commit", "-qm", "workspace"]);
+
+    let output = expect(run(root, &["init", "-p", "geo"], &[("NO_COLOR", "1")]), 0);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Excluding third_party/autodebug"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("Cargo.toml")).unwrap(),
+        "[workspace]\nmembers = [\"geo\", \"app\"]\nresolver = \"2\"\nexclude = [\"third_party/autodebug\"]\n"
+    );
+    assert!(
+        root.join("third_party/autodebug/autodebug-macros/src/lib.rs")
+            .is_file()
+    );
+    assert!(
+        std::fs::read_to_string(root.join("geo/Cargo.toml"))
+            .unwrap()
+            .contains("autodebug-runtime = ")
+    );
+    nothing_of_this_machine(root);
+    let (colleague, clone) = colleague_clone(root);
+    let built = colleague_cargo_test(colleague.path(), &clone);
+    assert!(built.status.success(), "{}", common::describe(&built));
+    let said = common::describe(&built);
+    assert!(said.contains("test result: ok. 1 passed"), "{said}");
 }

@@ -75,9 +75,140 @@ fn extract(root: &Path) -> Result<()> {
     }
 }
 
+/// The first line of the README a vendored copy carries: how `init` knows the directory
+/// is its own to update.
+pub const VENDORED: &str = "# The autodebug runtime, vendored by `cargo autodebug init`";
+
+/// The README of a vendored copy: what the directory is, for a person reading the
+/// repository (no path or hash of this machine or build).
+fn vendored_readme() -> String {
+    format!(
+        "{VENDORED}\n\n\
+         The crates `autodebug-runtime`, `autodebug-macros` and `autodebug-syntax` {version}\n\
+         (MIT OR Apache-2.0: each crate's `LICENSE-MIT` and `LICENSE-APACHE`), which the\n\
+         contracts of this repository (`#[requires]`, `#[ensures]`) build with, so that any\n\
+         clone builds with nothing else installed. `.cargo/config.toml` resolves the\n\
+         dependency `autodebug-runtime = \"{version}\"` to this copy (`[patch.crates-io]`).\n\n\
+         Commit this directory as it is. `cargo autodebug init` updates it to the version\n\
+         of the tool that runs it.\n",
+        version = env!("CARGO_PKG_VERSION"),
+    )
+}
+
+/// Writes the runtime's crates into `dir` (a directory of the user's repository, see
+/// `init`) with a README saying what they are: the files that differ from this tool's are
+/// written, and the files of the crates this tool no longer has are removed. Whether
+/// anything changed (or, unless `write`, would change: nothing is touched then). A `dir`
+/// that holds anything but such a copy is refused.
+pub fn vendor(dir: &Path, write: bool) -> Result<bool> {
+    let readme = dir.join("README.md");
+    let present = dir.is_dir() && dir.read_dir()?.next().is_some();
+    if present && !std::fs::read_to_string(&readme).is_ok_and(|text| text.starts_with(VENDORED)) {
+        anyhow::bail!(
+            "{} holds files `cargo autodebug init` did not write\nhint: choose another \
+             directory with --vendor-dir",
+            dir.display()
+        );
+    }
+    let mut wanted: Vec<(PathBuf, std::borrow::Cow<[u8]>)> = files::FILES
+        .iter()
+        .map(|(name, bytes)| (dir.join(name), std::borrow::Cow::Borrowed(*bytes)))
+        .collect();
+    wanted.push((readme, vendored_readme().into_bytes().into()));
+    let mut changed = false;
+    for (path, bytes) in &wanted {
+        if std::fs::read(path).is_ok_and(|written| written == bytes.as_ref()) {
+            continue;
+        }
+        changed = true;
+        if !write {
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("could not create {}", parent.display()))?;
+        }
+        std::fs::write(path, bytes)
+            .with_context(|| format!("could not write {}", path.display()))?;
+    }
+    if present {
+        for entry in walkdir::WalkDir::new(dir).contents_first(true) {
+            let entry = entry?;
+            let path = entry.path();
+            if entry.file_type().is_file() && !wanted.iter().any(|(p, _)| p == path) {
+                changed = true;
+                if !write {
+                    continue;
+                }
+                std::fs::remove_file(path)
+                    .with_context(|| format!("could not remove {}", path.display()))?;
+            } else if write
+                && entry.file_type().is_dir()
+                && path != dir
+                && path.read_dir()?.next().is_none()
+            {
+                std::fs::remove_dir(path)
+                    .with_context(|| format!("could not remove {}", path.display()))?;
+            }
+        }
+    }
+    Ok(changed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_vendored_copy_is_written_updated_and_never_written_over_a_strangers_directory() {
+        let base = tempfile::tempdir().unwrap();
+        let dir = base.path().join("third_party/autodebug");
+        assert!(vendor(&dir, false).unwrap());
+        assert!(!dir.exists(), "nothing is written unless asked");
+        assert!(vendor(&dir, true).unwrap());
+        for name in ["autodebug-runtime", "autodebug-macros", "autodebug-syntax"] {
+            for file in ["Cargo.toml", "src/lib.rs", "LICENSE-MIT", "LICENSE-APACHE"] {
+                assert!(dir.join(name).join(file).is_file(), "{name}/{file}");
+            }
+        }
+        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+        assert!(readme.starts_with(VENDORED), "{readme}");
+        // Nothing of this machine or build in what is committed.
+        for entry in walkdir::WalkDir::new(&dir) {
+            let entry = entry.unwrap();
+            if entry.file_type().is_file() {
+                let text =
+                    String::from_utf8_lossy(&std::fs::read(entry.path()).unwrap()).into_owned();
+                let shown = entry.path().display();
+                assert!(!text.contains(files::HASH), "{shown}");
+                assert!(!text.contains(&*base.path().to_string_lossy()), "{shown}");
+                assert!(
+                    !text.contains("/root/") && !text.contains("/home/"),
+                    "{shown}"
+                );
+            }
+        }
+        // Up to date: nothing to do. An older copy (a file changed, one this tool no
+        // longer has) is brought to this tool's.
+        assert!(!vendor(&dir, false).unwrap());
+        assert!(!vendor(&dir, true).unwrap());
+        let lib = dir.join("autodebug-runtime/src/lib.rs");
+        std::fs::write(&lib, "// older\n").unwrap();
+        std::fs::create_dir_all(dir.join("autodebug-old/src")).unwrap();
+        std::fs::write(dir.join("autodebug-old/src/lib.rs"), "").unwrap();
+        assert!(vendor(&dir, false).unwrap());
+        assert_eq!(std::fs::read_to_string(&lib).unwrap(), "// older\n");
+        assert!(vendor(&dir, true).unwrap());
+        assert_ne!(std::fs::read_to_string(&lib).unwrap(), "// older\n");
+        assert!(!dir.join("autodebug-old").exists());
+        // A directory of someone else's is left alone.
+        let theirs = base.path().join("vendor");
+        std::fs::create_dir_all(&theirs).unwrap();
+        std::fs::write(theirs.join("notes.txt"), "mine\n").unwrap();
+        let error = vendor(&theirs, false).unwrap_err().to_string();
+        assert!(error.contains("did not write"), "{error}");
+        assert_eq!(theirs.read_dir().unwrap().count(), 1);
+    }
 
     #[test]
     fn the_runtime_travels_whole_and_builds_on_its_own() {

@@ -8,7 +8,7 @@
 pub mod annotation;
 pub mod coordinates;
 
-mod embedded;
+pub mod embedded;
 pub mod manifest;
 pub mod module_tree;
 
