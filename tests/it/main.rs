@@ -18,6 +18,7 @@ mod hostile;
 mod install;
 mod interrupt;
 mod oracle;
+mod packaging;
 mod pathgen;
 mod publish;
 mod repair;
