@@ -465,6 +465,11 @@ pub struct InitOptions {
     #[arg(long, value_name = "TAG", requires = "git")]
     pub tag: Option<String>,
 
+    /// Take out what `init` wrote (the dependency, the example contract, the copy of the
+    /// runtime and its configuration), leaving every other edit.
+    #[arg(long, conflicts_with_all = ["git", "tag"])]
+    pub remove: bool,
+
     /// Coloring: auto, always, never.
     #[arg(long, value_enum, value_name = "WHEN")]
     pub color: Option<ColorChoice>,

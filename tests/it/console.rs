@@ -463,6 +463,53 @@ fn init_sets_up_a_crate_that_then_builds() {
     assert!(!broken.status.success(), "{}", common::describe(&broken));
     let said = common::describe(&broken);
     assert!(said.contains("a width over 3"), "{said}");
+
+    // `init --remove` in the colleague's clone, which uses a contract now: refused, nothing
+    // touched. In the author's tree, with an edit of their own since: what `init` wrote
+    // goes, and only that.
+    let output = expect(run(&clone, &["init", "--remove", "--allow-dirty"], &[]), 2);
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("src/lib.rs:4 uses the runtime"),
+        "{}",
+        common::describe(&output)
+    );
+    assert!(clone.join("third_party/autodebug").is_dir());
+    let own = "\npub fn perimeter(width: u32, height: u32) -> u32 {\n    2 * (width + height)\n}\n";
+    let edited = format!(
+        "{}{own}",
+        std::fs::read_to_string(root.join("src/lib.rs")).unwrap()
+    );
+    std::fs::write(root.join("src/lib.rs"), &edited).unwrap();
+    let output = expect(run(root, &["init", "--remove"], &[("NO_COLOR", "1")]), 2);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("uncommitted changes"));
+    let output = expect(
+        run(
+            root,
+            &["init", "--remove", "--allow-dirty"],
+            &[("NO_COLOR", "1")],
+        ),
+        0,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Removing the copy of the runtime in third_party/autodebug"),
+        "{stderr}"
+    );
+    // The `[dependencies]` table `init` added stays, empty (as `cargo new` writes one).
+    assert_eq!(
+        std::fs::read_to_string(root.join("Cargo.toml")).unwrap(),
+        format!("{manifest}\n[dependencies]\n")
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("src/lib.rs")).unwrap(),
+        format!("{source}{own}")
+    );
+    assert!(!root.join(".cargo").exists() && !root.join("third_party").exists());
+    let output = expect(run(root, &["init", "--remove"], &[("NO_COLOR", "1")]), 0);
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("nothing of `cargo autodebug init` to remove")
+    );
 }
 
 /// No file of the tree at `root` (its git and build directories aside) names this

@@ -13,6 +13,8 @@
 //! `--allow-dirty`; a second run finds the crate set up and says so, and a run by a newer
 //! tool brings the copy and the entry (an older tool's path of its machine) up to date.
 
+mod remove;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -27,7 +29,7 @@ use crate::zero::embedded;
 use crate::zero::manifest;
 
 /// The first words of the example contract's comment: how a second run recognizes it.
-const MARKER: &str = "cargo autodebug: an example contract";
+pub(crate) const MARKER: &str = "cargo autodebug: an example contract";
 
 /// Where a crate set up by `init` takes the runtime from, for everyone who builds it: the
 /// `[patch.crates-io]` entry of its workspace's `.cargo/config.toml`.
@@ -111,24 +113,16 @@ pub struct Plan {
 
 /// Runs `cargo autodebug init`.
 pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
+    if options.remove {
+        return remove(options, console);
+    }
     let (package, workspace_root) = find_package(options)?;
     let manifest_path = package.manifest_path.clone().into_std_path_buf();
     let root = manifest_path
         .parent()
         .context("the manifest has no directory")?
         .to_path_buf();
-    let source_file = package
-        .targets
-        .iter()
-        .find(|t| t.kind.contains(&TargetKind::Lib))
-        .or_else(|| {
-            package
-                .targets
-                .iter()
-                .find(|t| t.kind.contains(&TargetKind::Bin))
-        })
-        .map(|t| t.src_path.clone().into_std_path_buf())
-        .context("the package has neither a library nor a binary target")?;
+    let source_file = root_source(&package)?;
     let manifest_text = std::fs::read_to_string(&manifest_path)
         .with_context(|| format!("could not read {}", manifest_path.display()))?;
     let source_text = std::fs::read_to_string(&source_file)
@@ -278,6 +272,99 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
         "when a test fails, run `cargo autodebug` (no annotation is needed to start)",
     );
     Ok(ExitCode::Clean)
+}
+
+/// Runs `cargo autodebug init --remove`.
+fn remove(options: &InitOptions, console: &Console) -> Result<ExitCode> {
+    let (package, workspace_root) = find_package(options)?;
+    let manifest_path = package.manifest_path.clone().into_std_path_buf();
+    let root = manifest_path
+        .parent()
+        .context("the manifest has no directory")?
+        .to_path_buf();
+    let read = |path: &Path| {
+        std::fs::read_to_string(path).with_context(|| format!("could not read {}", path.display()))
+    };
+    let source_path = root_source(&package)?;
+    let manifest = read(&manifest_path)?;
+    let root_manifest_path = workspace_root.join("Cargo.toml");
+    let root_manifest = (root_manifest_path != manifest_path && root_manifest_path.is_file())
+        .then(|| read(&root_manifest_path))
+        .transpose()?;
+    let config_path = config_file(&workspace_root);
+    let config = if config_path.is_file() {
+        read(&config_path)?
+    } else {
+        String::new()
+    };
+    let source = read(&source_path)?;
+    // Every Rust file of the package's targets' directories.
+    let mut sources = Vec::new();
+    for target in &package.targets {
+        let Some(dir) = target.src_path.parent() else {
+            continue;
+        };
+        for entry in walkdir::WalkDir::new(dir)
+            .into_iter()
+            .filter_map(Result::ok)
+        {
+            let path = entry.path();
+            if entry.file_type().is_file()
+                && path.extension().is_some_and(|e| e == "rs")
+                && !sources.iter().any(|(p, _): &(PathBuf, String)| p == path)
+            {
+                sources.push((path.to_path_buf(), read(path)?));
+            }
+        }
+    }
+    let removal = remove::plan(&remove::Crate {
+        manifest: &manifest,
+        workspace_manifest: root_manifest.as_deref(),
+        config: &config,
+        source: &source,
+        sources: &sources,
+    })?;
+    if removal == remove::Removal::default() {
+        console.status(
+            "Fresh",
+            &format!(
+                "{}: nothing of `cargo autodebug init` to remove",
+                package.name
+            ),
+        );
+        return Ok(ExitCode::Clean);
+    }
+    if !options.allow_dirty {
+        check_clean(&root)?;
+    }
+    remove::write(
+        &removal,
+        (
+            &manifest_path,
+            Some(root_manifest_path.as_path()),
+            &config_path,
+            &source_path,
+        ),
+        &workspace_root,
+        console,
+    )?;
+    Ok(ExitCode::Clean)
+}
+
+/// The package's root source file: its library's, else its first binary's.
+fn root_source(package: &Package) -> Result<PathBuf> {
+    package
+        .targets
+        .iter()
+        .find(|t| t.kind.contains(&TargetKind::Lib))
+        .or_else(|| {
+            package
+                .targets
+                .iter()
+                .find(|t| t.kind.contains(&TargetKind::Bin))
+        })
+        .map(|t| t.src_path.clone().into_std_path_buf())
+        .context("the package has neither a library nor a binary target")
 }
 
 /// The workspace's cargo configuration file: `.cargo/config.toml`, or the older
