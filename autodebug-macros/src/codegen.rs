@@ -204,8 +204,19 @@ struct Requests {
     skip: Vec<(u32, u32)>,
 }
 
-/// Parses the gathered attributes.
-fn parse_requests(raws: Vec<RawAttr>) -> syn::Result<Requests> {
+/// When an ungated contract (`#[requires]`, `#[ensures]`, `#[invariant]`) is checked: in
+/// every build when `cargo autodebug` builds the crate (`instrument_env`) or the runtime's
+/// `release-checks` feature is on, else only with `debug_assertions`, as `debug_assert!`
+/// is: a release build pays nothing for it.
+fn checked(gate: Gate, instrument_env: bool) -> Gate {
+    match gate {
+        Gate::Always if !instrument_env && !cfg!(feature = "release-checks") => Gate::Debug,
+        gate => gate,
+    }
+}
+
+/// Parses the gathered attributes; `instrument_env` as for [`checked`].
+fn parse_requests(raws: Vec<RawAttr>, instrument_env: bool) -> syn::Result<Requests> {
     let mut requests = Requests::default();
     let mut errors = Errors::default();
     for raw in raws {
@@ -219,7 +230,10 @@ fn parse_requests(raws: Vec<RawAttr>) -> syn::Result<Requests> {
                 Err(e) => errors.push(e),
             },
             Ours::Contract(kind, gate) => match parse_contract(kind, gate, raw.args, raw.span) {
-                Ok(c) => requests.contracts.push(c),
+                Ok(mut c) => {
+                    c.gate = checked(c.gate, instrument_env);
+                    requests.contracts.push(c);
+                }
                 Err(e) => errors.push(e),
             },
         }
@@ -270,7 +284,7 @@ fn parse_autodebug_args(args: TokenStream) -> syn::Result<(bool, Vec<(u32, u32)>
 fn expand_fn(func: &mut ItemFn, first: RawAttr, instrument_env: bool) -> syn::Result<()> {
     let mut raws = vec![first];
     raws.extend(take_ours(&mut func.attrs)?);
-    let requests = parse_requests(raws)?;
+    let requests = parse_requests(raws, instrument_env)?;
     let name = func.sig.ident.unraw().to_string();
     if requests.contracts.iter().any(|c| c.kind == Kind::Invariant) && func.sig.receiver().is_none()
     {
@@ -313,13 +327,13 @@ fn expand_impl(imp: &mut ItemImpl, first: RawAttr, instrument_env: bool) -> syn:
         }
     }
     errors.finish()?;
-    let outer = parse_requests(raws)?;
+    let outer = parse_requests(raws, instrument_env)?;
     let type_name = type_name(&imp.self_ty);
     let mut errors = Errors::default();
     for item in &mut imp.items {
         let ImplItem::Fn(method) = item else { continue };
         let result = (|| -> syn::Result<()> {
-            let own = parse_requests(take_ours(&mut method.attrs)?)?;
+            let own = parse_requests(take_ours(&mut method.attrs)?, instrument_env)?;
             let name = method.sig.ident.unraw().to_string();
             let has_self = method.sig.receiver().is_some();
             if own.contracts.iter().any(|c| c.kind == Kind::Invariant) && !has_self {
@@ -926,6 +940,28 @@ mod tests {
             out.contains("violated: forall i in 0..old(v.len()) => v[i] == old(v.clone())[i]"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn ungated_contracts_are_checked_in_release_only_when_asked() {
+        let item = "fn f(x: i32) -> i32 { x + 1 }";
+        let gated = "if :: autodebug_runtime :: __rt :: cfg ! (debug_assertions)";
+        // A plain build checks them with debug assertions only (unless the runtime's
+        // `release-checks` feature is on); a build of `cargo autodebug`'s, always.
+        let plain = expand_str("requires", "x > 0", item, false);
+        assert_eq!(
+            plain.contains(gated),
+            !cfg!(feature = "release-checks"),
+            "{plain}"
+        );
+        let ensures = expand_str("ensures", "ret > old(x)", item, false);
+        assert_eq!(
+            ensures.contains("# [cfg (debug_assertions)]"),
+            !cfg!(feature = "release-checks"),
+            "{ensures}"
+        );
+        let instrumented = expand_str("requires", "x > 0", item, true);
+        assert!(!instrumented.contains("debug_assertions"), "{instrumented}");
     }
 
     #[test]

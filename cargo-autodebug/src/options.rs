@@ -465,6 +465,11 @@ pub struct InitOptions {
     #[arg(long, value_name = "TAG", requires = "git")]
     pub tag: Option<String>,
 
+    /// Add the runtime to `[dev-dependencies]`: contracts for the crate's own tests only,
+    /// written `#[cfg_attr(test, autodebug_runtime::requires(..))]`.
+    #[arg(long)]
+    pub dev: bool,
+
     /// Take out what `init` wrote (the dependency, the example contract, the copy of the
     /// runtime and its configuration), leaving every other edit.
     #[arg(long, conflicts_with_all = ["git", "tag"])]

@@ -128,6 +128,11 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
     let source_text = std::fs::read_to_string(&source_file)
         .with_context(|| format!("could not read {}", source_file.display()))?;
     let provided = Provided::of(options)?;
+    let table = if options.dev {
+        "dev-dependencies"
+    } else {
+        "dependencies"
+    };
     let config_path = config_file(&workspace_root);
     let config_text = match std::fs::read_to_string(&config_path) {
         Ok(text) => text,
@@ -148,7 +153,7 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
     };
     let plan = plan(
         &manifest_text,
-        &provided.dependency(),
+        (&provided.dependency(), table),
         (&config_text, &provided),
         root_manifest.as_deref(),
         &source_file,
@@ -196,7 +201,7 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
         console.status(
             "Adding",
             &format!(
-                "autodebug-runtime {} to [dependencies] in {}",
+                "autodebug-runtime {} to [{table}] in {}",
                 env!("CARGO_PKG_VERSION"),
                 shown(&manifest_path)
             ),
@@ -384,7 +389,7 @@ fn config_file(workspace_root: &Path) -> PathBuf {
 /// when it is another file than the crate's.
 pub fn plan(
     manifest_text: &str,
-    dependency: &str,
+    (dependency, table): (&str, &str),
     (config, provided): (&str, &Provided),
     workspace_manifest: Option<&str>,
     source_file: &Path,
@@ -393,17 +398,17 @@ pub fn plan(
     let document: toml::Table = manifest_text
         .parse()
         .context("could not parse the manifest")?;
-    let declared = document
-        .get("dependencies")
-        .and_then(toml::Value::as_table)
-        .and_then(|deps| {
+    let declared = ["dependencies", "dev-dependencies"]
+        .iter()
+        .find_map(|table| {
+            let deps = document.get(*table).and_then(toml::Value::as_table)?;
             deps.get("autodebug-runtime")
                 .or_else(|| deps.get("autodebug-macros"))
         });
     let mut manifest = if declared.is_some() {
         None
     } else {
-        let text = manifest::with_dependency(manifest_text, dependency);
+        let text = manifest::with_dependency_in(manifest_text, table, dependency);
         text.parse::<toml::Table>()
             .context("the manifest would not parse with the dependency added")?;
         Some(text)
@@ -441,7 +446,7 @@ pub fn plan(
     } else if uses_contracts(source_text) {
         (None, Some("it has contracts".to_string()))
     } else {
-        match example_contract(source_text)? {
+        match example_contract(source_text, table == "dev-dependencies")? {
             Some((text, function, line)) => (
                 Some((source_file.to_path_buf(), text, function, line)),
                 None,
@@ -552,8 +557,9 @@ fn uses_contracts(source: &str) -> bool {
 }
 
 /// `source` with the example contract above its first public function that takes arguments
-/// and returns a value (else its first such function), the function's name and line.
-fn example_contract(source: &str) -> Result<Option<(String, String, u32)>> {
+/// and returns a value (else its first such function), the function's name and line; for a
+/// crate whose tests alone have the runtime (`dev`), under `cfg_attr(test, ..)`.
+fn example_contract(source: &str, dev: bool) -> Result<Option<(String, String, u32)>> {
     let file = syn::parse_file(source).context("could not parse the crate's root file")?;
     let candidates: Vec<&syn::ItemFn> = file
         .items
@@ -592,12 +598,21 @@ fn example_contract(source: &str) -> Result<Option<(String, String, u32)>> {
         })
         .collect();
     let arguments = arguments.join(", ");
+    let attribute = |contract: String| match dev {
+        true => format!("// #[cfg_attr(test, autodebug_runtime::{contract})]\n"),
+        false => format!("// #[autodebug_runtime::{contract}]\n"),
+    };
     let comment = format!(
         "// {MARKER}. Uncomment it and replace the `true`s by what `{name}`\n\
          // needs and promises: it is then checked at every call, and `cargo autodebug` uses it to\n\
          // tell where a failing test went wrong. `ret` is the returned value; `->` reads \"implies\".\n\
-         // #[autodebug_runtime::requires(true, \"what callers pass: a condition on {arguments}\")]\n\
-         // #[autodebug_runtime::ensures(true, \"what `{name}` returns: a condition on ret, {arguments}\")]\n"
+         {}{}",
+        attribute(format!(
+            "requires(true, \"what callers pass: a condition on {arguments}\")"
+        )),
+        attribute(format!(
+            "ensures(true, \"what `{name}` returns: a condition on ret, {arguments}\")"
+        )),
     );
     let mut out = String::with_capacity(source.len() + comment.len());
     for (i, text) in source.split_inclusive('\n').enumerate() {
@@ -706,7 +721,7 @@ mod tests {
     fn sample_plan() -> Plan {
         plan(
             MANIFEST,
-            DEPENDENCY,
+            (DEPENDENCY, "dependencies"),
             ("", &vendored()),
             None,
             Path::new("src/lib.rs"),
@@ -747,7 +762,7 @@ mod tests {
         };
         let by_git = plan(
             MANIFEST,
-            &git.dependency(),
+            (&git.dependency(), "dependencies"),
             (existing, &git),
             None,
             Path::new("src/lib.rs"),
@@ -765,7 +780,7 @@ mod tests {
             "[package]\nname = \"a\"\n[dependencies]\nautodebug-runtime = { path = \"../rt\" }\n";
         let plan = plan(
             by_path,
-            DEPENDENCY,
+            (DEPENDENCY, "dependencies"),
             ("", &vendored()),
             None,
             Path::new("src/lib.rs"),
@@ -780,7 +795,7 @@ mod tests {
         let own = format!("{MANIFEST}\n[workspace]\nresolver = \"2\"\n");
         let single = plan(
             &own,
-            DEPENDENCY,
+            (DEPENDENCY, "dependencies"),
             ("", &vendored()),
             None,
             Path::new("src/lib.rs"),
@@ -801,7 +816,7 @@ mod tests {
             "# The workspace.\n[workspace]\nmembers = [\"calc\"]\nexclude = [\"old\"] # kept\n";
         let member = plan(
             MANIFEST,
-            DEPENDENCY,
+            (DEPENDENCY, "dependencies"),
             ("", &vendored()),
             Some(root),
             Path::new("calc/src/lib.rs"),
@@ -826,7 +841,7 @@ mod tests {
         };
         let by_git = plan(
             &own,
-            DEPENDENCY,
+            (DEPENDENCY, "dependencies"),
             ("", &git),
             None,
             Path::new("src/lib.rs"),
@@ -892,6 +907,45 @@ mod tests {
     }
 
     #[test]
+    fn contracts_for_the_tests_alone_take_the_runtime_as_a_dev_dependency() {
+        let plan = plan(
+            MANIFEST,
+            (DEPENDENCY, "dev-dependencies"),
+            ("", &vendored()),
+            None,
+            Path::new("src/lib.rs"),
+            SOURCE,
+        )
+        .unwrap();
+        assert_eq!(
+            plan.manifest.as_deref(),
+            Some(format!("{MANIFEST}\n[dev-dependencies]\n{DEPENDENCY}\n").as_str())
+        );
+        let (_, text, _, _) = plan.contract.unwrap();
+        assert!(
+            text.contains("// #[cfg_attr(test, autodebug_runtime::requires(true, \"what callers pass: a condition on a, b\"))]\n"),
+            "{text}"
+        );
+        // Set up so, the crate is set up.
+        let again = super::plan(
+            &format!("{MANIFEST}\n[dev-dependencies]\n{DEPENDENCY}\n"),
+            (DEPENDENCY, "dependencies"),
+            ("", &vendored()),
+            None,
+            Path::new("src/lib.rs"),
+            &text,
+        )
+        .unwrap();
+        assert_eq!(again.manifest, None);
+        assert_eq!(
+            remove::without_dependency(&format!("{MANIFEST}\n[dev-dependencies]\n{DEPENDENCY}\n"))
+                .unwrap()
+                .as_deref(),
+            Some(format!("{MANIFEST}\n[dev-dependencies]\n").as_str())
+        );
+    }
+
+    #[test]
     fn a_second_run_has_nothing_to_do() {
         let first = sample_plan();
         let manifest = first.manifest.unwrap();
@@ -899,7 +953,7 @@ mod tests {
         let (_, source, _, _) = first.contract.unwrap();
         let second = plan(
             &manifest,
-            DEPENDENCY,
+            (DEPENDENCY, "dependencies"),
             (&config, &vendored()),
             None,
             Path::new("src/lib.rs"),
@@ -919,7 +973,7 @@ mod tests {
     fn no_function_fits() {
         let plan = plan(
             MANIFEST,
-            DEPENDENCY,
+            (DEPENDENCY, "dependencies"),
             ("", &vendored()),
             None,
             Path::new("src/lib.rs"),

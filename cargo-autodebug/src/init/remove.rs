@@ -27,15 +27,20 @@ pub struct Removal {
     pub copy: Option<String>,
 }
 
-/// `manifest` without the `autodebug-runtime` dependency, or `None` when it has none.
+/// `manifest` without the `autodebug-runtime` dependency (or dev-dependency), or `None`
+/// when it has none.
 pub fn without_dependency(manifest: &str) -> Result<Option<String>> {
     let mut document: toml_edit::DocumentMut =
         manifest.parse().context("could not parse the manifest")?;
-    let removed = document
-        .get_mut("dependencies")
-        .and_then(toml_edit::Item::as_table_like_mut)
-        .and_then(|deps| deps.remove("autodebug-runtime"));
-    Ok(removed.map(|_| document.to_string()))
+    let mut removed = false;
+    for table in ["dependencies", "dev-dependencies"] {
+        removed |= document
+            .get_mut(table)
+            .and_then(toml_edit::Item::as_table_like_mut)
+            .and_then(|deps| deps.remove("autodebug-runtime"))
+            .is_some();
+    }
+    Ok(removed.then(|| document.to_string()))
 }
 
 /// `source` without the example contract `init` wrote, while it is that comment: the
@@ -276,7 +281,7 @@ mod tests {
         let provided = Provided::Vendored("third_party/autodebug".into());
         let plan = init_plan(
             MANIFEST,
-            &provided.dependency(),
+            (&provided.dependency(), "dependencies"),
             (CONFIG, &provided),
             None,
             Path::new("src/lib.rs"),

@@ -55,11 +55,18 @@ impl RuntimeSource {
 /// `manifest` with `dependency` added to its `[dependencies]` table (a new table at the end
 /// when it has none). Everything else stays as written.
 pub fn with_dependency(manifest: &str, dependency: &str) -> String {
+    with_dependency_in(manifest, "dependencies", dependency)
+}
+
+/// `manifest` with `dependency` added to its `[TABLE]` table (`dependencies`,
+/// `dev-dependencies`; a new table at the end when it has none). Everything else stays as
+/// written.
+pub fn with_dependency_in(manifest: &str, table: &str, dependency: &str) -> String {
     let mut out = String::with_capacity(manifest.len() + dependency.len() + 20);
     let mut added = false;
     for line in manifest.split_inclusive('\n') {
         out.push_str(line);
-        if !added && is_dependencies_header(line) {
+        if !added && is_header(line, table) {
             if !line.ends_with('\n') {
                 out.push('\n');
             }
@@ -72,18 +79,20 @@ pub fn with_dependency(manifest: &str, dependency: &str) -> String {
         if !out.is_empty() && !out.ends_with('\n') {
             out.push('\n');
         }
-        out.push_str("\n[dependencies]\n");
+        out.push_str(&format!("\n[{table}]\n"));
         out.push_str(dependency);
         out.push('\n');
     }
     out
 }
 
-/// Whether a manifest line is the `[dependencies]` header (maybe followed by a comment).
-fn is_dependencies_header(line: &str) -> bool {
+/// Whether a manifest line is the `[TABLE]` header (maybe followed by a comment).
+fn is_header(line: &str, table: &str) -> bool {
     let line = line.trim();
     let line = line.split('#').next().unwrap_or("").trim_end();
-    line == "[dependencies]"
+    line.strip_prefix('[')
+        .and_then(|l| l.strip_suffix(']'))
+        .is_some_and(|name| name.trim() == table)
 }
 
 /// A TOML basic string.
