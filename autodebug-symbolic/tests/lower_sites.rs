@@ -9,7 +9,7 @@
 //! degraded one a subset of them (opaque parts keep no sites).
 
 #[path = "../../autodebug-macros/src"]
-#[allow(dead_code, unused_imports, clippy::all)]
+#[allow(dead_code, unused_imports, unexpected_cfgs, clippy::all)]
 mod macros {
     pub mod codegen;
     pub mod instrument;
