@@ -31,8 +31,7 @@ use crate::zero::manifest;
 /// The first words of the example contract's comment: how a second run recognizes it.
 pub(crate) const MARKER: &str = "cargo autodebug: an example contract";
 
-/// Where a crate set up by `init` takes the runtime from, for everyone who builds it: the
-/// `[patch.crates-io]` entry of its workspace's `.cargo/config.toml`.
+/// Where a crate set up by `init` takes the runtime from, for everyone who builds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Provided {
     /// A copy of the runtime's crates in the repository, at this `/`-separated path
@@ -167,12 +166,6 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
         Some((_, dir)) => embedded::vendor(dir, false)?,
         None => false,
     };
-    let shown = |path: &Path| {
-        path.strip_prefix(&workspace_root)
-            .unwrap_or(path)
-            .display()
-            .to_string()
-    };
     if plan.manifest.is_none()
         && plan.workspace_manifest.is_none()
         && plan.config.is_none()
@@ -195,20 +188,57 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
     if !options.allow_dirty {
         check_clean(&root)?;
     }
+    let places = Places {
+        workspace_root: &workspace_root,
+        manifest: &manifest_path,
+        root_manifest: &root_manifest_path,
+        config: &config_path,
+        copy: vendor_dir
+            .as_ref()
+            .map(|(dir, path)| (dir.as_str(), path.as_path(), stale_copy)),
+    };
+    write(&plan, &places, table, console)?;
+    console.status(
+        "Ready",
+        "when a test fails, run `cargo autodebug` (no annotation is needed to start)",
+    );
+    Ok(ExitCode::Clean)
+}
+
+/// Where `init` writes.
+struct Places<'a> {
+    workspace_root: &'a Path,
+    manifest: &'a Path,
+    /// The workspace's root manifest (the crate's own in a workspace of one).
+    root_manifest: &'a Path,
+    config: &'a Path,
+    /// The copy of the runtime: its directory relative to the workspace root, its path,
+    /// and whether it is to be written (missing or another tool's).
+    copy: Option<(&'a str, &'a Path, bool)>,
+}
+
+/// Writes what `plan` says, saying what it does.
+fn write(plan: &Plan, places: &Places, table: &str, console: &Console) -> Result<()> {
+    let shown = |path: &Path| {
+        path.strip_prefix(places.workspace_root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    };
     if let Some(text) = &plan.manifest {
-        std::fs::write(&manifest_path, text)
-            .with_context(|| format!("could not write {}", manifest_path.display()))?;
+        std::fs::write(places.manifest, text)
+            .with_context(|| format!("could not write {}", places.manifest.display()))?;
         console.status(
             "Adding",
             &format!(
                 "autodebug-runtime {} to [{table}] in {}",
                 env!("CARGO_PKG_VERSION"),
-                shown(&manifest_path)
+                shown(places.manifest)
             ),
         );
     }
-    if let Some((dir, path)) = &vendor_dir {
-        if stale_copy {
+    if let Some((dir, path, stale)) = places.copy {
+        if stale {
             embedded::vendor(path, true)?;
             console.status(
                 "Vendoring",
@@ -222,34 +252,32 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
         }
         if plan.excludes {
             if let Some(text) = &plan.workspace_manifest {
-                std::fs::write(&root_manifest_path, text)
-                    .with_context(|| format!("could not write {}", root_manifest_path.display()))?;
+                std::fs::write(places.root_manifest, text).with_context(|| {
+                    format!("could not write {}", places.root_manifest.display())
+                })?;
             }
             console.status(
                 "Excluding",
                 &format!(
                     "{dir} from the workspace in {} (its crates are packages of their own)",
-                    shown(&root_manifest_path)
+                    shown(places.root_manifest)
                 ),
             );
         }
     }
     if let Some(text) = &plan.config {
-        if let Some(dir) = config_path.parent() {
+        if let Some(dir) = places.config.parent() {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("could not create {}", dir.display()))?;
         }
-        std::fs::write(&config_path, text)
-            .with_context(|| format!("could not write {}", config_path.display()))?;
+        std::fs::write(places.config, text)
+            .with_context(|| format!("could not write {}", places.config.display()))?;
         console.status(
             "Patching",
             &format!(
-                "autodebug-runtime to {} in {}",
-                match &provided {
-                    Provided::Vendored(dir) => format!("the copy in {dir}"),
-                    Provided::Git { url, tag } => format!("{url} at tag {tag}"),
-                },
-                shown(&config_path)
+                "autodebug-runtime to the copy in {} in {}",
+                places.copy.map_or("", |(dir, _, _)| dir),
+                shown(places.config)
             ),
         );
     }
@@ -272,11 +300,7 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
             }
         }
     }
-    console.status(
-        "Ready",
-        "when a test fails, run `cargo autodebug` (no annotation is needed to start)",
-    );
-    Ok(ExitCode::Clean)
+    Ok(())
 }
 
 /// Runs `cargo autodebug init --remove`.
