@@ -446,6 +446,11 @@ pub struct InitOptions {
     #[arg(long)]
     pub allow_dirty: bool,
 
+    /// Copy the runtime's crates into the repository (the default): every clone then builds
+    /// with nothing installed.
+    #[arg(long, conflicts_with = "git")]
+    pub vendor: bool,
+
     /// Where the copy of the runtime goes, relative to the workspace root (to be
     /// committed: every clone then builds with nothing installed).
     #[arg(

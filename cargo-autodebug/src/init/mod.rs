@@ -887,6 +887,7 @@ mod tests {
             <Command as clap::Parser>::try_parse_from(all).unwrap().init
         };
         assert_eq!(Provided::of(&options(&[])).unwrap(), vendored());
+        assert_eq!(Provided::of(&options(&["--vendor"])).unwrap(), vendored());
         assert_eq!(
             Provided::of(&options(&["--vendor-dir", "deps/rt/"])).unwrap(),
             Provided::Vendored("deps/rt".into())
