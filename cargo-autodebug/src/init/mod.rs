@@ -110,52 +110,93 @@ pub struct Plan {
     pub no_contract: Option<String>,
 }
 
+/// The package `init` works on and the files it reads and writes.
+struct Found {
+    package: Package,
+    workspace_root: PathBuf,
+    /// The package's manifest and directory.
+    manifest: PathBuf,
+    dir: PathBuf,
+    /// The workspace's root manifest (the package's own in a workspace of one).
+    root_manifest: PathBuf,
+    /// The workspace's cargo configuration (which may not exist).
+    config: PathBuf,
+    /// The package's root source file.
+    source: PathBuf,
+}
+
+impl Found {
+    /// The package the options name (see [`find_package`]) and its files.
+    fn of(options: &InitOptions) -> Result<Found> {
+        let (package, workspace_root) = find_package(options)?;
+        let manifest = package.manifest_path.clone().into_std_path_buf();
+        let dir = manifest
+            .parent()
+            .context("the manifest has no directory")?
+            .to_path_buf();
+        Ok(Found {
+            source: root_source(&package)?,
+            root_manifest: workspace_root.join("Cargo.toml"),
+            config: config_file(&workspace_root),
+            package,
+            workspace_root,
+            manifest,
+            dir,
+        })
+    }
+
+    /// The workspace's root manifest's text, when it is another file than the package's.
+    fn other_root_manifest(&self) -> Result<Option<String>> {
+        (self.root_manifest != self.manifest && self.root_manifest.is_file())
+            .then(|| read(&self.root_manifest))
+            .transpose()
+    }
+
+    /// The cargo configuration's text (empty when there is none).
+    fn config_text(&self) -> Result<String> {
+        match std::fs::read_to_string(&self.config) {
+            Ok(text) => Ok(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+            Err(e) => Err(e).with_context(|| format!("could not read {}", self.config.display())),
+        }
+    }
+}
+
+/// A file's text.
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("could not read {}", path.display()))
+}
+
 /// Runs `cargo autodebug init`.
 pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
     if options.remove {
         return remove(options, console);
     }
-    let (package, workspace_root) = find_package(options)?;
-    let manifest_path = package.manifest_path.clone().into_std_path_buf();
-    let root = manifest_path
-        .parent()
-        .context("the manifest has no directory")?
-        .to_path_buf();
-    let source_file = root_source(&package)?;
-    let manifest_text = std::fs::read_to_string(&manifest_path)
-        .with_context(|| format!("could not read {}", manifest_path.display()))?;
-    let source_text = std::fs::read_to_string(&source_file)
-        .with_context(|| format!("could not read {}", source_file.display()))?;
+    let found = Found::of(options)?;
+    let Found {
+        package,
+        workspace_root,
+        manifest: manifest_path,
+        dir: root,
+        root_manifest: root_manifest_path,
+        config: config_path,
+        source: source_file,
+    } = &found;
+    let (manifest_text, source_text) = (read(manifest_path)?, read(source_file)?);
+    let config_text = found.config_text()?;
+    let root_manifest = found.other_root_manifest()?;
     let provided = Provided::of(options)?;
     let table = if options.dev {
         "dev-dependencies"
     } else {
         "dependencies"
     };
-    let config_path = config_file(&workspace_root);
-    let config_text = match std::fs::read_to_string(&config_path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => {
-            return Err(e).with_context(|| format!("could not read {}", config_path.display()));
-        }
-    };
-    // The workspace's root manifest, when it is not the crate's own.
-    let root_manifest_path = workspace_root.join("Cargo.toml");
-    let root_manifest = if root_manifest_path != manifest_path && root_manifest_path.is_file() {
-        Some(
-            std::fs::read_to_string(&root_manifest_path)
-                .with_context(|| format!("could not read {}", root_manifest_path.display()))?,
-        )
-    } else {
-        None
-    };
     let plan = plan(
         &manifest_text,
         (&provided.dependency(), table),
         (&config_text, &provided),
         root_manifest.as_deref(),
-        &source_file,
+        source_file,
         &source_text,
     )?;
     let vendor_dir = match &provided {
@@ -186,13 +227,13 @@ pub fn init(options: &InitOptions, console: &Console) -> Result<ExitCode> {
         return Ok(ExitCode::Clean);
     }
     if !options.allow_dirty {
-        check_clean(&root)?;
+        check_clean(root)?;
     }
     let places = Places {
-        workspace_root: &workspace_root,
-        manifest: &manifest_path,
-        root_manifest: &root_manifest_path,
-        config: &config_path,
+        workspace_root,
+        manifest: manifest_path,
+        root_manifest: root_manifest_path,
+        config: config_path,
         copy: vendor_dir
             .as_ref()
             .map(|(dir, path)| (dir.as_str(), path.as_path(), stale_copy)),
@@ -305,28 +346,20 @@ fn write(plan: &Plan, places: &Places, table: &str, console: &Console) -> Result
 
 /// Runs `cargo autodebug init --remove`.
 fn remove(options: &InitOptions, console: &Console) -> Result<ExitCode> {
-    let (package, workspace_root) = find_package(options)?;
-    let manifest_path = package.manifest_path.clone().into_std_path_buf();
-    let root = manifest_path
-        .parent()
-        .context("the manifest has no directory")?
-        .to_path_buf();
-    let read = |path: &Path| {
-        std::fs::read_to_string(path).with_context(|| format!("could not read {}", path.display()))
-    };
-    let source_path = root_source(&package)?;
-    let manifest = read(&manifest_path)?;
-    let root_manifest_path = workspace_root.join("Cargo.toml");
-    let root_manifest = (root_manifest_path != manifest_path && root_manifest_path.is_file())
-        .then(|| read(&root_manifest_path))
-        .transpose()?;
-    let config_path = config_file(&workspace_root);
-    let config = if config_path.is_file() {
-        read(&config_path)?
-    } else {
-        String::new()
-    };
-    let source = read(&source_path)?;
+    let found = Found::of(options)?;
+    let Found {
+        package,
+        workspace_root,
+        manifest: manifest_path,
+        dir: root,
+        root_manifest: root_manifest_path,
+        config: config_path,
+        source: source_path,
+    } = &found;
+    let manifest = read(manifest_path)?;
+    let root_manifest = found.other_root_manifest()?;
+    let config = found.config_text()?;
+    let source = read(source_path)?;
     // Every Rust file of the package's targets' directories.
     let mut sources = Vec::new();
     for target in &package.targets {
@@ -364,17 +397,17 @@ fn remove(options: &InitOptions, console: &Console) -> Result<ExitCode> {
         return Ok(ExitCode::Clean);
     }
     if !options.allow_dirty {
-        check_clean(&root)?;
+        check_clean(root)?;
     }
     remove::write(
         &removal,
         (
-            &manifest_path,
+            manifest_path,
             Some(root_manifest_path.as_path()),
-            &config_path,
-            &source_path,
+            config_path,
+            source_path,
         ),
-        &workspace_root,
+        workspace_root,
         console,
     )?;
     Ok(ExitCode::Clean)
@@ -743,19 +776,24 @@ mod tests {
 
     /// The plan for [`MANIFEST`] and [`SOURCE`] in a workspace without a configuration.
     fn sample_plan() -> Plan {
-        plan(
-            MANIFEST,
-            (DEPENDENCY, "dependencies"),
-            ("", &vendored()),
-            None,
-            Path::new("src/lib.rs"),
-            SOURCE,
-        )
-        .unwrap()
+        vendored_plan(MANIFEST, "dependencies", SOURCE).unwrap()
     }
 
     fn vendored() -> Provided {
         Provided::Vendored("third_party/autodebug".into())
+    }
+
+    /// The plan for `manifest` and `source` (`src/lib.rs`) with the runtime copied into the
+    /// repository, the dependency in `table`, in a workspace without a configuration.
+    fn vendored_plan(manifest: &str, table: &str, source: &str) -> Result<Plan> {
+        plan(
+            manifest,
+            (DEPENDENCY, table),
+            ("", &vendored()),
+            None,
+            Path::new("src/lib.rs"),
+            source,
+        )
     }
 
     #[test]
@@ -802,14 +840,7 @@ mod tests {
         // A dependency by path needs no patch.
         let by_path =
             "[package]\nname = \"a\"\n[dependencies]\nautodebug-runtime = { path = \"../rt\" }\n";
-        let plan = plan(
-            by_path,
-            (DEPENDENCY, "dependencies"),
-            ("", &vendored()),
-            None,
-            Path::new("src/lib.rs"),
-            SOURCE,
-        );
+        let plan = vendored_plan(by_path, "dependencies", SOURCE);
         assert_eq!(plan.unwrap().config, None);
     }
 
@@ -817,15 +848,7 @@ mod tests {
     fn a_workspace_excludes_the_copy_where_its_root_manifest_is() {
         // The crate's own manifest is the root of its workspace.
         let own = format!("{MANIFEST}\n[workspace]\nresolver = \"2\"\n");
-        let single = plan(
-            &own,
-            (DEPENDENCY, "dependencies"),
-            ("", &vendored()),
-            None,
-            Path::new("src/lib.rs"),
-            SOURCE,
-        )
-        .unwrap();
+        let single = vendored_plan(&own, "dependencies", SOURCE).unwrap();
         assert!(single.excludes);
         assert_eq!(single.workspace_manifest, None);
         let manifest = single.manifest.unwrap();
@@ -933,15 +956,7 @@ mod tests {
 
     #[test]
     fn contracts_for_the_tests_alone_take_the_runtime_as_a_dev_dependency() {
-        let plan = plan(
-            MANIFEST,
-            (DEPENDENCY, "dev-dependencies"),
-            ("", &vendored()),
-            None,
-            Path::new("src/lib.rs"),
-            SOURCE,
-        )
-        .unwrap();
+        let plan = vendored_plan(MANIFEST, "dev-dependencies", SOURCE).unwrap();
         assert_eq!(
             plan.manifest.as_deref(),
             Some(format!("{MANIFEST}\n[dev-dependencies]\n{DEPENDENCY}\n").as_str())
@@ -952,12 +967,9 @@ mod tests {
             "{text}"
         );
         // Set up so, the crate is set up.
-        let again = super::plan(
+        let again = vendored_plan(
             &format!("{MANIFEST}\n[dev-dependencies]\n{DEPENDENCY}\n"),
-            (DEPENDENCY, "dependencies"),
-            ("", &vendored()),
-            None,
-            Path::new("src/lib.rs"),
+            "dependencies",
             &text,
         )
         .unwrap();
@@ -996,15 +1008,7 @@ mod tests {
 
     #[test]
     fn no_function_fits() {
-        let plan = plan(
-            MANIFEST,
-            (DEPENDENCY, "dependencies"),
-            ("", &vendored()),
-            None,
-            Path::new("src/lib.rs"),
-            "fn main() {}\n",
-        )
-        .unwrap();
+        let plan = vendored_plan(MANIFEST, "dependencies", "fn main() {}\n").unwrap();
         assert!(plan.manifest.is_some());
         assert_eq!(plan.contract, None);
         assert!(plan.no_contract.unwrap().starts_with("no function"));

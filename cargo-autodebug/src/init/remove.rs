@@ -292,6 +292,22 @@ mod tests {
         (plan.manifest.unwrap(), source, plan.config.unwrap())
     }
 
+    /// The removal for a crate of one file (`sources`) alone in its workspace.
+    fn plan_of(
+        manifest: &str,
+        config: &str,
+        source: &str,
+        sources: &[(PathBuf, String)],
+    ) -> Result<Removal> {
+        plan(&Crate {
+            manifest,
+            workspace_manifest: None,
+            config,
+            source,
+            sources,
+        })
+    }
+
     #[test]
     fn what_init_wrote_goes_and_nothing_else() {
         let (manifest, source, config) = initialized();
@@ -300,14 +316,7 @@ mod tests {
         let source = format!("{source}\npub fn two() -> i32 {{\n    2\n}}\n");
         let config = format!("{config}\n[alias]\nt = \"test\"\n");
         let sources = [(PathBuf::from("src/lib.rs"), source.clone())];
-        let removal = plan(&Crate {
-            manifest: &manifest,
-            workspace_manifest: None,
-            config: &config,
-            source: &source,
-            sources: &sources,
-        })
-        .unwrap();
+        let removal = plan_of(&manifest, &config, &source, &sources).unwrap();
         assert_eq!(
             removal.manifest.as_deref(),
             Some(MANIFEST.replace("0.8", "0.9").as_str())
@@ -325,14 +334,7 @@ mod tests {
         // that `init` created is left empty (the file goes).
         let (manifest, source, config) = initialized();
         let sources = [(PathBuf::from("src/lib.rs"), source.clone())];
-        let alone = plan(&Crate {
-            manifest: &manifest,
-            workspace_manifest: None,
-            config: &config,
-            source: &source,
-            sources: &sources,
-        })
-        .unwrap();
+        let alone = plan_of(&manifest, &config, &source, &sources).unwrap();
         assert_eq!(alone.manifest.as_deref(), Some(MANIFEST));
         assert_eq!(alone.source.as_deref(), Some(SOURCE));
         assert_eq!(alone.config.as_deref(), Some(CONFIG));
@@ -359,15 +361,9 @@ mod tests {
             (PathBuf::from("src/lib.rs"), used.clone()),
             (PathBuf::from("src/more.rs"), String::new()),
         ];
-        let error = plan(&Crate {
-            manifest: &manifest,
-            workspace_manifest: None,
-            config: &config,
-            source: &used,
-            sources: &sources,
-        })
-        .unwrap_err()
-        .to_string();
+        let error = plan_of(&manifest, &config, &used, &sources)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("src/lib.rs:"), "{error}");
         assert!(error.contains("uses the runtime"), "{error}");
         // Another file's contract counts as well.
@@ -378,15 +374,9 @@ mod tests {
                 "use autodebug_runtime::ensures;\n".to_string(),
             ),
         ];
-        let error = plan(&Crate {
-            manifest: &manifest,
-            workspace_manifest: None,
-            config: &config,
-            source: &source,
-            sources: &sources,
-        })
-        .unwrap_err()
-        .to_string();
+        let error = plan_of(&manifest, &config, &source, &sources)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("src/more.rs:1"), "{error}");
     }
 
