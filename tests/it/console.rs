@@ -548,15 +548,27 @@ fn colleague_clone(root: &Path) -> (tempfile::TempDir, std::path::PathBuf) {
     (colleague, clone)
 }
 
-/// `cargo test` in `dir` as a colleague whose home is `home`: no cargo-autodebug, no cache
-/// of it, the registry's sources this machine has (offline).
+/// `cargo test` in `dir` as a colleague whose home is `home`: no cargo-autodebug on the
+/// `PATH` (only the toolchain's own directory and the system's), no cache of it, the
+/// registry's sources this machine has (offline).
 fn colleague_cargo_test(home: &Path, dir: &Path) -> Output {
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {
             std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cargo")
         });
-    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let cargo = std::path::PathBuf::from(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    let toolchain = cargo.parent().map(Path::to_path_buf).unwrap_or_default();
+    let path = std::env::join_paths([
+        toolchain.as_path(),
+        Path::new("/usr/bin"),
+        Path::new("/bin"),
+    ])
+    .unwrap();
+    let on_path = |name: &str| std::env::split_paths(&path).any(|dir| dir.join(name).exists());
+    assert!(on_path("rustc") && !on_path("cargo-autodebug"), "{path:?}");
+    let output = Command::new(&cargo)
+        .env("PATH", &path)
         .args(["test", "--quiet", "--target-dir"])
         .arg(common::shared_target_dir().join("colleague"))
         .current_dir(dir)
