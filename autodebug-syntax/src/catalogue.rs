@@ -39,9 +39,6 @@ pub const COUNTERPART: &str = "counterpart-method";
 pub const STRING_EDIT: &str = "string-literal";
 /// An integer variable one off where it is used (`n` → `n + 1`).
 pub const VARIABLE_STEP: &str = "variable±1";
-/// An integer variable offset by another of its type where it is used (`len < 5` →
-/// `len - start < 5`): a term the expression dropped.
-pub const VARIABLE_TERM: &str = "variable±term";
 /// A signed number's absolute value in its place (`d` → `d.abs()`).
 pub const ABS: &str = "absolute-value";
 /// A character literal for a character of the failing calls' text.

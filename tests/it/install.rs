@@ -102,8 +102,9 @@ fn an_installed_tool_works_with_no_checkout_present() {
         "value > high"
     );
 
-    // An annotated crate whose manifest names the runtime by version: `init` patches it to
-    // the runtime the tool carries, and the run uses that runtime.
+    // An annotated crate whose manifest names the runtime by version: `init` resolves it to
+    // a copy in the crate's repository (written from the runtime the tool carries), and the
+    // run uses the tool's own runtime.
     let annotated = common::fixture("repair-format");
     let manifest = annotated.path().join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
@@ -127,7 +128,17 @@ fn an_installed_tool_works_with_no_checkout_present() {
         common::describe(&output)
     );
     let config = std::fs::read_to_string(annotated.path().join(".cargo/config.toml")).unwrap();
-    assert!(config.contains(runtime), "{config}");
+    assert!(
+        config.contains("{ path = \"third_party/autodebug/autodebug-runtime\" }")
+            && !config.contains(runtime),
+        "{config}"
+    );
+    assert!(
+        annotated
+            .path()
+            .join("third_party/autodebug/autodebug-runtime/src/rt.rs")
+            .is_file()
+    );
     common::git_commit_all(annotated.path());
     let output = run(&binary, annotated.path(), &[], Some(&target));
     assert_eq!(

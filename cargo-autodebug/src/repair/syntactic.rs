@@ -774,16 +774,6 @@ fn variable_and_operand_edits(
                 let rust = sum_in_place(original, range, &format!("{name} {op} 1"));
                 out.push(mutation(rust, catalogue::VARIABLE_STEP, 2, types));
             }
-            // A term dropped (`len < 5` for `len - start < 5`, `v[i]` for `v[i + from]`):
-            // another integer of its type in scope taken from it or added to it.
-            for (other, other_ty) in &types.vars {
-                if other != name && other_ty == ty {
-                    for op in ["-", "+"] {
-                        let rust = sum_in_place(original, range, &format!("{name} {op} {other}"));
-                        out.push(mutation(rust, catalogue::VARIABLE_TERM, 3, types));
-                    }
-                }
-            }
         }
     }
     for Operation {
@@ -1176,12 +1166,7 @@ mod tests {
         };
         let all = mutations("x", SiteKind::Assign, &types);
         let rust: Vec<&str> = all.iter().map(|m| m.rust.as_str()).collect();
-        assert_eq!(
-            rust,
-            [
-                "r", "y", "x + 1", "x - 1", "x.abs()", "x - r", "x + r", "x - y", "x + y"
-            ]
-        );
+        assert_eq!(rust, ["r", "y", "x + 1", "x - 1", "x.abs()"]);
         assert_eq!(
             all[1].expr,
             Some(Expr::Var {
@@ -1201,26 +1186,6 @@ mod tests {
             ["(n + 1)*x/2", "(n - 1)*x/2", "n*(x + 1)/2", "n*(x - 1)/2"]
         );
         assert_eq!(of("v.nth(n)"), ["v.nth(n + 1)", "v.nth(n - 1)"]);
-        // A term dropped: another integer of the name's type taken from it or added.
-        let terms: Vec<String> = mutations("x < 5", SiteKind::If, &types)
-            .into_iter()
-            .filter(|m| m.template == "variable±term")
-            .map(|m| {
-                assert_eq!(m.cost, 3, "{}", m.rust);
-                assert!(m.expr.is_some(), "the runtime evaluates {}", m.rust);
-                m.rust
-            })
-            .collect();
-        assert_eq!(terms, ["x - r < 5", "x + r < 5", "x - y < 5", "x + y < 5"]);
-        let of = |code: &str| -> Vec<String> {
-            mutations(code, SiteKind::Return, &types)
-                .into_iter()
-                .filter(|m| m.template == "variable±term")
-                .map(|m| m.rust)
-                .collect()
-        };
-        assert_eq!(of("n * 2"), Vec::<String>::new(), "no other usize in scope");
-        assert_eq!(of("x * 2")[..2], ["(x - r) * 2", "(x + r) * 2"]);
         // Unsigned names have no absolute value to take.
         let n = mutations("n", SiteKind::Assign, &types);
         assert!(n.iter().all(|m| m.template != "absolute-value"));
