@@ -475,9 +475,7 @@ pub fn plan(
         .and_then(toml::Value::as_table)
         .is_some_and(|t| t.contains_key("path") || t.contains_key("git"));
     let config = match provided {
-        Provided::Vendored(dir) if !by_path && !by_git(manifest.as_deref()) => {
-            config_with_patch(config, dir)?
-        }
+        Provided::Vendored(dir) if !by_path => config_with_patch(config, dir)?,
         _ => None,
     };
     // The copy's crates are packages of their own, not members of the user's workspace.
@@ -551,11 +549,6 @@ fn with_exclude(manifest: &str, dir: &str) -> Result<Option<String>> {
     }
     exclude.push(dir);
     Ok(Some(document.to_string()))
-}
-
-/// Whether the new manifest text (if any) takes the runtime from a repository.
-fn by_git(manifest: Option<&str>) -> bool {
-    manifest.is_some_and(|m| m.contains("autodebug-runtime = { git = "))
 }
 
 /// `config` (a cargo configuration's text) with `[patch.crates-io]` resolving

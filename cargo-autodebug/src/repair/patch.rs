@@ -61,7 +61,7 @@ impl Index {
     /// line of an error is the file's).
     fn of_part(text: &str, lines_before: u32) -> Result<Index> {
         let (offset, body) = parseable(text);
-        let (file, left_out) = match autodebug_syntax::parse_file_by_item(&body) {
+        let (mut file, left_out) = match autodebug_syntax::parse_file_by_item(&body) {
             Ok(parsed) => (parsed.file, parsed.left_out),
             Err(error) => {
                 let at = position(error.span().start());
@@ -92,16 +92,12 @@ impl Index {
                     .collect(),
             },
         };
-        visitor.visit_file(&file);
-        autodebug_syntax::sites::visit_file(&file, |expr, kind| {
-            visitor.mark(&expr, crate::edit::site_kind(kind))
-        });
         // The functions a `macro_rules!` writes: their expansions are instrumented with
         // the body's positions, so their sites are found (and patched) in the body.
-        let mut written = syn::parse_str::<syn::File>("").expect("an empty file parses");
-        written.items = autodebug_syntax::macro_rules_items(&file);
-        visitor.visit_file(&written);
-        autodebug_syntax::sites::visit_file(&written, |expr, kind| {
+        let written = autodebug_syntax::macro_rules_items(&file);
+        file.items.extend(written);
+        visitor.visit_file(&file);
+        autodebug_syntax::sites::visit_file(&file, |expr, kind| {
             visitor.mark(&expr, crate::edit::site_kind(kind))
         });
         Ok(visitor.index)
