@@ -1231,12 +1231,12 @@ fn division(op: BinOp, x: &BV, y: &BV, (cx, cy): Concrete2, k: Bits) -> R<Outcom
     let kind = |v: BV, c: Option<i128>| Val::Bits(v, c, k);
     let (x, y) = (x.clone(), y.clone());
     let zero = y.eq(bv_const(0, width));
-    let r = match (op, signed) {
+    let r = by_power_of_two(op, signed, &x, &y, width).unwrap_or_else(|| match (op, signed) {
         (BinOp::Div, true) => x.bvsdiv(&y),
         (BinOp::Div, false) => x.bvudiv(&y),
         (_, true) => x.bvsrem(&y),
         _ => x.bvurem(&y),
-    };
+    });
     let c = both(cx, cy, |p, q| {
         if q == 0 {
             None
@@ -1270,6 +1270,33 @@ fn division(op: BinOp, x: &BV, y: &BV, (cx, cy): Concrete2, k: Bits) -> R<Outcom
         });
     }
     Ok((kind(r, c), panics))
+}
+
+/// `x / 2^k` and `x % 2^k` (`y` the constant `2^k`, `k ≥ 1`) as shifts and masks: the
+/// same values as the division (rounding toward zero when signed), without the divider
+/// circuit the solver otherwise bit-blasts for each instance (`(lo + hi) / 2` in a loop
+/// made each check of a binary search take seconds). `None` for any other divisor.
+fn by_power_of_two(op: BinOp, signed: bool, x: &BV, y: &BV, width: u32) -> Option<BV> {
+    let d = y.as_u64()?;
+    let k = d.trailing_zeros();
+    // A signed `2^(width-1)` is `MIN`, a negative divisor.
+    if !d.is_power_of_two() || k == 0 || k + u32::from(signed) >= width {
+        return None;
+    }
+    let shift = |n: u32| bv_const(i128::from(n), width);
+    if !signed {
+        return Some(match op {
+            BinOp::Div => x.bvlshr(shift(k)),
+            _ => x.bvand(bv_const((1i128 << k) - 1, width)),
+        });
+    }
+    // A negative `x` is biased by `2^k - 1` so that the arithmetic shift rounds toward zero.
+    let bias = x.bvashr(shift(width - 1)).bvlshr(shift(width - k));
+    let quotient = x.bvadd(&bias).bvashr(shift(k));
+    Some(match op {
+        BinOp::Div => quotient,
+        _ => x.bvsub(quotient.bvshl(shift(k))),
+    })
 }
 
 /// `a << b` and `a >> b`, the amount of kind `kb`, with the panic of a shift too far.
@@ -1563,6 +1590,36 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn division_by_a_power_of_two_is_the_division() {
+        for (signed, width) in [(true, 8), (false, 8), (true, 64), (false, 32)] {
+            for k in 1..width - u32::from(signed) {
+                let y = bv_const(1i128 << k, width);
+                let x = BV::new_const(format!("x{signed}{width}{k}"), width);
+                for op in [BinOp::Div, BinOp::Rem] {
+                    let shifted = by_power_of_two(op, signed, &x, &y, width).unwrap();
+                    let divided = match (op, signed) {
+                        (BinOp::Div, true) => x.bvsdiv(&y),
+                        (BinOp::Div, false) => x.bvudiv(&y),
+                        (_, true) => x.bvsrem(&y),
+                        _ => x.bvurem(&y),
+                    };
+                    let solver = z3::Solver::new();
+                    solver.assert(shifted.eq(&divided).not());
+                    assert_eq!(
+                        solver.check(),
+                        z3::SatResult::Unsat,
+                        "{op:?} {signed} {width} {k}"
+                    );
+                }
+            }
+        }
+        let x = BV::new_const("x", 8);
+        assert!(by_power_of_two(BinOp::Div, true, &x, &bv_const(-128, 8), 8).is_none());
+        assert!(by_power_of_two(BinOp::Div, true, &x, &bv_const(6, 8), 8).is_none());
+        assert!(by_power_of_two(BinOp::Div, false, &x, &bv_const(1, 8), 8).is_none());
     }
 
     #[test]
