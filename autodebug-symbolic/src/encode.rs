@@ -645,39 +645,7 @@ impl<'p> Encoder<'p> {
         }
         // A failing run the model finds correct, or a passing run it finds wrong, is a
         // run the model does not describe.
-        let held: Vec<Option<bool>> = enc.spec.iter().map(|s| s.held).collect();
-        match call.role {
-            Role::Failing if !held.contains(&Some(false)) && held.contains(&None) => {
-                enc.degradations.push(format!(
-                    "the model cannot tell which part of the specification the run violated \
-                     ({} not known in the run)",
-                    enc.spec
-                        .iter()
-                        .filter(|s| s.held.is_none())
-                        .map(|s| s.label.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-            }
-            Role::Failing if !held.contains(&Some(false)) => {
-                enc.degradations.push(format!(
-                    "in the model the run meets its specification ({}): the failure is \
-                     outside what the model sees",
-                    enc.spec
-                        .iter()
-                        .map(|s| s.label.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-            }
-            Role::Passing if held.contains(&Some(false)) => {
-                enc.degradations.push(format!(
-                    "in the model the passing run violates {}",
-                    enc.violated().join(", ")
-                ));
-            }
-            _ => {}
-        }
+        enc.degradations.extend(undescribed(&enc, call.role));
         let formula = Formula {
             structure: exec.structure,
             spec: spec_terms,
@@ -687,52 +655,7 @@ impl<'p> Encoder<'p> {
             decisions: exec.decisions,
         };
         if enc.degradations.is_empty() {
-            let mut constraints: Vec<Bool> = formula.structure.clone();
-            constraints.extend(formula.spec.iter().cloned());
-            if formula.no_panic {
-                // A panic inside an abnormal component's computation does not happen.
-                let panics: Vec<Bool> = formula
-                    .panics
-                    .iter()
-                    .map(|p| {
-                        let mut parts = vec![p.term.clone()];
-                        for &o in &p.owners {
-                            parts.push(oracle.ab(formula.instances[o].component).not());
-                        }
-                        Bool::and(&parts)
-                    })
-                    .collect();
-                constraints.push(Bool::or(&panics).not());
-            }
-            for inst in &formula.instances {
-                let ab = oracle.ab(inst.component).clone();
-                let normal = equal_leaves(&inst.value, &inst.normal);
-                constraints.push(Bool::or(&[&ab, &normal]));
-                let reads: Vec<&dyn Ast> = inst.reads.iter().map(|d| d as &dyn Ast).collect();
-                let repaired: Vec<Bool> = inst
-                    .value
-                    .iter()
-                    .enumerate()
-                    .map(|(leaf, v)| {
-                        let rep = if inst.value.len() == 1 {
-                            oracle.repair(inst.component, &reads, &v.get_sort())
-                        } else {
-                            // One function per part of a compound value.
-                            let domain: Vec<z3::Sort> =
-                                inst.reads.iter().map(|r| r.get_sort()).collect();
-                            let domain: Vec<&z3::Sort> = domain.iter().collect();
-                            FuncDecl::new(
-                                format!("rep!{}.{leaf}", inst.component.index()),
-                                &domain,
-                                &v.get_sort(),
-                            )
-                            .apply(&reads)
-                        };
-                        v.eq(&rep)
-                    })
-                    .collect();
-                constraints.push(ab.implies(Bool::and(&repaired)));
-            }
+            let constraints = constraints(oracle, &formula);
             let test = oracle.test(call.test.clone(), call.role);
             for c in &constraints {
                 test.assert(c);
@@ -742,6 +665,89 @@ impl<'p> Encoder<'p> {
         enc.formula = Some(formula);
         enc
     }
+}
+
+/// Why the model does not describe the run of `enc` (of role `role`): a failing run it
+/// finds correct (or cannot judge), a passing run it finds wrong.
+fn undescribed(enc: &Encoding, role: Role) -> Option<String> {
+    let held: Vec<Option<bool>> = enc.spec.iter().map(|s| s.held).collect();
+    let labels = |unknown_only: bool| {
+        enc.spec
+            .iter()
+            .filter(|s| !unknown_only || s.held.is_none())
+            .map(|s| s.label.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match role {
+        Role::Failing if !held.contains(&Some(false)) && held.contains(&None) => Some(format!(
+            "the model cannot tell which part of the specification the run violated ({} not \
+             known in the run)",
+            labels(true)
+        )),
+        Role::Failing if !held.contains(&Some(false)) => Some(format!(
+            "in the model the run meets its specification ({}): the failure is outside what \
+             the model sees",
+            labels(false)
+        )),
+        Role::Passing if held.contains(&Some(false)) => Some(format!(
+            "in the model the passing run violates {}",
+            enc.violated().join(", ")
+        )),
+        _ => None,
+    }
+}
+
+/// The constraints of one call's formula for the diagnosis: each instance computes its
+/// normal value unless its component is abnormal (then a function of what it reads), and
+/// the specification holds.
+fn constraints(oracle: &mut Z3Oracle, formula: &Formula) -> Vec<Bool> {
+    let mut constraints: Vec<Bool> = formula.structure.clone();
+    constraints.extend(formula.spec.iter().cloned());
+    if formula.no_panic {
+        // A panic inside an abnormal component's computation does not happen.
+        let panics: Vec<Bool> = formula
+            .panics
+            .iter()
+            .map(|p| {
+                let mut parts = vec![p.term.clone()];
+                for &o in &p.owners {
+                    parts.push(oracle.ab(formula.instances[o].component).not());
+                }
+                Bool::and(&parts)
+            })
+            .collect();
+        constraints.push(Bool::or(&panics).not());
+    }
+    for inst in &formula.instances {
+        let ab = oracle.ab(inst.component).clone();
+        let normal = equal_leaves(&inst.value, &inst.normal);
+        constraints.push(Bool::or(&[&ab, &normal]));
+        let reads: Vec<&dyn Ast> = inst.reads.iter().map(|d| d as &dyn Ast).collect();
+        let repaired: Vec<Bool> = inst
+            .value
+            .iter()
+            .enumerate()
+            .map(|(leaf, v)| {
+                let rep = if inst.value.len() == 1 {
+                    oracle.repair(inst.component, &reads, &v.get_sort())
+                } else {
+                    // One function per part of a compound value.
+                    let domain: Vec<z3::Sort> = inst.reads.iter().map(|r| r.get_sort()).collect();
+                    let domain: Vec<&z3::Sort> = domain.iter().collect();
+                    FuncDecl::new(
+                        format!("rep!{}.{leaf}", inst.component.index()),
+                        &domain,
+                        &v.get_sort(),
+                    )
+                    .apply(&reads)
+                };
+                v.eq(&rep)
+            })
+            .collect();
+        constraints.push(ab.implies(Bool::and(&repaired)));
+    }
+    constraints
 }
 
 /// `value == normal`, part by part.

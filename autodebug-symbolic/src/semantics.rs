@@ -114,47 +114,13 @@ pub(crate) fn eval<'p, 'e, I: Interp<'p, 'e>>(i: &mut I, e: &'e Expr) -> Result<
             let n = eval(i, n)?;
             Ok(value::repeat(elem, &x, &n, 1 << 16)?)
         }
-        ExprKind::Struct(name, fields) => {
-            let program = i.program();
-            let def = program
-                .struct_def(name)
-                .ok_or_else(|| Stop::new(format!("struct `{name}` not found")))?;
-            let mut vals = Vec::with_capacity(def.fields.len());
-            for (f, _) in &def.fields {
-                let Some((_, x)) = fields.iter().find(|(n, _)| n == f) else {
-                    return Err(Stop::new(format!("`{name}` is built without field `{f}`")).into());
-                };
-                vals.push(eval(i, x)?);
-            }
-            Ok(Val::Struct(name.clone(), vals))
-        }
-        ExprKind::Variant(name, variant) => {
-            let at = i
-                .program()
-                .enum_def(name)
-                .and_then(|d| d.variants.iter().position(|v| v == variant))
-                .ok_or_else(|| Stop::new(format!("`{name}::{variant}` not found")))?;
-            Ok(Val::Bits(
-                value::bv_const(at as i128, 32),
-                Some(at as i128),
-                Bits::Enum,
-            ))
-        }
+        ExprKind::Struct(name, fields) => construct(i, name, fields),
+        ExprKind::Variant(name, variant) => Ok(enum_variant(i.program(), name, variant)?),
         ExprKind::OptionSome(x) => {
             let x = eval(i, x)?;
             Ok(Val::Option(Bool::from_bool(true), Some(true), Box::new(x)))
         }
-        ExprKind::OptionNone => {
-            let inner = match &e.ty {
-                Type::Option(inner) => (**inner).clone(),
-                other => other.clone(),
-            };
-            Ok(Val::Option(
-                Bool::from_bool(false),
-                Some(false),
-                Box::new(Val::zero(&inner, i.program())),
-            ))
-        }
+        ExprKind::OptionNone => Ok(none_of(&e.ty, i.program())),
         ExprKind::IsSome(o) => match eval(i, o)? {
             Val::Option(s, c, _) => Ok(Val::Bool(s, c)),
             _ => Err(Stop::new("`is_some` of a value that is not an `Option`").into()),
@@ -200,6 +166,52 @@ pub(crate) fn eval<'p, 'e, I: Interp<'p, 'e>>(i: &mut I, e: &'e Expr) -> Result<
             Err(Stop::new("a construct whose meaning is the interpreter's own").into())
         }
     }
+}
+
+/// A struct built from `fields`, evaluated in the order the struct declares them.
+fn construct<'p, 'e, I: Interp<'p, 'e>>(
+    i: &mut I,
+    name: &str,
+    fields: &'e [(String, Expr)],
+) -> Result<Val, I::Err> {
+    let program = i.program();
+    let def = program
+        .struct_def(name)
+        .ok_or_else(|| Stop::new(format!("struct `{name}` not found")))?;
+    let mut vals = Vec::with_capacity(def.fields.len());
+    for (f, _) in &def.fields {
+        let Some((_, x)) = fields.iter().find(|(n, _)| n == f) else {
+            return Err(Stop::new(format!("`{name}` is built without field `{f}`")).into());
+        };
+        vals.push(eval(i, x)?);
+    }
+    Ok(Val::Struct(name.to_string(), vals))
+}
+
+/// `None` of type `ty` (an `Option`; its payload a zero of the inner type).
+fn none_of(ty: &Type, program: &Program) -> Val {
+    let inner = match ty {
+        Type::Option(inner) => (**inner).clone(),
+        other => other.clone(),
+    };
+    Val::Option(
+        Bool::from_bool(false),
+        Some(false),
+        Box::new(Val::zero(&inner, program)),
+    )
+}
+
+/// An enum variant: its index among the enum's variants.
+fn enum_variant(program: &Program, name: &str, variant: &str) -> Result<Val, Stop> {
+    let at = program
+        .enum_def(name)
+        .and_then(|d| d.variants.iter().position(|v| v == variant))
+        .ok_or_else(|| Stop::new(format!("`{name}::{variant}` not found")))?;
+    Ok(Val::Bits(
+        value::bv_const(at as i128, 32),
+        Some(at as i128),
+        Bits::Enum,
+    ))
 }
 
 /// A call's parts: the callee, its arguments, and `(parameter index, place)` for each

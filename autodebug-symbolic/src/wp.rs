@@ -19,7 +19,7 @@ use z3::ast::{BV, Bool};
 use z3::{Model, Optimize, Params, SatResult, Solver};
 
 use crate::conflicts::ComponentId;
-use crate::encode::{Concrete, Encoding, Formula, Val, bv_value, equal_leaves};
+use crate::encode::{Bits, Concrete, Encoding, Formula, Val, bv_value, equal_leaves};
 
 /// How hard the solver may work on one requirement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,7 +246,7 @@ fn at_instance(
 fn actual(v: &Val) -> Concrete {
     match v {
         Val::Bool(_, Some(b)) => Concrete::Bool(*b),
-        Val::Bits(_, Some(x), crate::encode::Bits::Char) => u32::try_from(*x)
+        Val::Bits(_, Some(x), Bits::Char) => u32::try_from(*x)
             .ok()
             .and_then(char::from_u32)
             .map_or(Concrete::Int(*x), Concrete::Char),
@@ -258,7 +258,7 @@ fn actual(v: &Val) -> Concrete {
 /// The scalar an instance stores: a `bool` or a bit-vector with its signedness.
 enum Scalar {
     Bool(Bool),
-    Bits(BV, bool, crate::encode::Bits),
+    Bits(BV, bool, Bits),
 }
 
 /// The set of values instance `at` may store for the specification to hold, and whether
@@ -271,179 +271,208 @@ fn allowed(
     options: &Options,
 ) -> Option<(Allowed, Option<bool>)> {
     let inst = &formula.instances[at];
-    let step = inst.step?;
-    let mut base: Vec<Bool> = formula.structure.clone();
-    for (i, other) in formula.instances.iter().enumerate() {
-        if i != at {
-            base.push(equal_leaves(&other.value, &other.normal));
-        }
-    }
-    if pinned {
-        for d in formula.decisions.iter().filter(|d| d.step > step) {
-            base.push(d.cond.iff(Bool::from_bool(d.outcome)));
-        }
-    }
-    let mut spec_parts = formula.spec.clone();
-    if formula.no_panic {
-        // The instance's own computation does not run when its value is replaced.
-        let panics: Vec<&Bool> = formula
-            .panics
-            .iter()
-            .filter(|p| !p.owners.contains(&at))
-            .map(|p| &p.term)
-            .collect();
-        spec_parts.push(Bool::or(&panics).not());
-    }
-    let spec = Bool::and(&spec_parts);
-    let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("timeout", options.timeout_ms);
-    solver.set_params(&params);
-    for b in &base {
-        solver.assert(b);
-    }
-    let check = |extra: &[Bool]| match solver.check_assumptions(extra) {
-        SatResult::Sat => Some(true),
-        SatResult::Unsat => Some(false),
-        SatResult::Unknown => None,
-    };
-    // Assumptions must be literals: name each extra condition.
-    let literal = |b: &Bool, name: &str| {
-        let l = Bool::new_const(format!("wp!{name}!{at}"));
-        solver.assert(l.implies(b));
-        l
-    };
-    let holds = literal(&spec, "spec");
-    let fails = literal(&spec.not(), "fails");
+    let q = Query::new(formula, at, pinned, options)?;
+    let holds = q.literal(&q.spec, "spec");
+    let fails = q.literal(&q.spec.not(), "fails");
     let scalar = match &inst.stored {
         Val::Bool(b, _) => Scalar::Bool(b.clone()),
         Val::Bits(bv, _, k) => Scalar::Bits(bv.clone(), k.signed(), *k),
         _ => return None,
     };
-    let actual = actual(&inst.stored);
-    let is_actual = match (&scalar, actual.scalar()) {
+    let is_actual = match (&scalar, actual(&inst.stored).scalar()) {
         (Scalar::Bool(b), Some(v)) => Some(b.iff(Bool::from_bool(v != 0))),
         (Scalar::Bits(bv, _, k), Some(v)) => Some(bv.eq(crate::encode::bv_const(v, k.width()))),
         _ => None,
     };
     let actual_allowed = match &is_actual {
-        Some(eq) => {
-            let l = literal(eq, "actual");
-            check(&[holds.clone(), l])
-        }
+        Some(eq) => q.check(&[holds.clone(), q.literal(eq, "actual")]),
         None => None,
     };
-    if !check(std::slice::from_ref(&holds))? {
+    if !q.check(std::slice::from_ref(&holds))? {
         return Some((Allowed::Nothing, Some(false)));
     }
-    match scalar {
+    let allowed = match scalar {
         Scalar::Bool(b) => {
-            let t = literal(&b, "true");
-            let f = literal(&b.not(), "false");
-            let can_true = check(&[holds.clone(), t])?;
-            let can_false = check(&[holds.clone(), f])?;
-            let allowed = match (can_true, can_false) {
+            let can_true = q.check(&[holds.clone(), q.literal(&b, "true")])?;
+            let can_false = q.check(&[holds, q.literal(&b.not(), "false")])?;
+            match (can_true, can_false) {
                 (true, true) => Allowed::Anything,
                 (true, false) => Allowed::Exactly(Concrete::Bool(true)),
                 _ => Allowed::Exactly(Concrete::Bool(false)),
-            };
-            Some((allowed, actual_allowed))
+            }
         }
-        Scalar::Bits(x, signed, kind) => {
-            if !check(std::slice::from_ref(&fails))? {
-                return Some((Allowed::Anything, actual_allowed));
+        Scalar::Bits(x, signed, kind) => q.bits(&x, signed, kind, &fails)?,
+    };
+    Some((allowed, actual_allowed))
+}
+
+/// The solver of one instance's question: every other instance as the model computes it
+/// (and, pinned, the later branches as recorded), and the specification, under which the
+/// values the instance may store are asked for.
+struct Query {
+    at: usize,
+    base: Vec<Bool>,
+    spec: Bool,
+    params: Params,
+    solver: Solver,
+}
+
+impl Query {
+    fn new(formula: &Formula, at: usize, pinned: bool, options: &Options) -> Option<Self> {
+        let step = formula.instances[at].step?;
+        let mut base: Vec<Bool> = formula.structure.clone();
+        for (i, other) in formula.instances.iter().enumerate() {
+            if i != at {
+                base.push(equal_leaves(&other.value, &other.normal));
             }
-            let width = x.get_size();
-            let value_of = |m: &Model| m.eval(&x, true).and_then(|v| bv_value(&v, signed));
-            let extreme = |maximize: bool| -> Option<i128> {
-                let opt = Optimize::new();
-                opt.set_params(&params);
-                for b in &base {
-                    opt.assert(b);
+        }
+        if pinned {
+            for d in formula.decisions.iter().filter(|d| d.step > step) {
+                base.push(d.cond.iff(Bool::from_bool(d.outcome)));
+            }
+        }
+        let mut spec_parts = formula.spec.clone();
+        if formula.no_panic {
+            // The instance's own computation does not run when its value is replaced.
+            let panics: Vec<&Bool> = formula
+                .panics
+                .iter()
+                .filter(|p| !p.owners.contains(&at))
+                .map(|p| &p.term)
+                .collect();
+            spec_parts.push(Bool::or(&panics).not());
+        }
+        let mut params = Params::new();
+        params.set_u32("timeout", options.timeout_ms);
+        let solver = Solver::new();
+        solver.set_params(&params);
+        for b in &base {
+            solver.assert(b);
+        }
+        Some(Query {
+            at,
+            base,
+            spec: Bool::and(&spec_parts),
+            params,
+            solver,
+        })
+    }
+
+    /// Whether the assertions and `extra` (literals) can hold; `None` when the solver
+    /// gave up.
+    fn check(&self, extra: &[Bool]) -> Option<bool> {
+        match self.solver.check_assumptions(extra) {
+            SatResult::Sat => Some(true),
+            SatResult::Unsat => Some(false),
+            SatResult::Unknown => None,
+        }
+    }
+
+    /// A literal standing for `b` (assumptions must be literals).
+    fn literal(&self, b: &Bool, name: &str) -> Bool {
+        let l = Bool::new_const(format!("wp!{name}!{}", self.at));
+        self.solver.assert(l.implies(b));
+        l
+    }
+
+    /// The values a bit-vector instance `x` may store (the specification holds for some
+    /// value; `fails` names its negation): anything, one value, a range, all but a few, or
+    /// some values between two.
+    fn bits(&self, x: &BV, signed: bool, kind: Bits, fails: &Bool) -> Option<Allowed> {
+        if !self.check(std::slice::from_ref(fails))? {
+            return Some(Allowed::Anything);
+        }
+        let width = x.get_size();
+        let value_of = |m: &Model| m.eval(x, true).and_then(|v| bv_value(&v, signed));
+        let lo = self.extreme(x, signed, false).and_then(|m| value_of(&m))?;
+        let hi = self.extreme(x, signed, true).and_then(|m| value_of(&m))?;
+        if lo == hi {
+            return Some(Allowed::Exactly(shown(lo, kind)));
+        }
+        let lo_c = crate::encode::bv_const(lo, width);
+        let hi_c = crate::encode::bv_const(hi, width);
+        let between = if signed {
+            Bool::and(&[x.bvsge(&lo_c), x.bvsle(&hi_c)])
+        } else {
+            Bool::and(&[x.bvuge(&lo_c), x.bvule(&hi_c)])
+        };
+        let inside = self.literal(&between, "inside");
+        if !self.check(&[fails.clone(), inside])? {
+            let (min, max) = type_bounds(kind, signed, width);
+            return Some(Allowed::Range {
+                min: (lo != min).then_some(lo),
+                max: (Some(hi) != max).then_some(hi),
+            });
+        }
+        // A few forbidden values only?
+        let mut forbidden = Vec::new();
+        let mut blocked: Vec<Bool> = vec![fails.clone()];
+        for n in 0..4 {
+            match self.solver.check_assumptions(&blocked) {
+                SatResult::Sat => {
+                    let v = self.solver.get_model().as_ref().and_then(value_of)?;
+                    forbidden.push(v);
+                    let not_v = x.eq(crate::encode::bv_const(v, width)).not();
+                    blocked.push(self.literal(&not_v, &format!("not{n}")));
                 }
-                opt.assert(&spec);
-                // Unsigned order of `x ^ sign bit` is the signed order of `x`.
-                let key = if signed {
-                    x.bvxor(crate::encode::bv_const(1i128 << (width - 1), width))
-                } else {
-                    x.clone()
-                };
-                if maximize {
-                    opt.maximize(&key);
-                } else {
-                    opt.minimize(&key);
-                }
-                match opt.check(&[]) {
-                    SatResult::Sat => value_of(&opt.get_model()?),
-                    _ => None,
-                }
-            };
-            let lo = extreme(false)?;
-            let hi = extreme(true)?;
-            let shown = |v: i128| match kind {
-                crate::encode::Bits::Char => u32::try_from(v)
-                    .ok()
-                    .and_then(char::from_u32)
-                    .map_or(Concrete::Int(v), Concrete::Char),
-                _ => Concrete::Int(v),
-            };
-            if lo == hi {
-                return Some((Allowed::Exactly(shown(lo)), actual_allowed));
+                SatResult::Unsat => break,
+                SatResult::Unknown => return None,
             }
-            let lo_c = crate::encode::bv_const(lo, width);
-            let hi_c = crate::encode::bv_const(hi, width);
-            let between = if signed {
-                Bool::and(&[x.bvsge(&lo_c), x.bvsle(&hi_c)])
-            } else {
-                Bool::and(&[x.bvuge(&lo_c), x.bvule(&hi_c)])
-            };
-            let inside = literal(&between, "inside");
-            if !check(&[fails.clone(), inside])? {
-                let (min, max) = type_bounds(kind, signed, width);
-                return Some((
-                    Allowed::Range {
-                        min: (lo != min).then_some(lo),
-                        max: (Some(hi) != max).then_some(hi),
-                    },
-                    actual_allowed,
-                ));
-            }
-            // A few forbidden values only?
-            let mut forbidden = Vec::new();
-            let mut blocked: Vec<Bool> = vec![fails.clone()];
-            for n in 0..4 {
-                match solver.check_assumptions(&blocked) {
-                    SatResult::Sat => {
-                        let v = solver.get_model().as_ref().and_then(value_of)?;
-                        forbidden.push(v);
-                        let not_v = x.eq(crate::encode::bv_const(v, width)).not();
-                        blocked.push(literal(&not_v, &format!("not{n}")));
-                    }
-                    SatResult::Unsat => break,
-                    SatResult::Unknown => return None,
-                }
-            }
-            if forbidden.len() <= 3 {
-                forbidden.sort();
-                return Some((
-                    Allowed::AllBut(forbidden.into_iter().map(shown).collect()),
-                    actual_allowed,
-                ));
-            }
-            Some((
-                Allowed::Among {
-                    min: lo,
-                    max: hi,
-                    example: shown(lo),
-                },
-                actual_allowed,
-            ))
+        }
+        if forbidden.len() <= 3 {
+            forbidden.sort();
+            return Some(Allowed::AllBut(
+                forbidden.into_iter().map(|v| shown(v, kind)).collect(),
+            ));
+        }
+        Some(Allowed::Among {
+            min: lo,
+            max: hi,
+            example: shown(lo, kind),
+        })
+    }
+
+    /// A model where the specification holds with `x` smallest (or largest) in its
+    /// order.
+    fn extreme(&self, x: &BV, signed: bool, maximize: bool) -> Option<Model> {
+        let opt = Optimize::new();
+        opt.set_params(&self.params);
+        for b in &self.base {
+            opt.assert(b);
+        }
+        opt.assert(&self.spec);
+        let width = x.get_size();
+        // Unsigned order of `x ^ sign bit` is the signed order of `x`.
+        let key = if signed {
+            x.bvxor(crate::encode::bv_const(1i128 << (width - 1), width))
+        } else {
+            x.clone()
+        };
+        if maximize {
+            opt.maximize(&key);
+        } else {
+            opt.minimize(&key);
+        }
+        match opt.check(&[]) {
+            SatResult::Sat => opt.get_model(),
+            _ => None,
         }
     }
 }
 
+/// A value of kind `kind` as the user reads it (a `char` as the character).
+fn shown(v: i128, kind: Bits) -> Concrete {
+    match kind {
+        Bits::Char => u32::try_from(v)
+            .ok()
+            .and_then(char::from_u32)
+            .map_or(Concrete::Int(v), Concrete::Char),
+        _ => Concrete::Int(v),
+    }
+}
+
 /// The smallest and largest value of a bit-vector kind (`None`: beyond `i128`).
-fn type_bounds(kind: crate::encode::Bits, signed: bool, width: u32) -> (i128, Option<i128>) {
+fn type_bounds(kind: Bits, signed: bool, width: u32) -> (i128, Option<i128>) {
     let _ = kind;
     if signed {
         if width >= 128 {

@@ -699,16 +699,7 @@ impl<'p> Exec<'p> {
                 otherwise,
             } => {
                 let (c, cc) = self.condition(cx, cond, branch.as_ref(), &g)?;
-                let (gt, ge) = (g.and(&c, cc), g.and_not(&c, cc));
-                let saved = cx.env.clone();
-                let gt2 = self.block(cx, then, gt.clone())?;
-                let env_then = std::mem::replace(&mut cx.env, saved);
-                let ge2 = self.block(cx, otherwise, ge.clone())?;
-                let env_else = std::mem::take(&mut cx.env);
-                let unchanged = gt2.same(&gt) && ge2.same(&ge);
-                let (merged, env) = merge2((gt2, env_then), (ge2, env_else));
-                cx.env = env;
-                Ok(if unchanged { g } else { merged })
+                self.branches(cx, (c, cc), (then, otherwise), g)
             }
             Stmt::While {
                 label,
@@ -734,25 +725,8 @@ impl<'p> Exec<'p> {
                 head,
                 body,
             } => self.for_loop(cx, label, *var, iteration, head, body, g),
-            Stmt::Break(label) | Stmt::Continue(label) => {
-                let at = match label {
-                    None => cx.loops.len().checked_sub(1),
-                    Some(l) => cx
-                        .loops
-                        .iter()
-                        .rposition(|lc| lc.label.as_deref() == Some(l.as_str())),
-                };
-                let Some(at) = at else {
-                    return Err(Stop::new("`break` or `continue` outside a loop"));
-                };
-                let env = cx.env.clone();
-                if matches!(stmt, Stmt::Break(_)) {
-                    cx.loops[at].breaks.push((g, env));
-                } else {
-                    cx.loops[at].continues.push((g, env));
-                }
-                Ok(Guard::dead())
-            }
+            Stmt::Break(label) => jump(cx, label.as_deref(), true, g),
+            Stmt::Continue(label) => jump(cx, label.as_deref(), false, g),
             Stmt::Return { value, component } => {
                 let v = match value {
                     Some(e) => Some(self.rhs(
@@ -770,18 +744,7 @@ impl<'p> Exec<'p> {
             }
             Stmt::Assert { cond, span, .. } => {
                 let (c, cc) = self.eval(cx, cond, &g)?.as_bool()?;
-                let code = one_line(&span.code);
-                let code = code.trim_end_matches(';').to_string();
-                let was_halted = self.halted.is_some();
-                self.panic(
-                    &g,
-                    c.not(),
-                    cc.map(|c| !c),
-                    format!("`{code}` failed (line {})", span.start.line),
-                );
-                if !was_halted && self.halted.is_some() {
-                    self.halted_by_assertion = Some(code);
-                }
+                self.assertion(&g, (c, cc), span);
                 Ok(g)
             }
             Stmt::Panic { span, .. } => {
@@ -805,6 +768,43 @@ impl<'p> Exec<'p> {
                 self.opaque_effects(cx, reason, span.start.line, defines);
                 Ok(g)
             }
+        }
+    }
+
+    /// An `if`: each block under its side of the condition `(c, cc)`, their environments
+    /// merged.
+    fn branches(
+        &mut self,
+        cx: &mut Ctx<'p>,
+        (c, cc): (Bool, Option<bool>),
+        (then, otherwise): (&[Stmt], &[Stmt]),
+        g: Guard,
+    ) -> R<Guard> {
+        let (gt, ge) = (g.and(&c, cc), g.and_not(&c, cc));
+        let saved = cx.env.clone();
+        let gt2 = self.block(cx, then, gt.clone())?;
+        let env_then = std::mem::replace(&mut cx.env, saved);
+        let ge2 = self.block(cx, otherwise, ge.clone())?;
+        let env_else = std::mem::take(&mut cx.env);
+        let unchanged = gt2.same(&gt) && ge2.same(&ge);
+        let (merged, env) = merge2((gt2, env_then), (ge2, env_else));
+        cx.env = env;
+        Ok(if unchanged { g } else { merged })
+    }
+
+    /// An `assert!` whose condition is `(c, cc)`: a panic where it is false.
+    fn assertion(&mut self, g: &Guard, (c, cc): (Bool, Option<bool>), span: &crate::ir::Span) {
+        let code = one_line(&span.code);
+        let code = code.trim_end_matches(';').to_string();
+        let was_halted = self.halted.is_some();
+        self.panic(
+            g,
+            c.not(),
+            cc.map(|c| !c),
+            format!("`{code}` failed (line {})", span.start.line),
+        );
+        if !was_halted && self.halted.is_some() {
+            self.halted_by_assertion = Some(code);
         }
     }
 
@@ -1517,6 +1517,31 @@ impl<'p> Exec<'p> {
         };
         Ok(Some(v))
     }
+    /// A quantifier whose range the run does not tell: in a lenient encoding (a contract)
+    /// a fresh boolean, else the encoding stops.
+    fn unexpanded(
+        &mut self,
+        cx: &Ctx<'p>,
+        kind: Quantifier,
+        (start, end): (&Expr, &Expr),
+    ) -> R<Val> {
+        if self.lenient && kind != Quantifier::Sum {
+            // A contract that cannot be expanded constrains nothing; a failing call whose
+            // violation is not visible then is not explained (see `finish`).
+            self.note(format!(
+                "`{}`: a quantifier over `{}..{}` is not modeled: its range is not known in \
+                 the run",
+                cx.func.name,
+                expr_text(cx.func, start),
+                expr_text(cx.func, end)
+            ));
+            return Ok(Val::Bool(Bool::new_const(self.name("unexpanded")), None));
+        }
+        Err(Stop::new(
+            "a quantifier's range is not known in the run: it cannot be expanded",
+        ))
+    }
+
     /// A quantifier (or a sum) over an integer range, expanded over the range the run had.
     fn quantifier(&mut self, cx: &mut Ctx<'p>, q: Quantified<'_>, g: &Guard) -> R<Val> {
         let (kind, var, inclusive) = (q.kind, q.var, q.inclusive);
@@ -1525,36 +1550,12 @@ impl<'p> Exec<'p> {
         let (e, ce, _) = self.eval(cx, end, g)?.as_bits()?;
         let signed = k.signed();
         let (Some(lo), Some(end_c)) = (cs, ce) else {
-            if self.lenient && kind != Quantifier::Sum {
-                // A contract that cannot be expanded constrains nothing; a failing call
-                // whose violation is not visible then is not explained (see `finish`).
-                self.note(format!(
-                    "`{}`: a quantifier over `{}..{}` is not modeled: its range is not known \
-                     in the run",
-                    cx.func.name,
-                    expr_text(cx.func, start),
-                    expr_text(cx.func, end)
-                ));
-                return Ok(Val::Bool(Bool::new_const(self.name("unexpanded")), None));
-            }
-            return Err(Stop::new(
-                "a quantifier's range is not known in the run: it cannot be expanded",
-            ));
+            return self.unexpanded(cx, kind, (start, end));
         };
         // A bound that is not a constant may move when a component is repaired: the
         // expansion then reaches over every index of the sequences at hand (quantifiers in
         // contracts range over indices), the range itself still guarding each element.
-        let reach = cx
-            .env
-            .iter()
-            .chain(cx.entry.iter())
-            .flatten()
-            .filter_map(|v| match v {
-                Val::Seq(seq) => seq.conc.as_ref().map(|items| items.len() as i128),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(0);
+        let reach = longest_sequence(cx);
         let fixed = |t: &BV| value::bv_value(t, signed).is_some();
         let lo = if fixed(&s) {
             lo
@@ -1584,25 +1585,7 @@ impl<'p> Exec<'p> {
         while i <= hi {
             let iv = value::bv_const(i, bits.width());
             cx.env[var.0 as usize] = Some(Val::Bits(iv.clone(), Some(i), bits));
-            let within = if signed {
-                Bool::and(&[
-                    s.bvsle(&iv),
-                    if inclusive {
-                        iv.bvsle(&e)
-                    } else {
-                        iv.bvslt(&e)
-                    },
-                ])
-            } else {
-                Bool::and(&[
-                    s.bvule(&iv),
-                    if inclusive {
-                        iv.bvule(&e)
-                    } else {
-                        iv.bvult(&e)
-                    },
-                ])
-            };
+            let within = index_within(&iv, (&s, &e), signed, inclusive);
             // Whether `i` is in the range the run had (the expansion may reach beyond it).
             let in_run = cs.is_some_and(|a| a <= i)
                 && ce.is_some_and(|b| if inclusive { i <= b } else { i < b });
@@ -1616,21 +1599,18 @@ impl<'p> Exec<'p> {
                     } else {
                         Some(kind == Quantifier::Forall)
                     };
-                    if kind == Quantifier::Forall {
-                        parts.push(within.implies(&b));
-                        conc = match (conc, cb) {
-                            (Some(false), _) | (_, Some(false)) => Some(false),
-                            (Some(true), Some(true)) => Some(true),
-                            _ => None,
-                        };
+                    let forall = kind == Quantifier::Forall;
+                    parts.push(if forall {
+                        within.implies(&b)
                     } else {
-                        parts.push(Bool::and(&[&within, &b]));
-                        conc = match (conc, cb) {
-                            (Some(true), _) | (_, Some(true)) => Some(true),
-                            (Some(false), Some(false)) => Some(false),
-                            _ => None,
-                        };
-                    }
+                        Bool::and(&[&within, &b])
+                    });
+                    // A `forall` is decided by a false element, an `exists` by a true one.
+                    conc = match (conc, cb) {
+                        (Some(x), _) | (_, Some(x)) if x != forall => Some(x),
+                        (Some(_), Some(_)) => Some(forall),
+                        _ => None,
+                    };
                 }
                 Quantifier::Sum => {
                     let acc = match sum.take() {
@@ -1673,6 +1653,53 @@ impl<'p> Exec<'p> {
             }
         }
     }
+}
+
+/// A `break` (or a `continue`) out of the loop labelled `label` (the innermost when
+/// `None`): the loop takes the path and environment it left with.
+fn jump(cx: &mut Ctx<'_>, label: Option<&str>, is_break: bool, g: Guard) -> R<Guard> {
+    let at = match label {
+        None => cx.loops.len().checked_sub(1),
+        Some(l) => cx
+            .loops
+            .iter()
+            .rposition(|lc| lc.label.as_deref() == Some(l)),
+    };
+    let Some(at) = at else {
+        return Err(Stop::new("`break` or `continue` outside a loop"));
+    };
+    let env = cx.env.clone();
+    if is_break {
+        cx.loops[at].breaks.push((g, env));
+    } else {
+        cx.loops[at].continues.push((g, env));
+    }
+    Ok(Guard::dead())
+}
+
+/// The length of the longest sequence in scope or among the arguments, as the run had it.
+fn longest_sequence(cx: &Ctx<'_>) -> i128 {
+    cx.env
+        .iter()
+        .chain(cx.entry.iter())
+        .flatten()
+        .filter_map(|v| match v {
+            Val::Seq(seq) => seq.conc.as_ref().map(|items| items.len() as i128),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Whether index `i` lies in `start..end` (`..=` when `inclusive`).
+fn index_within(i: &BV, (start, end): (&BV, &BV), signed: bool, inclusive: bool) -> Bool {
+    let (from, to) = match (signed, inclusive) {
+        (true, true) => (start.bvsle(i), i.bvsle(end)),
+        (true, false) => (start.bvsle(i), i.bvslt(end)),
+        (false, true) => (start.bvule(i), i.bvule(end)),
+        (false, false) => (start.bvule(i), i.bvult(end)),
+    };
+    Bool::and(&[from, to])
 }
 
 /// One evaluation of the encoding: the activation and the path condition it is under.

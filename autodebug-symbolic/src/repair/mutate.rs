@@ -115,30 +115,12 @@ pub(crate) fn variants(
     kind: SiteKind,
     root: &Expr,
 ) -> Vec<Variant> {
-    let mut by_kind: Vec<(&'static str, Vec<Expr>)> = [
-        BOUND_STEP,
-        RELATIONAL,
-        VARIABLE,
-        CONSTANT_STEP,
-        ENUM_VARIANT,
-        ARITHMETIC,
-        BOOLEAN,
-        DROP_CLAUSE,
-        NEGATION,
-    ]
-    .into_iter()
-    .map(|k| (k, Vec::new()))
-    .collect();
-    let mut push = |k: &'static str, e: Expr| {
-        if let Some((_, list)) = by_kind.iter_mut().find(|(n, _)| *n == k) {
-            list.push(e);
-        }
-    };
+    let mut by = ByOperator::default();
     if kind == SiteKind::Bound
         && let Type::Int(t) = root.ty
     {
         for step in [1, -1] {
-            push(BOUND_STEP, add_constant(root, step, t));
+            by.push(BOUND_STEP, add_constant(root, step, t));
         }
     }
     if root.ty == Type::Bool {
@@ -154,127 +136,175 @@ pub(crate) fn variants(
                 ty: Type::Bool,
             },
         };
-        push(NEGATION, negated);
+        by.push(NEGATION, negated);
     }
     for (path, node) in nodes(root) {
         let at = |by: Expr| replace(root, &path, by);
-        match &node.kind {
-            ExprKind::Binary(op, a, b) => {
-                let with = |op2: BinOp| Expr {
-                    kind: ExprKind::Binary(op2, a.clone(), b.clone()),
-                    ty: node.ty.clone(),
-                };
-                let ordered = matches!(a.ty, Type::Int(_) | Type::Char);
-                for op2 in relational_alternatives(*op, ordered) {
-                    push(RELATIONAL, at(with(op2)));
-                }
-                if node.ty.is_int() {
-                    for op2 in arithmetic_alternatives(*op) {
-                        push(ARITHMETIC, at(with(op2)));
-                    }
-                }
-                if node.ty == Type::Bool {
-                    let swapped = match op {
-                        BinOp::And => Some(BinOp::Or),
-                        BinOp::Or => Some(BinOp::And),
-                        BinOp::BitAnd => Some(BinOp::BitOr),
-                        BinOp::BitOr => Some(BinOp::BitAnd),
-                        _ => None,
-                    };
-                    if let Some(op2) = swapped {
-                        push(BOOLEAN, at(with(op2)));
-                    }
-                    if matches!(op, BinOp::And | BinOp::Or) {
-                        push(DROP_CLAUSE, at((**a).clone()));
-                        push(DROP_CLAUSE, at((**b).clone()));
-                    }
-                }
-                if matches!(op, BinOp::Min | BinOp::Max) {
-                    let other = if *op == BinOp::Min {
-                        BinOp::Max
-                    } else {
-                        BinOp::Min
-                    };
-                    push(ARITHMETIC, at(with(other)));
-                }
-            }
-            ExprKind::Unary(UnOp::Not, inner) if !path.is_empty() && node.ty == Type::Bool => {
-                push(NEGATION, at((**inner).clone()));
-            }
-            ExprKind::Unary(UnOp::Neg, inner) => push(ARITHMETIC, at((**inner).clone())),
-            ExprKind::Lit(Lit::Int(v)) => {
-                if let Type::Int(t) = node.ty {
-                    for w in [v + 1, v - 1] {
-                        if fits(w, t) {
-                            push(CONSTANT_STEP, at(Expr::int(w, node.ty.clone())));
-                        }
-                    }
-                }
-            }
-            ExprKind::Variant(name, written) => {
-                for other in program.enum_def(name).map_or(&[][..], |d| &d.variants[..]) {
-                    if other != written {
-                        push(
-                            ENUM_VARIANT,
-                            at(Expr {
-                                kind: ExprKind::Variant(name.clone(), other.clone()),
-                                ty: node.ty.clone(),
-                            }),
-                        );
-                    }
-                }
-            }
-            ExprKind::Var(v) => {
-                let ty = &function.var(*v).ty;
-                for &w in scope {
-                    if w != *v && function.var(w).ty == *ty && !ty.is_opaque() {
-                        push(VARIABLE, at(Expr::var(w, ty.clone())));
-                    }
-                }
-            }
-            _ => {}
+        node_variants(
+            program,
+            function,
+            scope,
+            (node, !path.is_empty()),
+            &at,
+            &mut by,
+        );
+    }
+    by.ordered(kind, root)
+}
+
+/// The mutants of one site, by operator, in the order they were made.
+#[derive(Default)]
+struct ByOperator(Vec<(&'static str, Vec<Expr>)>);
+
+impl ByOperator {
+    fn push(&mut self, operator: &'static str, e: Expr) {
+        match self.0.iter_mut().find(|(n, _)| *n == operator) {
+            Some((_, list)) => list.push(e),
+            None => self.0.push((operator, vec![e])),
         }
     }
-    let condition = kind.is_branch() || root.ty == Type::Bool;
-    let order: &[&str] = match kind {
-        SiteKind::Bound => &[BOUND_STEP, CONSTANT_STEP, ARITHMETIC, VARIABLE],
-        _ if condition => &[
-            RELATIONAL,
-            VARIABLE,
-            CONSTANT_STEP,
-            ENUM_VARIANT,
-            BOOLEAN,
-            DROP_CLAUSE,
-            NEGATION,
-            ARITHMETIC,
-        ],
-        _ => &[
-            VARIABLE,
-            CONSTANT_STEP,
-            ENUM_VARIANT,
-            ARITHMETIC,
-            RELATIONAL,
-            BOOLEAN,
-            DROP_CLAUSE,
-            NEGATION,
-        ],
-    };
-    let mut out: Vec<Variant> = Vec::new();
-    for k in order {
-        let Some((_, list)) = by_kind.iter().find(|(n, _)| n == k) else {
-            continue;
+
+    /// The distinct mutants (simplified, none equal to the site's expression or comparing
+    /// an operand with itself), operator by operator in the order that suits the site.
+    fn ordered(&self, kind: SiteKind, root: &Expr) -> Vec<Variant> {
+        let condition = kind.is_branch() || root.ty == Type::Bool;
+        let order: &[&str] = match kind {
+            SiteKind::Bound => &[BOUND_STEP, CONSTANT_STEP, ARITHMETIC, VARIABLE],
+            _ if condition => &[
+                RELATIONAL,
+                VARIABLE,
+                CONSTANT_STEP,
+                ENUM_VARIANT,
+                BOOLEAN,
+                DROP_CLAUSE,
+                NEGATION,
+                ARITHMETIC,
+            ],
+            _ => &[
+                VARIABLE,
+                CONSTANT_STEP,
+                ENUM_VARIANT,
+                ARITHMETIC,
+                RELATIONAL,
+                BOOLEAN,
+                DROP_CLAUSE,
+                NEGATION,
+            ],
         };
-        for e in list {
-            let e = simplify(e);
-            if e != *root && !out.iter().any(|v| v.expr == e) && !compares_itself(&e) {
-                out.push(Variant {
-                    expr: e,
-                    template: k,
-                });
+        let mut out: Vec<Variant> = Vec::new();
+        for k in order {
+            let Some((_, list)) = self.0.iter().find(|(n, _)| n == k) else {
+                continue;
+            };
+            for e in list {
+                let e = simplify(e);
+                if e != *root && !out.iter().any(|v| v.expr == e) && !compares_itself(&e) {
+                    out.push(Variant {
+                        expr: e,
+                        template: k,
+                    });
+                }
             }
         }
+        out
     }
-    out
+}
+
+/// The mutants of one node of a site's expression (`inner`: not the site's root), each
+/// the whole expression with the node replaced (`at`).
+fn node_variants(
+    program: &Program,
+    function: &Function,
+    scope: &[VarId],
+    (node, inner): (&Expr, bool),
+    at: &impl Fn(Expr) -> Expr,
+    by: &mut ByOperator,
+) {
+    match &node.kind {
+        ExprKind::Binary(op, a, b) => binary_variants(node, (*op, a, b), at, by),
+        ExprKind::Unary(UnOp::Not, operand) if inner && node.ty == Type::Bool => {
+            by.push(NEGATION, at((**operand).clone()));
+        }
+        ExprKind::Unary(UnOp::Neg, operand) => by.push(ARITHMETIC, at((**operand).clone())),
+        ExprKind::Lit(Lit::Int(v)) => {
+            if let Type::Int(t) = node.ty {
+                for w in [v + 1, v - 1] {
+                    if fits(w, t) {
+                        by.push(CONSTANT_STEP, at(Expr::int(w, node.ty.clone())));
+                    }
+                }
+            }
+        }
+        ExprKind::Variant(name, written) => {
+            for other in program.enum_def(name).map_or(&[][..], |d| &d.variants[..]) {
+                if other != written {
+                    by.push(
+                        ENUM_VARIANT,
+                        at(Expr {
+                            kind: ExprKind::Variant(name.clone(), other.clone()),
+                            ty: node.ty.clone(),
+                        }),
+                    );
+                }
+            }
+        }
+        ExprKind::Var(v) => {
+            let ty = &function.var(*v).ty;
+            for &w in scope {
+                if w != *v && function.var(w).ty == *ty && !ty.is_opaque() {
+                    by.push(VARIABLE, at(Expr::var(w, ty.clone())));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The mutants of a binary node: another relational, arithmetic or boolean operator, a
+/// clause dropped, `min` for `max`.
+fn binary_variants(
+    node: &Expr,
+    (op, a, b): (BinOp, &Expr, &Expr),
+    at: &impl Fn(Expr) -> Expr,
+    by: &mut ByOperator,
+) {
+    let with = |op2: BinOp| Expr {
+        kind: ExprKind::Binary(op2, Box::new(a.clone()), Box::new(b.clone())),
+        ty: node.ty.clone(),
+    };
+    let ordered = matches!(a.ty, Type::Int(_) | Type::Char);
+    for op2 in relational_alternatives(op, ordered) {
+        by.push(RELATIONAL, at(with(op2)));
+    }
+    if node.ty.is_int() {
+        for op2 in arithmetic_alternatives(op) {
+            by.push(ARITHMETIC, at(with(op2)));
+        }
+    }
+    if node.ty == Type::Bool {
+        let swapped = match op {
+            BinOp::And => Some(BinOp::Or),
+            BinOp::Or => Some(BinOp::And),
+            BinOp::BitAnd => Some(BinOp::BitOr),
+            BinOp::BitOr => Some(BinOp::BitAnd),
+            _ => None,
+        };
+        if let Some(op2) = swapped {
+            by.push(BOOLEAN, at(with(op2)));
+        }
+        if matches!(op, BinOp::And | BinOp::Or) {
+            by.push(DROP_CLAUSE, at(a.clone()));
+            by.push(DROP_CLAUSE, at(b.clone()));
+        }
+    }
+    if matches!(op, BinOp::Min | BinOp::Max) {
+        let other = if op == BinOp::Min {
+            BinOp::Max
+        } else {
+            BinOp::Min
+        };
+        by.push(ARITHMETIC, at(with(other)));
+    }
 }
 
 /// Whether a comparison or arithmetic node has the same operand twice (`x > x`): a swap

@@ -22,7 +22,7 @@ use crate::ir::{BinOp, IntType, VarId};
 use super::eval::Env;
 use super::mutate::{NEGATION, RELATIONAL, VARIABLE};
 use super::print::{Term, protocol_op, source_text};
-use super::template::condition_template;
+use super::template::{Template, condition_template};
 use super::{Candidate, Edit, Kind, Options};
 
 /// One instance of a switched branch: what the written condition computed, the outcome the
@@ -72,74 +72,13 @@ pub fn explain_switch(
         out.notes.push(why);
         return out;
     }
-    let code = site.code.trim();
-    let parsed = syn::parse_str::<syn::Expr>(code).ok();
-    let edit = |rust: String, expr: Option<protocol::Expr>, note: Option<String>, t| Edit {
-        site: site.key(),
-        original: site.code.clone(),
-        rust,
-        expr,
-        note,
-        template: t,
+    let written = Written {
+        site,
+        parsed: syn::parse_str::<syn::Expr>(site.code.trim()).ok(),
     };
-    let push = |out: &mut Switched, e: Edit, cost: u32| {
-        if !out.candidates.iter().any(|c| c.edits[0].rust == e.rust) {
-            out.candidates.push(Candidate {
-                edits: vec![e],
-                cost,
-            });
-        }
-    };
-
-    if instances.iter().all(|i| i.wanted != i.original) && options.kinds.contains(&Kind::Mutation) {
-        let simple = parsed.as_ref().is_some_and(|e| {
-            matches!(
-                e,
-                syn::Expr::Path(_)
-                    | syn::Expr::Paren(_)
-                    | syn::Expr::MethodCall(_)
-                    | syn::Expr::Call(_)
-                    | syn::Expr::Field(_)
-                    | syn::Expr::Index(_)
-            )
-        });
-        let rust = match parsed.as_ref() {
-            Some(syn::Expr::Unary(u)) if matches!(u.op, syn::UnOp::Not(_)) => {
-                source_text(&u.expr, code).unwrap_or_else(|| u.expr.to_token_stream().to_string())
-            }
-            _ if simple => format!("!{code}"),
-            _ => format!("!({code})"),
-        };
-        let expr = protocol::Expr::Unary {
-            op: protocol::UnOp::Not,
-            arg: Box::new(protocol::Expr::Original),
-        };
-        push(&mut out, edit(rust, Some(expr), None, NEGATION), 1);
-    }
-
     if options.kinds.contains(&Kind::Mutation) {
-        for (rust, expr) in operand_comparisons(parsed.as_ref(), code, instances) {
-            push(&mut out, edit(rust, Some(expr), None, RELATIONAL), 1);
-        }
-        for (name, negated) in boolean_variables(instances) {
-            let rust = if negated {
-                format!("!{name}")
-            } else {
-                name.clone()
-            };
-            let var = protocol::Expr::Var { name };
-            let expr = if negated {
-                protocol::Expr::Unary {
-                    op: protocol::UnOp::Not,
-                    arg: Box::new(var),
-                }
-            } else {
-                var
-            };
-            push(&mut out, edit(rust, Some(expr), None, VARIABLE), 1);
-        }
+        mutations(&written, instances, &mut out);
     }
-
     let vars = int_variables(instances);
     if vars.is_empty() {
         if options
@@ -168,85 +107,191 @@ pub fn explain_switch(
             )
         })
         .collect();
-    let written_or = parsed
-        .as_ref()
-        .is_some_and(|e| matches!(e, syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_))));
-    let shapes: Vec<(Kind, Option<bool>)> = [
+    let shapes = [
         (Kind::Condition, None),
         (Kind::Clause, Some(true)),
         (Kind::Clause, Some(false)),
-    ]
-    .into_iter()
-    .filter(|(k, _)| options.kinds.contains(k))
-    .collect();
-    for (kind, clause) in shapes {
+    ];
+    for (kind, clause) in shapes
+        .into_iter()
+        .filter(|(k, _)| options.kinds.contains(k))
+    {
         let template = condition_template(
             clause,
             ty,
             terms.clone(),
             options.max_coefficient.clamp(1, 60),
         );
-        let optimize = Optimize::new();
-        let mut params = Params::new();
-        params.set_u32("timeout", options.timeout_ms);
-        optimize.set_params(&params);
-        for d in template.domain() {
-            optimize.assert(&d);
+        synthesize(
+            &written,
+            instances,
+            options,
+            (kind, &template),
+            &terms,
+            &mut out,
+        );
+    }
+    out
+}
+
+/// The branch's condition as written: its site and its parse.
+struct Written<'s> {
+    site: &'s SiteInfo,
+    parsed: Option<syn::Expr>,
+}
+
+impl Written<'_> {
+    fn code(&self) -> &str {
+        self.site.code.trim()
+    }
+
+    fn edit(
+        &self,
+        rust: String,
+        expr: Option<protocol::Expr>,
+        note: Option<String>,
+        template: &'static str,
+    ) -> Edit {
+        Edit {
+            site: self.site.key(),
+            original: self.site.code.clone(),
+            rust,
+            expr,
+            note,
+            template,
         }
-        for (s, w) in template.soft() {
-            optimize.assert_soft(&s, w, None);
-        }
-        let mut usable = true;
-        for inst in instances {
-            let env = env_of(inst, &terms);
-            let written = [Dynamic::from_ast(&Bool::from_bool(inst.original))];
-            match template.at(None, &env, &written) {
-                Ok(o) => {
-                    for h in &o.hard {
-                        optimize.assert(h);
-                    }
-                    let value = o.value[0]
-                        .as_bool()
-                        .unwrap_or_else(|| Bool::from_bool(false));
-                    optimize.assert(value.eq(Bool::from_bool(inst.wanted)));
-                }
-                Err(why) => {
-                    out.notes.push(format!("{kind:?}: {why}"));
-                    usable = false;
-                    break;
-                }
+    }
+}
+
+/// Adds a one-edit candidate unless one with the same text is there.
+fn push(out: &mut Switched, e: Edit, cost: u32) {
+    if !out.candidates.iter().any(|c| c.edits[0].rust == e.rust) {
+        out.candidates.push(Candidate {
+            edits: vec![e],
+            cost,
+        });
+    }
+}
+
+/// The mutations that compute every wanted outcome: the negation (when every instance
+/// wants the other outcome), the operands compared otherwise, a boolean variable.
+fn mutations(written: &Written, instances: &[SwitchedInstance], out: &mut Switched) {
+    let (parsed, code) = (written.parsed.as_ref(), written.code());
+    if instances.iter().all(|i| i.wanted != i.original) {
+        let simple = parsed.is_some_and(|e| {
+            matches!(
+                e,
+                syn::Expr::Path(_)
+                    | syn::Expr::Paren(_)
+                    | syn::Expr::MethodCall(_)
+                    | syn::Expr::Call(_)
+                    | syn::Expr::Field(_)
+                    | syn::Expr::Index(_)
+            )
+        });
+        let rust = match parsed {
+            Some(syn::Expr::Unary(u)) if matches!(u.op, syn::UnOp::Not(_)) => {
+                source_text(&u.expr, code).unwrap_or_else(|| u.expr.to_token_stream().to_string())
             }
-        }
-        if !usable {
-            continue;
-        }
-        for found in 0..options.per_template {
-            match optimize.check(&[]) {
-                SatResult::Sat => {}
-                SatResult::Unsat => break,
-                SatResult::Unknown => {
-                    out.notes.push(format!(
-                        "{kind:?}: z3 gave up after {found} candidate(s) (time limit {} ms)",
-                        options.timeout_ms
-                    ));
-                    break;
-                }
+            _ if simple => format!("!{code}"),
+            _ => format!("!({code})"),
+        };
+        let expr = protocol::Expr::Unary {
+            op: protocol::UnOp::Not,
+            arg: Box::new(protocol::Expr::Original),
+        };
+        push(out, written.edit(rust, Some(expr), None, NEGATION), 1);
+    }
+    for (rust, expr) in operand_comparisons(parsed, code, instances) {
+        push(out, written.edit(rust, Some(expr), None, RELATIONAL), 1);
+    }
+    for (name, negated) in boolean_variables(instances) {
+        let rust = if negated {
+            format!("!{name}")
+        } else {
+            name.clone()
+        };
+        let var = protocol::Expr::Var { name };
+        let expr = if negated {
+            protocol::Expr::Unary {
+                op: protocol::UnOp::Not,
+                arg: Box::new(var),
             }
-            let Some(model) = optimize.get_model() else {
-                break;
-            };
-            let chosen = template.decode(&model);
-            optimize.assert(template.exclude(&chosen));
-            if let Some(r) = template.render_condition(&chosen, code, written_or) {
-                push(
-                    &mut out,
-                    edit(r.rust, r.expr.ok(), r.note, r.template),
-                    r.cost,
-                );
+        } else {
+            var
+        };
+        push(out, written.edit(rust, Some(expr), None, VARIABLE), 1);
+    }
+}
+
+/// The conditions of one template (of kind `kind`) that compute every wanted outcome, at
+/// most `options.per_template`, simplest first.
+fn synthesize(
+    written: &Written,
+    instances: &[SwitchedInstance],
+    options: &Options,
+    (kind, template): (Kind, &Template),
+    terms: &[(VarId, Term)],
+    out: &mut Switched,
+) {
+    let optimize = Optimize::new();
+    let mut params = Params::new();
+    params.set_u32("timeout", options.timeout_ms);
+    optimize.set_params(&params);
+    for d in template.domain() {
+        optimize.assert(&d);
+    }
+    for (s, w) in template.soft() {
+        optimize.assert_soft(&s, w, None);
+    }
+    for inst in instances {
+        let env = env_of(inst, terms);
+        let seen = [Dynamic::from_ast(&Bool::from_bool(inst.original))];
+        match template.at(None, &env, &seen) {
+            Ok(o) => {
+                for h in &o.hard {
+                    optimize.assert(h);
+                }
+                let value = o.value[0]
+                    .as_bool()
+                    .unwrap_or_else(|| Bool::from_bool(false));
+                optimize.assert(value.eq(Bool::from_bool(inst.wanted)));
+            }
+            Err(why) => {
+                out.notes.push(format!("{kind:?}: {why}"));
+                return;
             }
         }
     }
-    out
+    let written_or = written
+        .parsed
+        .as_ref()
+        .is_some_and(|e| matches!(e, syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_))));
+    for found in 0..options.per_template {
+        match optimize.check(&[]) {
+            SatResult::Sat => {}
+            SatResult::Unsat => break,
+            SatResult::Unknown => {
+                out.notes.push(format!(
+                    "{kind:?}: z3 gave up after {found} candidate(s) (time limit {} ms)",
+                    options.timeout_ms
+                ));
+                break;
+            }
+        }
+        let Some(model) = optimize.get_model() else {
+            break;
+        };
+        let chosen = template.decode(&model);
+        optimize.assert(template.exclude(&chosen));
+        if let Some(r) = template.render_condition(&chosen, written.code(), written_or) {
+            push(
+                out,
+                written.edit(r.rust, r.expr.ok(), r.note, r.template),
+                r.cost,
+            );
+        }
+    }
 }
 
 /// Why no condition can compute the wanted outcomes: two instances that saw the same

@@ -327,59 +327,13 @@ pub(crate) fn menu(
     if kinds.contains(&Kind::Mutation)
         && let Some(shape) = &written_shape
     {
-        let variants: Vec<Variant> = mutate::variants(
-            program,
-            located.function,
-            located.scope(),
-            located.kind(),
-            located.expr,
-        )
-        .into_iter()
-        .filter(|v| {
-            ev.eval(&v.expr, &probe, &mut Vec::new())
-                .is_ok_and(|x| same_shape(&x.leaves(), shape))
-        })
-        .collect();
-        if variants.is_empty() {
-            reasons.push("no one-token correction applies".into());
-        } else {
-            let n = TEMPLATES.fetch_add(1, Ordering::Relaxed);
-            out.push(Template {
-                kind: Kind::Mutation,
-                level: 1,
-                body: Body::Mutation {
-                    variants,
-                    sel: BV::new_const(format!("repair!{n}.sel"), SELECTOR_BITS),
-                },
-            });
+        match mutation_template(program, located, (&ev, &probe), shape) {
+            Some(template) => out.push(template),
+            None => reasons.push("no one-token correction applies".into()),
         }
     }
     if kinds.contains(&Kind::Constant) && written_shape.is_some() {
-        let literals: Vec<(mutate::Path, IntType)> = mutate::nodes(located.expr)
-            .into_iter()
-            // A literal that is the whole expression is the linear template's constant.
-            .filter(|(path, _)| !path.is_empty() || !kinds.contains(&Kind::Linear))
-            .filter_map(|(path, node)| match (&node.kind, &node.ty) {
-                (ExprKind::Lit(Lit::Int(_)), Type::Int(t)) => Some((path, *t)),
-                _ => None,
-            })
-            .take(limits.max_constants)
-            .collect();
-        for (path, t) in literals {
-            let n = TEMPLATES.fetch_add(1, Ordering::Relaxed);
-            let hole_var = HOLE;
-            let base = mutate::replace(located.expr, &path, Expr::var(hole_var, Type::Int(t)));
-            out.push(Template {
-                kind: Kind::Constant,
-                level: 2,
-                body: Body::Constant {
-                    base,
-                    hole_var,
-                    hole: BV::new_const(format!("repair!{n}.c"), t.bits()),
-                    ty: t,
-                },
-            });
-        }
+        out.extend(constant_templates(located, kinds, limits));
     }
     if writes_through_a_call(located.expr) {
         // The model keeps the written call's effects on `&mut` arguments; a patch replacing
@@ -391,7 +345,7 @@ pub(crate) fn menu(
             Ok(out)
         };
     }
-    let mut vars: Vec<(VarId, Term)> = located
+    let vars: Vec<(VarId, Term)> = located
         .int_vars()
         .into_iter()
         .map(|(v, t)| {
@@ -404,7 +358,96 @@ pub(crate) fn menu(
             )
         })
         .collect();
-    match ty {
+    match variable_templates(located, kinds, limits, vars, written_shape.is_some()) {
+        Ok(templates) => out.extend(templates),
+        Err(why) => reasons.push(why),
+    }
+    if out.is_empty() {
+        if reasons.is_empty() {
+            reasons.push("no template of the kinds asked for applies".into());
+        }
+        return Err(reasons.join("; "));
+    }
+    Ok(out)
+}
+
+/// The mutation template: every one-token correction of the written expression whose
+/// value has the written value's shape (`shape`). `None` when there is none.
+fn mutation_template(
+    program: &Program,
+    located: &Located,
+    (ev, probe): (&Evaluator, &Env),
+    shape: &[Dynamic],
+) -> Option<Template> {
+    let variants: Vec<Variant> = mutate::variants(
+        program,
+        located.function,
+        located.scope(),
+        located.kind(),
+        located.expr,
+    )
+    .into_iter()
+    .filter(|v| {
+        ev.eval(&v.expr, probe, &mut Vec::new())
+            .is_ok_and(|x| same_shape(&x.leaves(), shape))
+    })
+    .collect();
+    if variants.is_empty() {
+        return None;
+    }
+    let n = TEMPLATES.fetch_add(1, Ordering::Relaxed);
+    Some(Template {
+        kind: Kind::Mutation,
+        level: 1,
+        body: Body::Mutation {
+            variants,
+            sel: BV::new_const(format!("repair!{n}.sel"), SELECTOR_BITS),
+        },
+    })
+}
+
+/// One constant template per integer literal of the written expression (at most
+/// `limits.max_constants`): the literal a hole the solver fills.
+fn constant_templates(located: &Located, kinds: &[Kind], limits: &Limits) -> Vec<Template> {
+    mutate::nodes(located.expr)
+        .into_iter()
+        // A literal that is the whole expression is the linear template's constant.
+        .filter(|(path, _)| !path.is_empty() || !kinds.contains(&Kind::Linear))
+        .filter_map(|(path, node)| match (&node.kind, &node.ty) {
+            (ExprKind::Lit(Lit::Int(_)), Type::Int(t)) => Some((path, *t)),
+            _ => None,
+        })
+        .take(limits.max_constants)
+        .map(|(path, t)| {
+            let n = TEMPLATES.fetch_add(1, Ordering::Relaxed);
+            let hole_var = HOLE;
+            let base = mutate::replace(located.expr, &path, Expr::var(hole_var, Type::Int(t)));
+            Template {
+                kind: Kind::Constant,
+                level: 2,
+                body: Body::Constant {
+                    base,
+                    hole_var,
+                    hole: BV::new_const(format!("repair!{n}.c"), t.bits()),
+                    ty: t,
+                },
+            }
+        })
+        .collect()
+}
+
+/// The templates over the integer variables in scope (`vars`): a linear expression for an
+/// integer site, a condition and clauses (`clauses`: the written value has a shape to add
+/// them to) for a boolean one; or why the site's type has none.
+fn variable_templates(
+    located: &Located,
+    kinds: &[Kind],
+    limits: &Limits,
+    mut vars: Vec<(VarId, Term)>,
+    clauses: bool,
+) -> Result<Vec<Template>, String> {
+    let mut out = Vec::new();
+    match located.ty() {
         Type::Int(t) if kinds.contains(&Kind::Linear) => {
             // Variables of the site's own type first: they need no cast.
             vars.sort_by_key(|(_, term)| term.ty != *t);
@@ -429,7 +472,7 @@ pub(crate) fn menu(
                     },
                 });
             }
-            if kinds.contains(&Kind::Clause) && written_shape.is_some() {
+            if kinds.contains(&Kind::Clause) && clauses {
                 for and in [true, false] {
                     out.push(Template {
                         kind: Kind::Clause,
@@ -443,17 +486,13 @@ pub(crate) fn menu(
                 }
             }
         }
-        Type::Bool => reasons.push("no integer variable is in scope for a condition".into()),
+        Type::Bool => return Err("no integer variable is in scope for a condition".into()),
         Type::Int(_) => {}
-        other => reasons.push(format!(
-            "its value is a `{other}`, which no linear or condition template computes"
-        )),
-    }
-    if out.is_empty() {
-        if reasons.is_empty() {
-            reasons.push("no template of the kinds asked for applies".into());
+        other => {
+            return Err(format!(
+                "its value is a `{other}`, which no linear or condition template computes"
+            ));
         }
-        return Err(reasons.join("; "));
     }
     Ok(out)
 }
