@@ -1333,6 +1333,41 @@ impl ShowExpr<'_> {
     }
 }
 
+impl ShowExpr<'_> {
+    /// `es`, separated by commas, between `open` and `close`.
+    fn delimited(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        es: &[Expr],
+        (open, close): (&str, &str),
+    ) -> fmt::Result {
+        write!(f, "{open}")?;
+        self.list(f, es)?;
+        write!(f, "{close}")
+    }
+
+    /// `forall i in start..end => body` (or `exists`, `sum`; `..=` when inclusive).
+    fn quantifier(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        (kind, var, inclusive): (Quantifier, VarId, bool),
+        (start, end): (&Expr, &Expr),
+        body: &Expr,
+    ) -> fmt::Result {
+        let word = match kind {
+            Quantifier::Forall => "forall",
+            Quantifier::Exists => "exists",
+            Quantifier::Sum => "sum",
+        };
+        let dots = if inclusive { "..=" } else { ".." };
+        write!(f, "{word} {} in ", self.function.var_name(var))?;
+        self.operand(f, start)?;
+        write!(f, "{dots}")?;
+        self.operand(f, end)?;
+        write!(f, " => {}", self.sub(body))
+    }
+}
+
 impl fmt::Display for ShowExpr<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let func = self.function;
@@ -1377,29 +1412,18 @@ impl fmt::Display for ShowExpr<'_> {
                 self.operand(f, e)?;
                 write!(f, ".{i}")
             }
+            // A tuple of one has its comma.
             ExprKind::Tuple(es) => {
-                write!(f, "(")?;
-                self.list(f, es)?;
-                if es.len() == 1 {
-                    write!(f, ",")?;
-                }
-                write!(f, ")")
+                self.delimited(f, es, ("(", if es.len() == 1 { ",)" } else { ")" }))
             }
-            ExprKind::Array(es) => {
-                write!(f, "[")?;
-                self.list(f, es)?;
-                write!(f, "]")
-            }
+            ExprKind::Array(es) => self.delimited(f, es, ("[", "]")),
             ExprKind::Repeat(e, n) => write!(f, "[{}; {}]", self.sub(e), self.sub(n)),
             ExprKind::Struct(name, fields) => {
-                write!(f, "{name} {{ ")?;
-                for (i, (field, e)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        write!(f, ", ")?;
-                    }
-                    write!(f, "{field}: {}", self.sub(e))?;
-                }
-                write!(f, " }}")
+                let fields: Vec<String> = fields
+                    .iter()
+                    .map(|(field, e)| format!("{field}: {}", self.sub(e)))
+                    .collect();
+                write!(f, "{name} {{ {} }}", fields.join(", "))
             }
             ExprKind::Variant(e, v) => write!(f, "{e}::{v}"),
             ExprKind::OptionSome(e) => write!(f, "Some({})", self.sub(e)),
@@ -1435,17 +1459,15 @@ impl fmt::Display for ShowExpr<'_> {
                 args,
                 outputs,
             } => {
-                write!(f, "{function}(")?;
-                for (i, e) in args.iter().enumerate() {
-                    if i > 0 {
-                        write!(f, ", ")?;
-                    }
-                    if outputs.iter().any(|(at, _)| *at == i) {
-                        write!(f, "&mut ")?;
-                    }
-                    write!(f, "{}", self.sub(e))?;
-                }
-                write!(f, ")")
+                let args: Vec<String> = args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| {
+                        let out = outputs.iter().any(|(at, _)| *at == i);
+                        format!("{}{}", if out { "&mut " } else { "" }, self.sub(e))
+                    })
+                    .collect();
+                write!(f, "{function}({})", args.join(", "))
             }
             ExprKind::Quantifier {
                 kind,
@@ -1454,19 +1476,7 @@ impl fmt::Display for ShowExpr<'_> {
                 end,
                 inclusive,
                 body,
-            } => {
-                let word = match kind {
-                    Quantifier::Forall => "forall",
-                    Quantifier::Exists => "exists",
-                    Quantifier::Sum => "sum",
-                };
-                let dots = if *inclusive { "..=" } else { ".." };
-                write!(f, "{word} {} in ", func.var_name(*var))?;
-                self.operand(f, start)?;
-                write!(f, "{dots}")?;
-                self.operand(f, end)?;
-                write!(f, " => {}", self.sub(body))
-            }
+            } => self.quantifier(f, (*kind, *var, *inclusive), (start, end), body),
             ExprKind::Old(e) => write!(f, "old({})", self.sub(e)),
             ExprKind::Opaque { reason, span, .. } => {
                 write!(f, "opaque[{}]({reason:?})", one_line(&span.code))
@@ -1534,35 +1544,51 @@ impl Printer<'_, '_, '_> {
         label.as_ref().map(|l| format!("{l}: ")).unwrap_or_default()
     }
 
+    /// A line opening a block (`header`), the block one level deeper, and its `}`.
+    fn nested(&mut self, depth: usize, header: &str, body: &[Stmt]) -> fmt::Result {
+        self.line(depth, header)?;
+        self.block(depth + 1, body)?;
+        self.line(depth, "}")
+    }
+
+    /// What a `for` loop walks: a range (`rev(..)` backwards), a sequence's elements.
+    fn iteration(&self, iteration: &Iteration) -> String {
+        match iteration {
+            Iteration::Range {
+                start,
+                end,
+                inclusive,
+                reverse,
+                bound,
+            } => {
+                let range = format!(
+                    "{}{}{}{}",
+                    self.expr(start),
+                    if *inclusive { "..=" } else { ".." },
+                    self.expr(end),
+                    self.site(bound.as_ref().map(|c| &c.site))
+                );
+                if *reverse {
+                    format!("rev({range})")
+                } else {
+                    range
+                }
+            }
+            Iteration::Elements { seq, index: None } => format!("elements({})", self.expr(seq)),
+            Iteration::Elements {
+                seq,
+                index: Some(i),
+            } => format!(
+                "enumerate({}) with index {}",
+                self.expr(seq),
+                self.function.var_name(*i)
+            ),
+        }
+    }
+
     fn stmt(&mut self, depth: usize, stmt: &Stmt) -> fmt::Result {
         let func = self.function;
         match stmt {
-            Stmt::Let {
-                var,
-                init,
-                component,
-            } => {
-                let v = func.var(*var);
-                let mut text = format!("let {}: {}", func.var_name(*var), v.ty);
-                if let Some(init) = init {
-                    text += &format!(" = {}", self.expr(init));
-                }
-                text += &self.site(component.as_ref().map(|c| &c.site));
-                self.line(depth, &text)
-            }
-            Stmt::Assign {
-                place,
-                value,
-                component,
-            } => {
-                let text = format!(
-                    "{} = {}{}",
-                    show_place(func, place, self.sites),
-                    self.expr(value),
-                    self.site(component.as_ref().map(|c| &c.site))
-                );
-                self.line(depth, &text)
-            }
             Stmt::If {
                 cond,
                 branch,
@@ -1574,13 +1600,12 @@ impl Printer<'_, '_, '_> {
                     self.expr(cond),
                     self.site(branch.as_ref().map(|c| &c.site))
                 );
+                if otherwise.is_empty() {
+                    return self.nested(depth, &text, then);
+                }
                 self.line(depth, &text)?;
                 self.block(depth + 1, then)?;
-                if !otherwise.is_empty() {
-                    self.line(depth, "} else {")?;
-                    self.block(depth + 1, otherwise)?;
-                }
-                self.line(depth, "}")
+                self.nested(depth, "} else {", otherwise)
             }
             Stmt::While {
                 label,
@@ -1596,15 +1621,11 @@ impl Printer<'_, '_, '_> {
                     self.site(branch.as_ref().map(|c| &c.site)),
                     self.site(Some(head))
                 );
-                self.line(depth, &text)?;
-                self.block(depth + 1, body)?;
-                self.line(depth, "}")
+                self.nested(depth, &text, body)
             }
             Stmt::Loop { label, head, body } => {
                 let text = format!("{}loop{} {{", Printer::label(label), self.site(Some(head)));
-                self.line(depth, &text)?;
-                self.block(depth + 1, body)?;
-                self.line(depth, "}")
+                self.nested(depth, &text, body)
             }
             Stmt::For {
                 label,
@@ -1613,69 +1634,58 @@ impl Printer<'_, '_, '_> {
                 head,
                 body,
             } => {
-                let over = match iteration {
-                    Iteration::Range {
-                        start,
-                        end,
-                        inclusive,
-                        reverse,
-                        bound,
-                    } => {
-                        let range = format!(
-                            "{}{}{}{}",
-                            self.expr(start),
-                            if *inclusive { "..=" } else { ".." },
-                            self.expr(end),
-                            self.site(bound.as_ref().map(|c| &c.site))
-                        );
-                        if *reverse {
-                            format!("rev({range})")
-                        } else {
-                            range
-                        }
-                    }
-                    Iteration::Elements { seq, index: None } => {
-                        format!("elements({})", self.expr(seq))
-                    }
-                    Iteration::Elements {
-                        seq,
-                        index: Some(i),
-                    } => format!(
-                        "enumerate({}) with index {}",
-                        self.expr(seq),
-                        func.var_name(*i)
-                    ),
-                };
                 let text = format!(
-                    "{}for {}: {} in {over}{} {{",
+                    "{}for {}: {} in {}{} {{",
                     Printer::label(label),
                     func.var_name(*var),
                     func.var(*var).ty,
+                    self.iteration(iteration),
                     self.site(Some(head))
                 );
-                self.line(depth, &text)?;
-                self.block(depth + 1, body)?;
-                self.line(depth, "}")
+                self.nested(depth, &text, body)
             }
-            Stmt::Break(label) => match label {
-                Some(l) => self.line(depth, &format!("break {l}")),
-                None => self.line(depth, "break"),
-            },
-            Stmt::Continue(label) => match label {
-                Some(l) => self.line(depth, &format!("continue {l}")),
-                None => self.line(depth, "continue"),
-            },
-            Stmt::Return { value, component } => {
-                let text = match value {
-                    Some(v) => format!(
-                        "return {}{}",
-                        self.expr(v),
-                        self.site(component.as_ref().map(|c| &c.site))
-                    ),
-                    None => "return".to_string(),
-                };
+            _ => {
+                let text = self.single_line(stmt);
                 self.line(depth, &text)
             }
+        }
+    }
+
+    /// A statement with no block of its own, on one line.
+    fn single_line(&self, stmt: &Stmt) -> String {
+        let func = self.function;
+        let site = |c: &Option<Component>| self.site(c.as_ref().map(|c| &c.site));
+        match stmt {
+            Stmt::Let {
+                var,
+                init,
+                component,
+            } => {
+                let init = init.as_ref().map(|e| format!(" = {}", self.expr(e)));
+                format!(
+                    "let {}: {}{}{}",
+                    func.var_name(*var),
+                    func.var(*var).ty,
+                    init.unwrap_or_default(),
+                    site(component)
+                )
+            }
+            Stmt::Assign {
+                place,
+                value,
+                component,
+            } => format!(
+                "{} = {}{}",
+                show_place(func, place, self.sites),
+                self.expr(value),
+                site(component)
+            ),
+            Stmt::Break(label) => labelled("break", label),
+            Stmt::Continue(label) => labelled("continue", label),
+            Stmt::Return { value, component } => match value {
+                Some(v) => format!("return {}{}", self.expr(v), site(component)),
+                None => "return".to_string(),
+            },
             Stmt::Assert {
                 kind,
                 cond,
@@ -1686,34 +1696,35 @@ impl Printer<'_, '_, '_> {
                     AssertKind::Assert => "assert",
                     AssertKind::DebugAssert => "debug_assert",
                 };
-                let mut text = format!("{name} {}", self.expr(cond));
-                if let Some(m) = message {
-                    text += &format!(", {}", one_line(m));
-                }
-                self.line(depth, &text)
+                let message = message.as_ref().map(|m| format!(", {}", one_line(m)));
+                format!("{name} {}{}", self.expr(cond), message.unwrap_or_default())
             }
             Stmt::Panic { message, .. } => match message {
-                Some(m) => self.line(depth, &format!("panic {}", one_line(m))),
-                None => self.line(depth, "panic"),
+                Some(m) => format!("panic {}", one_line(m)),
+                None => "panic".to_string(),
             },
-            Stmt::Expr(e) => {
-                let text = self.expr(e);
-                self.line(depth, &text)
-            }
+            Stmt::Expr(e) => self.expr(e),
             Stmt::Opaque {
                 reason,
                 span,
                 defines,
             } => {
                 let names: Vec<String> = defines.iter().map(|v| func.var_name(*v)).collect();
-                let text = format!(
-                    "opaque[{}]({reason:?}) defines [{}]",
-                    one_line(&span.code),
-                    names.join(", ")
-                );
-                self.line(depth, &text)
+                let code = one_line(&span.code);
+                format!("opaque[{code}]({reason:?}) defines [{}]", names.join(", "))
+            }
+            Stmt::If { .. } | Stmt::While { .. } | Stmt::Loop { .. } | Stmt::For { .. } => {
+                unreachable!("a statement with a block is printed by `stmt`")
             }
         }
+    }
+}
+
+/// `break` or `continue` (`word`) with its label, if any.
+fn labelled(word: &str, label: &Option<String>) -> String {
+    match label {
+        Some(l) => format!("{word} {l}"),
+        None => word.to_string(),
     }
 }
 

@@ -695,113 +695,14 @@ impl<'p> Synthesizer<'p> {
             self.report.skipped.push(why);
             return Step::Done;
         }
-        let chosen: Vec<Vec<i128>> = if session.choices.is_some() {
-            let templates: Vec<&Template> = self
-                .components
-                .iter()
-                .zip(&session.combination)
-                .map(|(c, &t)| &c.menu[t])
-                .collect();
-            loop {
-                let Some(tuple) = session.choices.as_mut().and_then(VecDeque::pop_front) else {
-                    return Step::Done;
-                };
-                let assumptions: Vec<Bool> = templates
-                    .iter()
-                    .zip(&tuple)
-                    .map(|(t, &i)| t.choose(i))
-                    .chain(session.acts.iter().cloned())
-                    .collect();
-                if self.remaining(&session).is_none() {
-                    return self.time_out(&session);
-                }
-                self.report.checks += 1;
-                let started = Instant::now();
-                let verdict = session.optimize.check(&assumptions);
-                session.spent += started.elapsed();
-                match verdict {
-                    SatResult::Sat => {
-                        break tuple.iter().map(|&i| vec![i as i128]).collect();
-                    }
-                    SatResult::Unsat => {}
-                    SatResult::Unknown => {
-                        let reason = session.optimize.get_reason_unknown().unwrap_or_default();
-                        self.report.cuts.push(format!(
-                            "{}: correction {tuple:?} undecided ({}; {} ms of solver \
-                                 time for the template)",
-                            self.describe(&session.combination),
-                            if reason.is_empty() {
-                                "unknown"
-                            } else {
-                                &reason
-                            },
-                            self.options.timeout_ms
-                        ));
-                    }
-                }
-            }
+        let chosen = if session.choices.is_some() {
+            self.next_choice(&mut session)
         } else {
-            loop {
-                let active: Vec<Bool> = session
-                    .acts
-                    .iter()
-                    .zip(&session.active)
-                    .filter(|(_, on)| **on)
-                    .map(|(a, _)| a.clone())
-                    .collect();
-                if self.remaining(&session).is_none() {
-                    return self.time_out(&session);
-                }
-                self.report.checks += 1;
-                let started = Instant::now();
-                let verdict = session.optimize.check(&active);
-                session.spent += started.elapsed();
-                match verdict {
-                    SatResult::Sat => {}
-                    SatResult::Unsat => return Step::Done,
-                    SatResult::Unknown => {
-                        let reason = session.optimize.get_reason_unknown().unwrap_or_default();
-                        self.report.cuts.push(format!(
-                            "{}: z3 gave up after {} candidate(s) ({}; {} ms of solver time \
-                             for the template)",
-                            self.describe(&session.combination),
-                            session.found,
-                            if reason.is_empty() {
-                                "unknown"
-                            } else {
-                                &reason
-                            },
-                            self.options.timeout_ms
-                        ));
-                        return Step::Done;
-                    }
-                }
-                let Some(model) = session.optimize.get_model() else {
-                    return Step::Done;
-                };
-                let chosen: Vec<Vec<i128>> = self
-                    .components
-                    .iter()
-                    .zip(&session.combination)
-                    .map(|(c, &t)| c.menu[t].decode(&model))
-                    .collect();
-                let exclude: Vec<Bool> = self
-                    .components
-                    .iter()
-                    .zip(&session.combination)
-                    .zip(&chosen)
-                    .map(|((c, &t), v)| c.menu[t].exclude(v))
-                    .collect();
-                let exclude = Bool::or(&exclude);
-                let refuting = self.refuting(&mut session, &exclude.not());
-                if refuting.is_empty() {
-                    session.optimize.assert(&exclude);
-                    break chosen;
-                }
-                for j in refuting {
-                    session.active[j] = true;
-                }
-            }
+            self.next_model(&mut session)
+        };
+        let chosen = match chosen {
+            Ok(chosen) => chosen,
+            Err(step) => return step,
         };
         let Some(candidate) = self.candidate(&session.combination, &chosen) else {
             self.session = Some(session);
@@ -820,6 +721,124 @@ impl<'p> Synthesizer<'p> {
             (false, true) => Step::Again,
             (false, false) => Step::Done,
         }
+    }
+
+    /// The next tuple of choices (templates with a few choices each, enumerated) that the
+    /// calls allow; `Err` with the step to take when none is left or time ran out.
+    fn next_choice(&mut self, session: &mut Session) -> Result<Vec<Vec<i128>>, Step> {
+        let templates: Vec<&Template> = self
+            .components
+            .iter()
+            .zip(&session.combination)
+            .map(|(c, &t)| &c.menu[t])
+            .collect();
+        loop {
+            let Some(tuple) = session.choices.as_mut().and_then(VecDeque::pop_front) else {
+                return Err(Step::Done);
+            };
+            let assumptions: Vec<Bool> = templates
+                .iter()
+                .zip(&tuple)
+                .map(|(t, &i)| t.choose(i))
+                .chain(session.acts.iter().cloned())
+                .collect();
+            if self.remaining(session).is_none() {
+                return Err(self.time_out(session));
+            }
+            match Self::check(&mut self.report.checks, session, &assumptions) {
+                SatResult::Sat => return Ok(tuple.iter().map(|&i| vec![i as i128]).collect()),
+                SatResult::Unsat => {}
+                SatResult::Unknown => {
+                    let cut = format!(
+                        "{}: correction {tuple:?} undecided ({})",
+                        self.describe(&session.combination),
+                        self.why_unknown(session)
+                    );
+                    self.report.cuts.push(cut);
+                }
+            }
+        }
+    }
+
+    /// The next parameters the optimizer finds that every active call allows, the calls
+    /// that refute a model activated one by one; `Err` with the step to take when none is
+    /// left, the solver gave up, or time ran out.
+    fn next_model(&mut self, session: &mut Session) -> Result<Vec<Vec<i128>>, Step> {
+        loop {
+            let active: Vec<Bool> = session
+                .acts
+                .iter()
+                .zip(&session.active)
+                .filter(|(_, on)| **on)
+                .map(|(a, _)| a.clone())
+                .collect();
+            if self.remaining(session).is_none() {
+                return Err(self.time_out(session));
+            }
+            match Self::check(&mut self.report.checks, session, &active) {
+                SatResult::Sat => {}
+                SatResult::Unsat => return Err(Step::Done),
+                SatResult::Unknown => {
+                    let cut = format!(
+                        "{}: z3 gave up after {} candidate(s) ({})",
+                        self.describe(&session.combination),
+                        session.found,
+                        self.why_unknown(session)
+                    );
+                    self.report.cuts.push(cut);
+                    return Err(Step::Done);
+                }
+            }
+            let Some(model) = session.optimize.get_model() else {
+                return Err(Step::Done);
+            };
+            let chosen: Vec<Vec<i128>> = self
+                .components
+                .iter()
+                .zip(&session.combination)
+                .map(|(c, &t)| c.menu[t].decode(&model))
+                .collect();
+            let exclude: Vec<Bool> = self
+                .components
+                .iter()
+                .zip(&session.combination)
+                .zip(&chosen)
+                .map(|((c, &t), v)| c.menu[t].exclude(v))
+                .collect();
+            let exclude = Bool::or(&exclude);
+            let refuting = self.refuting(session, &exclude.not());
+            if refuting.is_empty() {
+                session.optimize.assert(&exclude);
+                return Ok(chosen);
+            }
+            for j in refuting {
+                session.active[j] = true;
+            }
+        }
+    }
+
+    /// One check of the session's optimizer under `assumptions`, counted in `checks`, its
+    /// time accounted.
+    fn check(checks: &mut usize, session: &mut Session, assumptions: &[Bool]) -> SatResult {
+        *checks += 1;
+        let started = Instant::now();
+        let verdict = session.optimize.check(assumptions);
+        session.spent += started.elapsed();
+        verdict
+    }
+
+    /// Why the optimizer gave up, and the solver time the template had.
+    fn why_unknown(&self, session: &Session) -> String {
+        let reason = session.optimize.get_reason_unknown().unwrap_or_default();
+        format!(
+            "{}; {} ms of solver time for the template",
+            if reason.is_empty() {
+                "unknown"
+            } else {
+                &reason
+            },
+            self.options.timeout_ms
+        )
     }
 
     /// The candidate of decoded template parameters.

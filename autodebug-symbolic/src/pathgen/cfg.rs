@@ -317,26 +317,7 @@ impl<'p> Builder<'p> {
                 branch,
                 head,
                 body,
-            } => {
-                let join = self.node(NodeKey::stmt(s, Part::Join), None, None);
-                self.connect(&preds, join);
-                let start = self.nodes.len();
-                let (t, f) = match branch {
-                    Some(c) => {
-                        let p = self.expr(cond, vec![(join, None)]);
-                        self.branch(NodeKey::stmt(s, Part::Branch), Some(&c.site), cond, &p)
-                    }
-                    None => self.cond(cond, vec![(join, None)]),
-                };
-                for n in start..self.nodes.len() {
-                    if self.nodes[n].site.is_some() {
-                        self.loop_branch[n] = true;
-                    }
-                }
-                let h = self.node(NodeKey::stmt(s, Part::Head), Some(head), None);
-                self.connect(&t, h);
-                self.looped(label, join, h, body, f)
-            }
+            } => self.while_loop(s, (cond, branch.as_ref()), (label, head, body), preds),
             Stmt::Loop { label, head, body } => {
                 let h = self.node(NodeKey::stmt(s, Part::Head), Some(head), None);
                 self.connect(&preds, h);
@@ -352,57 +333,9 @@ impl<'p> Builder<'p> {
                 head,
                 body,
                 ..
-            } => {
-                let p = match iteration {
-                    Iteration::Range { start, end, .. } => {
-                        let p = self.expr(start, preds);
-                        self.expr(end, p)
-                    }
-                    Iteration::Elements { seq, .. } => self.expr(seq, preds),
-                };
-                let h = self.node(NodeKey::stmt(s, Part::Head), Some(head), None);
-                self.connect(&p, h);
-                let mut exprs: Vec<&Expr> = Vec::new();
-                s.exprs(&mut |e| exprs.push(e));
-                let node = &mut self.nodes[h];
-                for e in exprs {
-                    reads(e, node);
-                }
-                if let Stmt::For { var, iteration, .. } = s {
-                    node.defs.push(*var);
-                    if let Iteration::Elements {
-                        index: Some(index), ..
-                    } = iteration
-                    {
-                        node.defs.push(*index);
-                    }
-                }
-                self.looped(label, h, h, body, vec![(h, Some(false))])
-            }
-            Stmt::Break(label) | Stmt::Continue(label) => {
-                let at = match label {
-                    None => self.loops.len().checked_sub(1),
-                    Some(l) => self
-                        .loops
-                        .iter()
-                        .rposition(|lc| lc.label.as_deref() == Some(l.as_str())),
-                };
-                if let Some(at) = at {
-                    let open_at = self.loops[at].open_at;
-                    for open in &self.open[open_at..] {
-                        for &n in open {
-                            self.loop_branch[n] = true;
-                        }
-                    }
-                    if matches!(s, Stmt::Break(_)) {
-                        self.loops[at].breaks.extend(preds);
-                    } else {
-                        let target = self.loops[at].target;
-                        self.connect(&preds, target);
-                    }
-                }
-                Vec::new()
-            }
+            } => self.for_loop(s, iteration, (label, head, body), preds),
+            Stmt::Break(label) => self.jump(label.as_deref(), true, preds),
+            Stmt::Continue(label) => self.jump(label.as_deref(), false, preds),
             Stmt::Return { value, component } => {
                 let p = match value {
                     Some(e) => self.expr(e, preds),
@@ -420,6 +353,98 @@ impl<'p> Builder<'p> {
                 Vec::new()
             }
         }
+    }
+
+    /// A `while` loop: the condition at a join of the entry and the back edges, every
+    /// branch in it a loop branch, the body entered where it holds.
+    fn while_loop(
+        &mut self,
+        s: &'p Stmt,
+        (cond, branch): (&'p Expr, Option<&'p Component>),
+        (label, head, body): (&Option<String>, &'p Site, &'p [Stmt]),
+        preds: Edges,
+    ) -> Edges {
+        let join = self.node(NodeKey::stmt(s, Part::Join), None, None);
+        self.connect(&preds, join);
+        let start = self.nodes.len();
+        let (t, f) = match branch {
+            Some(c) => {
+                let p = self.expr(cond, vec![(join, None)]);
+                self.branch(NodeKey::stmt(s, Part::Branch), Some(&c.site), cond, &p)
+            }
+            None => self.cond(cond, vec![(join, None)]),
+        };
+        for n in start..self.nodes.len() {
+            if self.nodes[n].site.is_some() {
+                self.loop_branch[n] = true;
+            }
+        }
+        let h = self.node(NodeKey::stmt(s, Part::Head), Some(head), None);
+        self.connect(&t, h);
+        self.looped(label, join, h, body, f)
+    }
+
+    /// A `for` loop: its range or sequence evaluated once, then a head that reads it and
+    /// defines the loop's variables, the loop's exit.
+    fn for_loop(
+        &mut self,
+        s: &'p Stmt,
+        iteration: &'p Iteration,
+        (label, head, body): (&Option<String>, &'p Site, &'p [Stmt]),
+        preds: Edges,
+    ) -> Edges {
+        let p = match iteration {
+            Iteration::Range { start, end, .. } => {
+                let p = self.expr(start, preds);
+                self.expr(end, p)
+            }
+            Iteration::Elements { seq, .. } => self.expr(seq, preds),
+        };
+        let h = self.node(NodeKey::stmt(s, Part::Head), Some(head), None);
+        self.connect(&p, h);
+        let mut exprs: Vec<&Expr> = Vec::new();
+        s.exprs(&mut |e| exprs.push(e));
+        let node = &mut self.nodes[h];
+        for e in exprs {
+            reads(e, node);
+        }
+        if let Stmt::For { var, iteration, .. } = s {
+            node.defs.push(*var);
+            if let Iteration::Elements {
+                index: Some(index), ..
+            } = iteration
+            {
+                node.defs.push(*index);
+            }
+        }
+        self.looped(label, h, h, body, vec![(h, Some(false))])
+    }
+
+    /// A `break` (or `continue`) out of the loop labelled `label` (the innermost when
+    /// `None`): the branches it leaves open are loop branches.
+    fn jump(&mut self, label: Option<&str>, is_break: bool, preds: Edges) -> Edges {
+        let at = match label {
+            None => self.loops.len().checked_sub(1),
+            Some(l) => self
+                .loops
+                .iter()
+                .rposition(|lc| lc.label.as_deref() == Some(l)),
+        };
+        if let Some(at) = at {
+            let open_at = self.loops[at].open_at;
+            for open in &self.open[open_at..] {
+                for &n in open {
+                    self.loop_branch[n] = true;
+                }
+            }
+            if is_break {
+                self.loops[at].breaks.extend(preds);
+            } else {
+                let target = self.loops[at].target;
+                self.connect(&preds, target);
+            }
+        }
+        Vec::new()
     }
 
     /// The body of a loop whose `continue` goes to `target`, entered from `head` (its taken

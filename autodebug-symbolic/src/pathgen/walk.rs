@@ -789,53 +789,8 @@ impl<'p> Walker<'p, '_> {
                 branch: site,
                 body,
                 ..
-            } => {
-                let head = self.node(NodeKey::stmt(s, Part::Head));
-                loop {
-                    let taken = match site {
-                        Some(_) => {
-                            let key = NodeKey::stmt(s, Part::Branch);
-                            self.set_at(key);
-                            let (c, known) = self.eval(cond)?.as_bool()?;
-                            let n = self.node(key);
-                            let known = known
-                                .filter(|_| !n.is_some_and(|n| self.frame().graph.is_event(n)));
-                            self.decide_at(n, &c, known, Ask::Branch { loop_cond: true })?
-                        }
-                        None => self.decide_silent_loop(cond)?,
-                    };
-                    if !taken {
-                        return Ok(Flow::Normal);
-                    }
-                    self.iterate(head)?;
-                    match self.block(body)? {
-                        Flow::Normal => {}
-                        Flow::Continue(l) if targets(label, &l) => {}
-                        Flow::Break(l) if targets(label, &l) => return Ok(Flow::Normal),
-                        other => return Ok(other),
-                    }
-                }
-            }
-            Stmt::Loop { label, body, .. } => {
-                let head = self.node(NodeKey::stmt(s, Part::Head));
-                let mut n = 0i128;
-                loop {
-                    if head.is_some_and(|h| self.frame().graph.is_event(h)) {
-                        self.iterate(head)?;
-                    } else {
-                        n += 1;
-                        if n > MAX_SILENT_ITERATIONS {
-                            return Err(Halt::Stop("a `loop` without events runs too long".into()));
-                        }
-                    }
-                    match self.block(body)? {
-                        Flow::Normal => {}
-                        Flow::Continue(l) if targets(label, &l) => {}
-                        Flow::Break(l) if targets(label, &l) => return Ok(Flow::Normal),
-                        other => return Ok(other),
-                    }
-                }
-            }
+            } => self.while_loop(s, (cond, site.is_some()), label, body),
+            Stmt::Loop { label, body, .. } => self.plain_loop(s, label, body),
             Stmt::For {
                 label,
                 var,
@@ -843,6 +798,63 @@ impl<'p> Walker<'p, '_> {
                 body,
                 ..
             } => self.for_loop(s, label, *var, iteration, body),
+        }
+    }
+
+    /// A `while` loop (`sited`: its condition is a branch site), iteration by iteration
+    /// until the condition is decided false or the body leaves.
+    fn while_loop(
+        &mut self,
+        s: &'p Stmt,
+        (cond, sited): (&'p Expr, bool),
+        label: &Option<String>,
+        body: &'p [Stmt],
+    ) -> W<Flow> {
+        let head = self.node(NodeKey::stmt(s, Part::Head));
+        loop {
+            let taken = if sited {
+                let key = NodeKey::stmt(s, Part::Branch);
+                self.set_at(key);
+                let (c, known) = self.eval(cond)?.as_bool()?;
+                let n = self.node(key);
+                let known = known.filter(|_| !n.is_some_and(|n| self.frame().graph.is_event(n)));
+                self.decide_at(n, &c, known, Ask::Branch { loop_cond: true })?
+            } else {
+                self.decide_silent_loop(cond)?
+            };
+            if !taken {
+                return Ok(Flow::Normal);
+            }
+            self.iterate(head)?;
+            match self.block(body)? {
+                Flow::Normal => {}
+                Flow::Continue(l) if targets(label, &l) => {}
+                Flow::Break(l) if targets(label, &l) => return Ok(Flow::Normal),
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// A `loop`, iteration by iteration until its body leaves (a loop without events is
+    /// bounded).
+    fn plain_loop(&mut self, s: &'p Stmt, label: &Option<String>, body: &'p [Stmt]) -> W<Flow> {
+        let head = self.node(NodeKey::stmt(s, Part::Head));
+        let mut n = 0i128;
+        loop {
+            if head.is_some_and(|h| self.frame().graph.is_event(h)) {
+                self.iterate(head)?;
+            } else {
+                n += 1;
+                if n > MAX_SILENT_ITERATIONS {
+                    return Err(Halt::Stop("a `loop` without events runs too long".into()));
+                }
+            }
+            match self.block(body)? {
+                Flow::Normal => {}
+                Flow::Continue(l) if targets(label, &l) => {}
+                Flow::Break(l) if targets(label, &l) => return Ok(Flow::Normal),
+                other => return Ok(other),
+            }
         }
     }
 
