@@ -1720,6 +1720,19 @@ impl Printer<'_, '_, '_> {
     }
 }
 
+/// The loop a `break` or `continue` labelled `label` leaves, among the enclosing `loops`
+/// (outermost first, each with its label): the innermost when `None`.
+pub(crate) fn loop_target<T>(
+    loops: &[T],
+    label: Option<&str>,
+    label_of: impl Fn(&T) -> Option<&str>,
+) -> Option<usize> {
+    match label {
+        None => loops.len().checked_sub(1),
+        Some(l) => loops.iter().rposition(|lc| label_of(lc) == Some(l)),
+    }
+}
+
 /// `break` or `continue` (`word`) with its label, if any.
 fn labelled(word: &str, label: &Option<String>) -> String {
     match label {

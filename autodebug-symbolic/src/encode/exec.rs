@@ -1658,14 +1658,7 @@ impl<'p> Exec<'p> {
 /// A `break` (or a `continue`) out of the loop labelled `label` (the innermost when
 /// `None`): the loop takes the path and environment it left with.
 fn jump(cx: &mut Ctx<'_>, label: Option<&str>, is_break: bool, g: Guard) -> R<Guard> {
-    let at = match label {
-        None => cx.loops.len().checked_sub(1),
-        Some(l) => cx
-            .loops
-            .iter()
-            .rposition(|lc| lc.label.as_deref() == Some(l)),
-    };
-    let Some(at) = at else {
+    let Some(at) = crate::ir::loop_target(&cx.loops, label, |lc| lc.label.as_deref()) else {
         return Err(Stop::new("`break` or `continue` outside a loop"));
     };
     let env = cx.env.clone();

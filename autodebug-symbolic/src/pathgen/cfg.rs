@@ -423,14 +423,7 @@ impl<'p> Builder<'p> {
     /// A `break` (or `continue`) out of the loop labelled `label` (the innermost when
     /// `None`): the branches it leaves open are loop branches.
     fn jump(&mut self, label: Option<&str>, is_break: bool, preds: Edges) -> Edges {
-        let at = match label {
-            None => self.loops.len().checked_sub(1),
-            Some(l) => self
-                .loops
-                .iter()
-                .rposition(|lc| lc.label.as_deref() == Some(l)),
-        };
-        if let Some(at) = at {
+        if let Some(at) = crate::ir::loop_target(&self.loops, label, |lc| lc.label.as_deref()) {
             let open_at = self.loops[at].open_at;
             for open in &self.open[open_at..] {
                 for &n in open {
