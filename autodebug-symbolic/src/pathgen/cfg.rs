@@ -502,7 +502,7 @@ impl<'p> Builder<'p> {
             }
             _ => {
                 let mut p = preds;
-                for child in children(e) {
+                for child in e.operands() {
                     p = self.expr(child, p);
                 }
                 p
@@ -565,41 +565,6 @@ fn place_exprs<'a>(place: &'a crate::ir::Place, out: &mut Vec<&'a Expr>) {
             out.push(i);
         }
         crate::ir::Place::Field(p, _) | crate::ir::Place::TupleField(p, _) => place_exprs(p, out),
-    }
-}
-
-/// The direct sub-expressions of `e`, in evaluation order.
-pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
-    match &e.kind {
-        ExprKind::Lit(_)
-        | ExprKind::Var(_)
-        | ExprKind::Variant(..)
-        | ExprKind::OptionNone
-        | ExprKind::Opaque { .. } => Vec::new(),
-        ExprKind::Unary(_, a)
-        | ExprKind::Cast(a)
-        | ExprKind::Len(a)
-        | ExprKind::Field(a, _)
-        | ExprKind::TupleField(a, _)
-        | ExprKind::OptionSome(a)
-        | ExprKind::IsSome(a)
-        | ExprKind::Unwrap(a)
-        | ExprKind::Old(a)
-        | ExprKind::Branch(a, _) => vec![a],
-        ExprKind::Binary(_, a, b)
-        | ExprKind::Index(a, b)
-        | ExprKind::Push(a, b)
-        | ExprKind::Repeat(a, b) => vec![a, b],
-        ExprKind::Tuple(es) | ExprKind::Array(es) => es.iter().collect(),
-        ExprKind::Struct(_, fields) => fields.iter().map(|(_, e)| e).collect(),
-        ExprKind::If {
-            cond,
-            then,
-            otherwise,
-            ..
-        } => vec![cond, then, otherwise],
-        ExprKind::Call { args, .. } => args.iter().collect(),
-        ExprKind::Quantifier { start, end, .. } => vec![start, end],
     }
 }
 

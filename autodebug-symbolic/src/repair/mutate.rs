@@ -28,51 +28,41 @@ pub(crate) struct Variant {
 /// A position in an expression: the child indices from the root.
 pub(crate) type Path = Vec<usize>;
 
-/// The direct children of `e` that a correction may reach (side-effect-free nodes only).
+/// Whether a correction may reach inside `e`: the operands of side-effect-free nodes only
+/// (not a call's arguments, a sequence built or grown, a quantifier, `old`).
+fn reachable_inside(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Unary(..)
+            | ExprKind::Cast(_)
+            | ExprKind::Len(_)
+            | ExprKind::Field(..)
+            | ExprKind::TupleField(..)
+            | ExprKind::IsSome(_)
+            | ExprKind::Unwrap(_)
+            | ExprKind::OptionSome(_)
+            | ExprKind::Branch(..)
+            | ExprKind::Binary(..)
+            | ExprKind::Index(..)
+            | ExprKind::If { .. }
+            | ExprKind::Tuple(_)
+    )
+}
+
+/// The direct children of `e` that a correction may reach.
 pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
-    match &e.kind {
-        ExprKind::Unary(_, a)
-        | ExprKind::Cast(a)
-        | ExprKind::Len(a)
-        | ExprKind::Field(a, _)
-        | ExprKind::TupleField(a, _)
-        | ExprKind::IsSome(a)
-        | ExprKind::Unwrap(a)
-        | ExprKind::OptionSome(a)
-        | ExprKind::Branch(a, _) => vec![a],
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => vec![a, b],
-        ExprKind::If {
-            cond,
-            then,
-            otherwise,
-            ..
-        } => vec![cond, then, otherwise],
-        ExprKind::Tuple(items) => items.iter().collect(),
-        _ => Vec::new(),
+    if reachable_inside(e) {
+        e.operands()
+    } else {
+        Vec::new()
     }
 }
 
 fn child_mut(e: &mut Expr, i: usize) -> Option<&mut Expr> {
-    match (&mut e.kind, i) {
-        (
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(a)
-            | ExprKind::Len(a)
-            | ExprKind::Field(a, _)
-            | ExprKind::TupleField(a, _)
-            | ExprKind::IsSome(a)
-            | ExprKind::Unwrap(a)
-            | ExprKind::OptionSome(a)
-            | ExprKind::Branch(a, _),
-            0,
-        ) => Some(a),
-        (ExprKind::Binary(_, a, _) | ExprKind::Index(a, _), 0) => Some(a),
-        (ExprKind::Binary(_, _, b) | ExprKind::Index(_, b), 1) => Some(b),
-        (ExprKind::If { cond, .. }, 0) => Some(cond),
-        (ExprKind::If { then, .. }, 1) => Some(then),
-        (ExprKind::If { otherwise, .. }, 2) => Some(otherwise),
-        (ExprKind::Tuple(items), i) => items.get_mut(i),
-        _ => None,
+    if reachable_inside(e) {
+        e.operands_mut().into_iter().nth(i)
+    } else {
+        None
     }
 }
 
