@@ -565,6 +565,45 @@ pub enum ExprKind {
     },
 }
 
+/// The operands of an expression kind (borrowed as `kind` is: `&` or `&mut`), `iter` the
+/// sequences' matching iterator: one list for [`Expr::operands`] and
+/// [`Expr::operands_mut`], with no wildcard arm.
+macro_rules! operands {
+    ($kind:expr, $iter:ident) => {
+        match $kind {
+            ExprKind::Lit(_)
+            | ExprKind::Var(_)
+            | ExprKind::Variant(..)
+            | ExprKind::OptionNone
+            | ExprKind::Opaque { .. } => Vec::new(),
+            ExprKind::Unary(_, a)
+            | ExprKind::Cast(a)
+            | ExprKind::Len(a)
+            | ExprKind::Field(a, _)
+            | ExprKind::TupleField(a, _)
+            | ExprKind::OptionSome(a)
+            | ExprKind::IsSome(a)
+            | ExprKind::Unwrap(a)
+            | ExprKind::Old(a)
+            | ExprKind::Branch(a, _) => vec![a],
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Index(a, b)
+            | ExprKind::Push(a, b)
+            | ExprKind::Repeat(a, b) => vec![a, b],
+            ExprKind::Tuple(es) | ExprKind::Array(es) => es.$iter().collect(),
+            ExprKind::Struct(_, fields) => fields.$iter().map(|(_, e)| e).collect(),
+            ExprKind::If {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => vec![cond, then, otherwise],
+            ExprKind::Call { args, .. } => args.$iter().collect(),
+            ExprKind::Quantifier { start, end, .. } => vec![start, end],
+        }
+    };
+}
+
 impl Expr {
     /// A boolean literal.
     pub fn bool(value: bool) -> Expr {
@@ -594,72 +633,12 @@ impl Expr {
     /// every operand, a quantifier's bounds (not its body, evaluated once per element), a
     /// call's arguments (not the places its `&mut` arguments are stored back to).
     pub fn operands(&self) -> Vec<&Expr> {
-        match &self.kind {
-            ExprKind::Lit(_)
-            | ExprKind::Var(_)
-            | ExprKind::Variant(..)
-            | ExprKind::OptionNone
-            | ExprKind::Opaque { .. } => Vec::new(),
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(a)
-            | ExprKind::Len(a)
-            | ExprKind::Field(a, _)
-            | ExprKind::TupleField(a, _)
-            | ExprKind::OptionSome(a)
-            | ExprKind::IsSome(a)
-            | ExprKind::Unwrap(a)
-            | ExprKind::Old(a)
-            | ExprKind::Branch(a, _) => vec![a],
-            ExprKind::Binary(_, a, b)
-            | ExprKind::Index(a, b)
-            | ExprKind::Push(a, b)
-            | ExprKind::Repeat(a, b) => vec![a, b],
-            ExprKind::Tuple(es) | ExprKind::Array(es) => es.iter().collect(),
-            ExprKind::Struct(_, fields) => fields.iter().map(|(_, e)| e).collect(),
-            ExprKind::If {
-                cond,
-                then,
-                otherwise,
-                ..
-            } => vec![cond, then, otherwise],
-            ExprKind::Call { args, .. } => args.iter().collect(),
-            ExprKind::Quantifier { start, end, .. } => vec![start, end],
-        }
+        operands!(&self.kind, iter)
     }
 
     /// [`Expr::operands`], to change in place.
     pub fn operands_mut(&mut self) -> Vec<&mut Expr> {
-        match &mut self.kind {
-            ExprKind::Lit(_)
-            | ExprKind::Var(_)
-            | ExprKind::Variant(..)
-            | ExprKind::OptionNone
-            | ExprKind::Opaque { .. } => Vec::new(),
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(a)
-            | ExprKind::Len(a)
-            | ExprKind::Field(a, _)
-            | ExprKind::TupleField(a, _)
-            | ExprKind::OptionSome(a)
-            | ExprKind::IsSome(a)
-            | ExprKind::Unwrap(a)
-            | ExprKind::Old(a)
-            | ExprKind::Branch(a, _) => vec![a],
-            ExprKind::Binary(_, a, b)
-            | ExprKind::Index(a, b)
-            | ExprKind::Push(a, b)
-            | ExprKind::Repeat(a, b) => vec![a, b],
-            ExprKind::Tuple(es) | ExprKind::Array(es) => es.iter_mut().collect(),
-            ExprKind::Struct(_, fields) => fields.iter_mut().map(|(_, e)| e).collect(),
-            ExprKind::If {
-                cond,
-                then,
-                otherwise,
-                ..
-            } => vec![cond, then, otherwise],
-            ExprKind::Call { args, .. } => args.iter_mut().collect(),
-            ExprKind::Quantifier { start, end, .. } => vec![start, end],
-        }
+        operands!(&mut self.kind, iter_mut)
     }
 
     /// Calls `f` on this expression and every expression inside it, outer first.
