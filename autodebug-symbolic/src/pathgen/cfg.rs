@@ -232,15 +232,21 @@ impl<'p> Builder<'p> {
         preds
     }
 
-    fn simple(&mut self, s: &'p Stmt, preds: Edges, line: Option<u32>) -> Edges {
-        let n = self.node(NodeKey::stmt(s, Part::Stmt), None, line);
-        self.connect(&preds, n);
+    /// Node `n`, with what the expressions of statement `s` read recorded as its uses.
+    fn reading(&mut self, s: &'p Stmt, n: usize) -> &mut Node {
         let mut exprs: Vec<&Expr> = Vec::new();
         s.exprs(&mut |e| exprs.push(e));
         let node = &mut self.nodes[n];
         for e in exprs {
             reads(e, node);
         }
+        node
+    }
+
+    fn simple(&mut self, s: &'p Stmt, preds: Edges, line: Option<u32>) -> Edges {
+        let n = self.node(NodeKey::stmt(s, Part::Stmt), None, line);
+        self.connect(&preds, n);
+        let node = self.reading(s, n);
         match s {
             Stmt::Let { var, .. } => node.defs.push(*var),
             Stmt::Assign { place, .. } => {
@@ -402,12 +408,7 @@ impl<'p> Builder<'p> {
         };
         let h = self.node(NodeKey::stmt(s, Part::Head), Some(head), None);
         self.connect(&p, h);
-        let mut exprs: Vec<&Expr> = Vec::new();
-        s.exprs(&mut |e| exprs.push(e));
-        let node = &mut self.nodes[h];
-        for e in exprs {
-            reads(e, node);
-        }
+        let node = self.reading(s, h);
         if let Stmt::For { var, iteration, .. } = s {
             node.defs.push(*var);
             if let Iteration::Elements {
