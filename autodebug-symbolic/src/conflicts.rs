@@ -15,7 +15,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
 use z3::ast::{Ast, BV, Bool, Dynamic, Int};
-use z3::{FuncDecl, Model, Params, SatResult, Solver, Sort, StatisticsValue};
+use z3::{FuncDecl, Model, Params, SatResult, Solver, Sort};
 
 use crate::diagnose::{ConflictOracle, Verdict};
 
@@ -178,11 +178,7 @@ impl Z3Oracle {
 
     /// z3's step count of this solver so far.
     fn step_count(&self) -> u64 {
-        match self.solver.get_statistics().value("rlimit count") {
-            Some(StatisticsValue::UInt(n)) => u64::from(n),
-            Some(StatisticsValue::Double(n)) => n as u64,
-            None => 0,
-        }
+        crate::steps::count(&self.solver.get_statistics())
     }
 
     /// Declares a component; `name` is for people (e.g. `"line 4: x"`), need not be unique.

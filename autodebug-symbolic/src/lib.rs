@@ -17,4 +17,5 @@ pub mod lower;
 pub mod pathgen;
 pub mod repair;
 mod semantics;
+pub mod steps;
 pub mod wp;

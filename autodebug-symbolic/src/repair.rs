@@ -43,9 +43,10 @@
 //! in the compared type. [`Edit::expr`] is the replacement as the runtime can evaluate it
 //! (over the scalars in scope, the sides of the written comparison as the branch hook
 //! reports them, and the written value itself): missing when it reads what the site does not
-//! report, annotated ([`Edit::note`]) when it behaves differently from the patched code. Time is bounded per combination of templates
-//! ([`Options::timeout_ms`]) and overall ([`Options::budget`]); what was cut is in
-//! [`Report::cuts`].
+//! report, annotated ([`Edit::note`]) when it behaves differently from the patched code.
+//! Solver work is bounded in z3's steps (see [`crate::steps`]) per combination of templates
+//! ([`Options::template_steps`]) and overall ([`Options::budget_steps`]), with a time net
+//! ([`Options::budget`]); what was cut is in [`Report::cuts`].
 //!
 //! [`explain_switch`] builds condition candidates from a switched branch's instances alone
 //! (issue 6, item 6).
@@ -62,7 +63,7 @@ use std::time::{Duration, Instant};
 
 use autodebug_runtime::protocol::{self, Replacement, SiteKey, SiteKind, Target};
 use z3::ast::Bool;
-use z3::{Optimize, Params, SatResult, Solver};
+use z3::{Optimize, SatResult, Solver};
 
 use crate::conflicts::{ComponentId, Role, Z3Oracle};
 use crate::encode::{self, Call, Encoder, Formula, equal_leaves};
@@ -109,10 +110,13 @@ pub struct Options {
     pub encode: encode::Options,
     /// The templates tried.
     pub kinds: Vec<Kind>,
-    /// Solver time for one combination of templates (all its checks), in milliseconds: a
-    /// template that uses it up is left (and said so in [`Report::cuts`]).
-    pub timeout_ms: u32,
-    /// Time for the whole synthesizer, from its creation.
+    /// Solver steps for one combination of templates (all its checks): a template that
+    /// uses them up is left (and said so in [`Report::cuts`]).
+    pub template_steps: u32,
+    /// Solver steps for the whole synthesizer, from its creation.
+    pub budget_steps: Option<u64>,
+    /// Time for the whole synthesizer, from its creation: a safety net for what steps do
+    /// not count (the encoding).
     pub budget: Option<Duration>,
     /// Candidates taken from one combination of templates before the next is tried.
     pub per_template: usize,
@@ -131,7 +135,9 @@ impl Default for Options {
         Options {
             encode: encode::Options::default(),
             kinds: Kind::ALL.to_vec(),
-            timeout_ms: 5_000,
+            // About 5 s of z3 on the project's machine.
+            template_steps: 20_000_000,
+            budget_steps: None,
             budget: None,
             per_template: 5,
             max_coefficient: 4,
@@ -252,8 +258,9 @@ struct Session {
     /// Whether the optimization sees the call.
     active: Vec<bool>,
     found: usize,
-    /// Solver time spent so far (bounded by [`Options::timeout_ms`]).
-    spent: Duration,
+    /// z3's step count when the session opened (its steps are bounded by
+    /// [`Options::template_steps`]).
+    began_steps: u64,
     /// For combinations of one-token corrections only: the choices not tried yet, simplest
     /// first. Each is one check under assumptions, which z3 answers much faster than an
     /// optimization over a symbolic choice.
@@ -283,6 +290,8 @@ pub struct Synthesizer<'p> {
     operands: HashMap<(u32, u32, SiteKind), Option<Vec<String>>>,
     report: Report,
     started: Instant,
+    /// z3's step count when the synthesizer was created.
+    began_steps: u64,
 }
 
 impl<'p> Synthesizer<'p> {
@@ -310,6 +319,7 @@ impl<'p> Synthesizer<'p> {
             operands: HashMap::new(),
             report: Report::default(),
             started: Instant::now(),
+            began_steps: crate::steps::taken(),
         };
         // The failing calls, and the other calls that run a diagnosed site: the constraints
         // of a passing call that does not are the same whatever fills the template's holes
@@ -544,7 +554,7 @@ impl<'p> Synthesizer<'p> {
             acts: Vec::new(),
             active: Vec::new(),
             found: 0,
-            spent: Duration::ZERO,
+            began_steps: crate::steps::taken(),
             choices: counts.map(|n| tuples(&n, MAX_CHOICES).into()),
         };
         self.assert_calls(&mut session)?;
@@ -639,28 +649,49 @@ impl<'p> Synthesizer<'p> {
         Ok(out)
     }
 
-    /// Gives the session's solvers what is left of its time; `None` once it is used up.
+    /// Gives the session's solvers what is left of its steps (and of the synthesizer's);
+    /// `None` once they are used up.
     fn remaining(&self, session: &Session) -> Option<u32> {
-        let limit = Duration::from_millis(u64::from(self.options.timeout_ms));
-        let left = limit.checked_sub(session.spent)?.as_millis() as u32;
+        let now = crate::steps::taken();
+        let mut left = u64::from(self.options.template_steps)
+            .saturating_sub(now.saturating_sub(session.began_steps));
+        if let Some(budget) = self.options.budget_steps {
+            left = left.min(budget.saturating_sub(now.saturating_sub(self.began_steps)));
+        }
         if left == 0 {
             return None;
         }
-        let mut params = Params::new();
-        params.set_u32("timeout", left);
+        let params = crate::steps::params(crate::steps::limit(left));
         session.optimize.set_params(&params);
         session.verifier.set_params(&params);
-        Some(left)
+        Some(crate::steps::limit(left))
     }
 
     fn time_out(&mut self, session: &Session) -> Step {
         self.report.cuts.push(format!(
-            "{}: its {} ms of solver time ran out after {} candidate(s)",
+            "{}: its {} solver steps ran out after {} candidate(s)",
             self.describe(&session.combination),
-            self.options.timeout_ms,
+            self.options.template_steps,
             session.found
         ));
         Step::Done
+    }
+
+    /// The solver steps this synthesizer has taken since its creation.
+    pub fn steps(&self) -> u64 {
+        crate::steps::taken().saturating_sub(self.began_steps)
+    }
+
+    /// The budget the synthesizer has used up (its steps, or its time net), if one.
+    fn budget_spent(&self) -> Option<String> {
+        if let Some(budget) = self.options.budget_steps
+            && self.steps() >= budget
+        {
+            return Some(format!("the budget of {budget} solver steps"));
+        }
+        let budget = self.options.budget?;
+        (self.started.elapsed() > budget)
+            .then(|| format!("the time budget of {:.1} s", budget.as_secs_f64()))
     }
 
     /// The calls the optimization does not see that refute `fix` (the parameters fixed);
@@ -674,11 +705,9 @@ impl<'p> Synthesizer<'p> {
                 continue;
             }
             self.report.checks += 1;
-            let started = Instant::now();
             let verdict = session
                 .verifier
                 .check_assumptions(std::slice::from_ref(act));
-            session.spent += started.elapsed();
             if verdict != SatResult::Sat {
                 out.push(j);
             }
@@ -817,27 +846,23 @@ impl<'p> Synthesizer<'p> {
         }
     }
 
-    /// One check of the session's optimizer under `assumptions`, counted in `checks`, its
-    /// time accounted.
+    /// One check of the session's optimizer under `assumptions`, counted in `checks`.
     fn check(checks: &mut usize, session: &mut Session, assumptions: &[Bool]) -> SatResult {
         *checks += 1;
-        let started = Instant::now();
-        let verdict = session.optimize.check(assumptions);
-        session.spent += started.elapsed();
-        verdict
+        session.optimize.check(assumptions)
     }
 
-    /// Why the optimizer gave up, and the solver time the template had.
+    /// Why the optimizer gave up, and the solver steps the template had.
     fn why_unknown(&self, session: &Session) -> String {
         let reason = session.optimize.get_reason_unknown().unwrap_or_default();
         format!(
-            "{}; {} ms of solver time for the template",
+            "{}; {} solver steps for the template",
             if reason.is_empty() {
                 "unknown"
             } else {
                 &reason
             },
-            self.options.timeout_ms
+            self.options.template_steps
         )
     }
 
@@ -910,16 +935,12 @@ impl Iterator for Synthesizer<'_> {
             return None;
         }
         loop {
-            if let Some(budget) = self.options.budget
-                && self.started.elapsed() > budget
-            {
+            if let Some(spent) = self.budget_spent() {
                 let left = self.combinations.len() - self.next_combination
                     + usize::from(self.session.is_some());
                 if left > 0 {
                     self.report.cuts.push(format!(
-                        "the time budget of {:.1} s ran out with {left} template \
-                         combination(s) untried",
-                        budget.as_secs_f64()
+                        "{spent} ran out with {left} template combination(s) untried"
                     ));
                 }
                 self.session = None;

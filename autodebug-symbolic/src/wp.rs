@@ -24,8 +24,8 @@ use crate::encode::{Bits, Concrete, Encoding, Formula, Val, bv_value, equal_leav
 /// How hard the solver may work on one requirement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
-    /// Time limit of each solver check, in milliseconds.
-    pub timeout_ms: u32,
+    /// Step limit of each solver check (z3's `rlimit`; see [`crate::steps`]).
+    pub steps: u32,
     /// At most this many instances are examined by [`first_disagreement`].
     pub max_points: usize,
 }
@@ -33,7 +33,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            timeout_ms: 5_000,
+            steps: 20_000_000,
             max_points: 200,
         }
     }
@@ -342,8 +342,7 @@ impl Query {
                 .collect();
             spec_parts.push(Bool::or(&panics).not());
         }
-        let mut params = Params::new();
-        params.set_u32("timeout", options.timeout_ms);
+        let params = crate::steps::params(options.steps);
         let solver = Solver::new();
         solver.set_params(&params);
         for b in &base {

@@ -71,7 +71,7 @@ fn every_component_of_the_corpus_repairs_or_says_why_not() {
     let (mut tried, mut with_candidates, mut candidates) = (0usize, 0usize, 0usize);
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     let options = Options {
-        timeout_ms: 40,
+        template_steps: 160_000,
         per_template: 1,
         ..Options::default()
     };

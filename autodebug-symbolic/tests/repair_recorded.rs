@@ -319,7 +319,7 @@ fn every_component_of_the_recorded_examples_repairs_or_says_why_not() {
                 };
                 let options = Options {
                     kinds: vec![Kind::Mutation, Kind::Constant],
-                    timeout_ms: 500,
+                    template_steps: 2_000_000,
                     per_template: 1,
                     ..Options::default()
                 };

@@ -553,7 +553,7 @@ fn unsupported_components_give_reasons_not_candidates() {
 }
 
 #[test]
-fn the_budget_and_the_template_time_limit_are_reported() {
+fn the_budgets_and_the_template_step_limit_are_reported() {
     let case = Case {
         source: "fn f(a: i32) -> i32 {\n    a\n}\n",
         function: "f",
@@ -578,20 +578,32 @@ fn the_budget_and_the_template_time_limit_are_reported() {
     let mut synth = Synthesizer::new(&program, &calls, std::slice::from_ref(&site), options);
     assert!(synth.next().is_none());
     assert!(
-        synth.report().cuts[0].contains("budget"),
+        synth.report().cuts[0].contains("the time budget of 0.0 s"),
         "{:?}",
         synth.report()
     );
 
     let options = Options {
-        timeout_ms: 0,
+        budget_steps: Some(0),
+        ..Options::default()
+    };
+    let mut synth = Synthesizer::new(&program, &calls, std::slice::from_ref(&site), options);
+    assert!(synth.next().is_none());
+    assert!(
+        synth.report().cuts[0].contains("the budget of 0 solver steps"),
+        "{:?}",
+        synth.report()
+    );
+
+    let options = Options {
+        template_steps: 0,
         kinds: case.kinds.clone(),
         ..Options::default()
     };
     let mut synth = Synthesizer::new(&program, &calls, &[site], options);
     assert!(synth.next().is_none());
     assert!(
-        synth.report().cuts[0].contains("solver time"),
+        synth.report().cuts[0].contains("its 0 solver steps ran out"),
         "{:?}",
         synth.report()
     );

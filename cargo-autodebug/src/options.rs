@@ -141,12 +141,13 @@ pub struct Options {
     #[arg(long, help_heading = "Localization")]
     pub pathgen_flip_loops: bool,
 
-    /// Time for path generation over every failing test, in seconds.
+    /// Time limit of path generation over every failing test, in seconds: a safety net
+    /// (the searches are bounded in solver steps and reruns, the same on every machine).
     #[arg(
         help_heading = "Localization",
         long,
         value_name = "SECS",
-        default_value_t = 60.0
+        default_value_t = 180.0
     )]
     pub pathgen_timeout: f64,
 

@@ -50,10 +50,13 @@ pub struct Options {
     pub max_reruns: usize,
     /// Candidate runs generated at most.
     pub max_candidates: usize,
-    /// Time for the whole search.
+    /// Solver steps for the whole search (z3's `rlimit` count; see [`crate::steps`]).
+    pub budget_steps: u64,
+    /// Time for the whole search, a safety net for what steps do not count (the reruns,
+    /// the walks); on a quiet machine the steps or the caps end a search first.
     pub budget: Duration,
-    /// Time limit of one solver check, in milliseconds.
-    pub check_timeout_ms: u32,
+    /// Step limit of one solver check.
+    pub check_steps: u32,
     /// Walks of one path (decisions without events taken both ways) at most.
     pub max_walks: usize,
     /// Rerun feasible runs on which the model predicts every input fails (the paper runs
@@ -67,8 +70,9 @@ impl Default for Options {
             bounds: Bounds::default(),
             max_reruns: 20,
             max_candidates: 200,
+            budget_steps: session::DEFAULT_STEPS,
             budget: session::DEFAULT_BUDGET,
-            check_timeout_ms: 2_000,
+            check_steps: 8_000_000,
             max_walks: 64,
             rerun_predicted_failing: false,
         }

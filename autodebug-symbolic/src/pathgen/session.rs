@@ -110,8 +110,10 @@ pub struct Report {
     pub reruns: usize,
     /// Reruns that did not follow the generated path (the model missed something).
     pub diverged: usize,
-    /// Solver checks and the time they took.
+    /// Solver checks, the steps they took (z3's `rlimit` count) and their time.
     pub checks: usize,
+    #[serde(default)]
+    pub steps: u64,
     pub solver_s: f64,
     /// Why the search stopped before finding a run, when a bound stopped it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -143,6 +145,8 @@ pub(crate) struct Session<'p, 'r> {
     runner: &'r mut dyn Runner,
     options: Options,
     began: Instant,
+    /// z3's step count when the search began.
+    began_steps: u64,
     report: Report,
 }
 
@@ -187,6 +191,7 @@ pub(crate) fn run(
         runner,
         options: options.clone(),
         began,
+        began_steps: crate::steps::taken(),
         report: Report::default(),
     };
     let failing = session.failing_run(&problem.failing)?;
@@ -387,6 +392,11 @@ impl Session<'_, '_> {
                 "the cap of {} candidate runs was reached",
                 self.options.max_candidates
             )
+        } else if self.report.steps >= self.options.budget_steps {
+            format!(
+                "the budget of {} solver steps was spent",
+                self.options.budget_steps
+            )
         } else {
             format!(
                 "the time budget of {} s was spent",
@@ -583,16 +593,28 @@ impl Session<'_, '_> {
         Bool::or(&forms.iter().collect::<Vec<_>>())
     }
 
+    /// A check's limits: its own step limit, within what is left of the search's.
+    fn check_params(&self) -> Params {
+        let left = self.options.budget_steps.saturating_sub(self.report.steps);
+        crate::steps::params(
+            crate::steps::limit(left.min(u64::from(self.options.check_steps))).max(1),
+        )
+    }
+
+    /// Accounts a check that began at `began`.
+    fn checked(&mut self, began: Instant) {
+        self.report.checks += 1;
+        self.report.steps = crate::steps::taken() - self.began_steps;
+        self.report.solver_s += began.elapsed().as_secs_f64();
+    }
+
     fn solve(&mut self, f: &Bool) -> (SatResult, Option<Model>) {
         let began = Instant::now();
         let solver = Solver::new();
-        let mut params = Params::new();
-        params.set_u32("timeout", self.options.check_timeout_ms);
-        solver.set_params(&params);
+        solver.set_params(&self.check_params());
         solver.assert(f);
         let result = solver.check();
-        self.report.checks += 1;
-        self.report.solver_s += began.elapsed().as_secs_f64();
+        self.checked(began);
         let model = (result == SatResult::Sat)
             .then(|| solver.get_model())
             .flatten();
@@ -606,9 +628,7 @@ impl Session<'_, '_> {
         let began = Instant::now();
         let (distances, box_terms, soft) = self.nearness();
         let optimize = Optimize::new();
-        let mut params = Params::new();
-        params.set_u32("timeout", self.options.check_timeout_ms);
-        optimize.set_params(&params);
+        optimize.set_params(&self.check_params());
         optimize.assert(f);
         for b in &box_terms {
             optimize.assert(b);
@@ -626,8 +646,7 @@ impl Session<'_, '_> {
             optimize.minimize(&total);
         }
         let result = optimize.check(&[]);
-        self.report.checks += 1;
-        self.report.solver_s += began.elapsed().as_secs_f64();
+        self.checked(began);
         match result {
             SatResult::Sat => (result, optimize.get_model()),
             // Not near the recorded inputs, or not in time: any model will do.
@@ -960,9 +979,13 @@ impl Space for Session<'_, '_> {
     fn exhausted(&self) -> bool {
         self.report.reruns >= self.options.max_reruns
             || self.report.candidates >= self.options.max_candidates
+            || self.report.steps >= self.options.budget_steps
             || self.began.elapsed() >= self.options.budget
     }
 }
 
-/// The default time for one search.
-pub(crate) const DEFAULT_BUDGET: Duration = Duration::from_secs(30);
+/// The default solver steps for one search: about 30 s of z3 on the project's machine.
+pub(crate) const DEFAULT_STEPS: u64 = 120_000_000;
+
+/// The default time net of one search.
+pub(crate) const DEFAULT_BUDGET: Duration = Duration::from_secs(150);

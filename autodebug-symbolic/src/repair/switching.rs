@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use autodebug_runtime::protocol::{self, Binding, SiteInfo, Value};
 use quote::ToTokens;
 use z3::ast::{Bool, Dynamic};
-use z3::{Optimize, Params, SatResult};
+use z3::{Optimize, SatResult};
 
 use crate::encode::value::{Bits, Val, bv_const};
 use crate::ir::{BinOp, IntType, VarId};
@@ -235,9 +235,7 @@ fn synthesize(
     out: &mut Switched,
 ) {
     let optimize = Optimize::new();
-    let mut params = Params::new();
-    params.set_u32("timeout", options.timeout_ms);
-    optimize.set_params(&params);
+    let began = crate::steps::taken();
     for d in template.domain() {
         optimize.assert(&d);
     }
@@ -268,13 +266,22 @@ fn synthesize(
         .as_ref()
         .is_some_and(|e| matches!(e, syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::Or(_))));
     for found in 0..options.per_template {
-        match optimize.check(&[]) {
+        // The template's checks share its steps.
+        let spent = crate::steps::taken().saturating_sub(began);
+        let left = u64::from(options.template_steps).saturating_sub(spent);
+        let verdict = if left == 0 {
+            SatResult::Unknown
+        } else {
+            optimize.set_params(&crate::steps::params(crate::steps::limit(left)));
+            optimize.check(&[])
+        };
+        match verdict {
             SatResult::Sat => {}
             SatResult::Unsat => break,
             SatResult::Unknown => {
                 out.notes.push(format!(
-                    "{kind:?}: z3 gave up after {found} candidate(s) (time limit {} ms)",
-                    options.timeout_ms
+                    "{kind:?}: z3 gave up after {found} candidate(s) (step limit {})",
+                    options.template_steps
                 ));
                 break;
             }

@@ -53,8 +53,8 @@ pub struct Diagnosis {
     pub check_steps: u32,
     /// Time limit of one solver check, a safety net past its step limit.
     pub check_timeout: Duration,
-    /// Time limit of the weakest-precondition explanation of one component.
-    pub explain_timeout: Duration,
+    /// Step limit of each check of the weakest-precondition explanation of one component.
+    pub explain_steps: u32,
     /// The largest diagnosis looked for.
     pub max_cardinality: usize,
     /// Calls of passing tests each diagnosis is checked against (they prune, and they cost).
@@ -76,7 +76,7 @@ impl Default for Diagnosis {
             budget: Duration::from_secs(180),
             check_steps: 6_000_000,
             check_timeout: Duration::from_secs(12),
-            explain_timeout: Duration::from_secs(3),
+            explain_steps: 12_000_000,
             max_cardinality: 2,
             max_passing_calls: 3,
             prune_steps: 600_000,
@@ -691,7 +691,7 @@ impl Diagnosis {
         let components = model.encoder.components();
         let failing_encoding = &model.encodings[0];
         let wp_options = wp::Options {
-            timeout_ms: millis(self.explain_timeout),
+            steps: self.explain_steps,
             ..wp::Options::default()
         };
         for set in &found {

@@ -40,7 +40,11 @@ const NAME: &str = "pathgen";
 
 /// The technique, with its bounds.
 pub struct PathGeneration {
-    /// Time for the whole technique (every failing test).
+    /// Solver steps for the whole technique (every failing test; z3's `rlimit` count):
+    /// steps, not seconds, so that a busy machine searches as far as a quiet one.
+    pub budget_steps: u64,
+    /// Time for the whole technique, a safety net for what steps do not count (the
+    /// reruns); on a quiet machine the steps and the caps end it first.
     pub budget: Duration,
     /// Reruns of one failing test at most.
     pub max_reruns: usize,
@@ -51,6 +55,9 @@ pub struct PathGeneration {
     /// Memory a test's solver process may take beyond the tool's, in MiB.
     pub memory_mb: u64,
 }
+
+/// The technique's solver steps: about 60 s of z3 on the project's 2-core machine.
+const BUDGET_STEPS: u64 = 240_000_000;
 
 /// Time a test's worker is given beyond what is left of the technique's budget before it
 /// counts as hung (the budget is checked between solver checks; one check can run past
@@ -64,7 +71,8 @@ type Search = Worker<(), Result<pathgen::Report, String>, Vec<Binding>, Rerun>;
 impl Default for PathGeneration {
     fn default() -> Self {
         PathGeneration {
-            budget: Duration::from_secs(60),
+            budget_steps: BUDGET_STEPS,
+            budget: Duration::from_secs(180),
             max_reruns: 20,
             paths_per_distance: Bounds::default().paths_per_distance,
             flip_loops: false,
@@ -132,6 +140,7 @@ impl PathGeneration {
     /// The technique as the options configure it.
     pub fn new(options: &crate::options::Options) -> PathGeneration {
         PathGeneration {
+            budget_steps: BUDGET_STEPS,
             budget: std::time::Duration::from_secs_f64(options.pathgen_timeout.max(0.0)),
             max_reruns: options.pathgen_reruns,
             paths_per_distance: options.pathgen_paths.max(1),
@@ -152,6 +161,7 @@ impl Technique for PathGeneration {
         let mut programs: BTreeMap<String, Result<Program, String>> = BTreeMap::new();
         // Per site: the tests whose successful run differs there, and the first detail.
         let mut blamed: BTreeMap<SiteKey, (SiteInfo, usize, String)> = BTreeMap::new();
+        let mut steps: u64 = 0;
         let progress =
             (context.console).phase("Generating", "paths", "tests", context.oracles.len());
         for oracle in context.oracles {
@@ -160,16 +170,25 @@ impl Technique for PathGeneration {
                 test: oracle.test.display(),
                 ..TestAccount::default()
             };
-            let left = self.budget.saturating_sub(start.elapsed());
-            if left.is_zero() {
+            let left = Left {
+                steps: self.budget_steps.saturating_sub(steps),
+                time: self.budget.saturating_sub(start.elapsed()),
+            };
+            if left.steps == 0 {
                 test.skipped = Some(format!(
-                    "the path-generation budget of {} s was spent on earlier tests",
+                    "the path-generation budget of {} solver steps was spent on earlier tests",
+                    self.budget_steps
+                ));
+            } else if left.time.is_zero() {
+                test.skipped = Some(format!(
+                    "the path-generation time limit of {} s was reached on earlier tests",
                     self.budget.as_secs()
                 ));
             } else {
                 let peak =
                     self.search(context, oracle, &mut programs, &mut test, left, &mut blamed);
                 account.solver_peak_mb = account.solver_peak_mb.max(peak);
+                steps += test.search.as_ref().map_or(0, |r| r.steps);
             }
             test.seconds = began.elapsed().as_secs_f64();
             if let Some(why) = &test.skipped {
@@ -208,6 +227,15 @@ impl Technique for PathGeneration {
     }
 }
 
+/// What is left of the technique's bounds when a test's search starts.
+#[derive(Debug, Clone, Copy)]
+struct Left {
+    /// Solver steps: the bound that decides, the same on every machine.
+    steps: u64,
+    /// The time net.
+    time: Duration,
+}
+
 impl PathGeneration {
     /// Searches the closest successful run of `oracle`'s failing call; what it found goes
     /// into `blamed`. The peak of the search's worker (MiB), when one ran.
@@ -217,7 +245,7 @@ impl PathGeneration {
         oracle: &Oracle,
         programs: &mut BTreeMap<String, Result<Program, String>>,
         test: &mut TestAccount,
-        budget: Duration,
+        left: Left,
         blamed: &mut BTreeMap<SiteKey, (SiteInfo, usize, String)>,
     ) -> Option<u64> {
         let recorded = &context.traces[oracle.trace];
@@ -290,7 +318,8 @@ impl PathGeneration {
                 paths_per_distance: self.paths_per_distance,
             },
             max_reruns: self.max_reruns,
-            budget,
+            budget_steps: left.steps,
+            budget: left.time,
             ..pathgen::Options::default()
         };
         let mut runner = Rerunner {
@@ -304,7 +333,7 @@ impl PathGeneration {
         };
         let bounds = worker::Bounds {
             memory_mb: self.memory_mb,
-            time: budget + WORKER_SLACK,
+            time: left.time + WORKER_SLACK,
         };
         let (searched, peak) = in_worker(bounds, &problem, &options, &mut runner);
         match searched {

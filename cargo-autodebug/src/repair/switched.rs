@@ -9,7 +9,6 @@
 //! nothing; the rerun and the rebuild judge the candidate on the whole suite as always.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::time::Duration;
 
 use autodebug_runtime::protocol::{Binding, Record, SiteKey};
 use autodebug_symbolic::repair::{self as symbolic, SwitchedInstance};
@@ -24,9 +23,6 @@ use crate::trace::{RawTrace, RecordedTrace};
 
 /// The name of this source in the report.
 pub const NAME: &str = "predicate-switching";
-
-/// Solver time for the condition templates of one critical predicate.
-const SOLVER_TIME: Duration = Duration::from_secs(5);
 
 /// The source.
 pub struct Switched<'a> {
@@ -69,10 +65,8 @@ impl<'a> Switched<'a> {
         if instances.is_empty() {
             return Vec::new();
         }
-        let options = symbolic::Options {
-            budget: Some(SOLVER_TIME),
-            ..symbolic::Options::default()
-        };
+        // Each condition template gets the default solver steps.
+        let options = symbolic::Options::default();
         let found = symbolic::explain_switch(&target.site, &instances, &options);
         for note in found.notes {
             self.notes.push(format!(

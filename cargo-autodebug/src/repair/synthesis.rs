@@ -5,7 +5,9 @@
 //! simplest first, and a test a candidate still fails brings its calls back as
 //! counterexamples (CEGIS). Each site's synthesizer lives in a worker process of its own
 //! (see [`crate::worker`]): a query that needs more memory or time than it is given ends
-//! that worker, and the site gets no synthesized candidates, with a note.
+//! that worker, and the site gets no synthesized candidates, with a note. The solver's work
+//! is bounded in z3's steps, per site and over all sites, so that a loaded machine gets the
+//! candidates a quiet one does; times remain only as safety nets.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -57,11 +59,13 @@ impl Programs {
 pub struct Synthesis<'a> {
     programs: &'a Programs,
     spec: Specs<'a>,
-    /// Solver time per site.
+    /// Time net of a site's synthesizer.
     budget: Duration,
     /// Memory a site's worker may take beyond the tool's, in MiB.
     memory_mb: u64,
-    /// Time of the whole source, every site together, and what it has taken so far.
+    /// The solver steps each site's synthesizer has taken, as its last answer said.
+    steps: BTreeMap<SiteKey, u64>,
+    /// Time net of the whole source, every site together, and what it has taken so far.
     total: Duration,
     spent: Duration,
     /// Each site's synthesizer, in its worker (`None`: the site has none, or lost it).
@@ -88,9 +92,10 @@ enum Ask {
 enum Answer {
     /// It cannot model the site (why).
     Unsupported(String),
-    /// The next candidates, each with its number, and the templates cut short since the
-    /// last answer (why: time, memory, an undecided query).
-    Found(Vec<(usize, Found)>, Vec<String>),
+    /// The next candidates, each with its number, the templates cut short since the last
+    /// answer (why: steps, memory, an undecided query), and the solver steps the site's
+    /// synthesizer has taken so far.
+    Found(Vec<(usize, Found)>, Vec<String>, u64),
     /// The counterexamples are taken.
     Refuted,
 }
@@ -112,8 +117,8 @@ struct Specs<'a> {
 
 impl<'a> Synthesis<'a> {
     /// A source over the lowered `programs`, specified by the recorded `traces` and the
-    /// `oracles` of the failing tests; `budget` is the solver time per site, `memory_mb`
-    /// the memory a site's solver may take.
+    /// `oracles` of the failing tests; `budget` is the time net of a site's synthesizer,
+    /// `memory_mb` the memory a site's solver may take.
     pub fn new(
         programs: &'a Programs,
         traces: &'a [RecordedTrace],
@@ -126,6 +131,7 @@ impl<'a> Synthesis<'a> {
             spec: Specs { traces, oracles },
             budget,
             memory_mb,
+            steps: BTreeMap::new(),
             total: TOTAL_TIME,
             spent: Duration::ZERO,
             synthesizers: BTreeMap::new(),
@@ -233,27 +239,48 @@ impl CandidateSource for Synthesis<'_> {
     }
 }
 
-/// The solver time of the source over all its sites: past it, the sites left get none (a
-/// candidate that needs a solver this long is rarely the fix, and the one-token and
-/// statement sources still run).
-const TOTAL_TIME: Duration = Duration::from_secs(40);
+/// The solver steps of the source over all its sites (about 40 s of z3 on the project's
+/// 2-core machine): past them, the sites left get none (a candidate that needs a solver this
+/// long is rarely the fix, and the one-token and statement sources still run).
+const TOTAL_STEPS: u64 = 160_000_000;
+
+/// The solver steps of one site's synthesizer (about 20 s).
+const SITE_STEPS: u64 = 80_000_000;
+
+/// The time net of the source over all its sites, for what steps do not count.
+const TOTAL_TIME: Duration = Duration::from_secs(120);
 
 /// Time a site's worker is given beyond the synthesizer's own budget before it counts as
 /// hung (the budget is checked between queries; one query can run past it).
 const WORKER_SLACK: Duration = Duration::from_secs(10);
 
+/// What is left of the source's bounds when a site's synthesizer starts.
+#[derive(Debug, Clone, Copy)]
+struct Left {
+    /// Solver steps: the bound that decides, the same on every machine.
+    steps: u64,
+    /// The time net.
+    time: Duration,
+}
+
 impl<'a> Synthesis<'a> {
     fn next_within(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
         let key = target.site.key();
-        let left = self.total.saturating_sub(self.spent);
-        if left.is_zero() {
+        let left = Left {
+            steps: TOTAL_STEPS.saturating_sub(self.steps.values().sum()),
+            time: self.total.saturating_sub(self.spent),
+        };
+        if left.steps == 0 || left.time.is_zero() {
             if !self.synthesizers.contains_key(&key) {
                 self.synthesizers.insert(key.clone(), None);
+                let spent = if left.steps == 0 {
+                    format!("{TOTAL_STEPS} solver steps")
+                } else {
+                    format!("{} s", self.total.as_secs())
+                };
                 self.notes.push(format!(
-                    "{NAME}: {}:{}: not tried: the {}s of solver time for all sites were spent",
-                    target.path,
-                    target.site.line,
-                    self.total.as_secs()
+                    "{NAME}: {}:{}: not tried: the {spent} for all sites were spent",
+                    target.path, target.site.line,
                 ));
             }
             return Vec::new();
@@ -273,7 +300,8 @@ impl<'a> Synthesis<'a> {
             return Vec::new();
         };
         let found = match worker.ask(&Ask::Next(max)) {
-            Ok(Answer::Found(found, cuts)) => {
+            Ok(Answer::Found(found, cuts, steps)) => {
+                self.steps.insert(key.clone(), steps);
                 for cut in cuts {
                     (self.notes).push(format!(
                         "{NAME}: {}:{}: {cut}",
@@ -325,9 +353,10 @@ impl<'a> Synthesis<'a> {
         &mut self,
         program: &'a Program,
         target: &Target,
-        left: Duration,
+        left: Left,
     ) -> Option<Worker<Ask, Answer>> {
-        let budget = self.budget.min(left);
+        let budget = self.budget.min(left.time);
+        let budget_steps = SITE_STEPS.min(left.steps);
         let spec = self.spec;
         let file = target.site.file.clone();
         let key = target.site.key();
@@ -337,6 +366,7 @@ impl<'a> Synthesis<'a> {
             let (synthesizer, handed) = state.get_or_insert_with(|| {
                 let calls = spec.calls(&file);
                 let options = symbolic::Options {
+                    budget_steps: Some(budget_steps),
                     budget: Some(budget),
                     ..symbolic::Options::default()
                 };
@@ -375,7 +405,7 @@ impl<'a> Synthesis<'a> {
                     }
                     let cuts = synthesizer.report().cuts[cuts_told..].to_vec();
                     cuts_told += cuts.len();
-                    Answer::Found(found, cuts)
+                    Answer::Found(found, cuts, synthesizer.steps())
                 }
                 Ask::Refute(number, failing) => {
                     if let Some(candidate) = handed.get(number) {
