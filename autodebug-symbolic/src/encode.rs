@@ -26,7 +26,7 @@ use z3::FuncDecl;
 use z3::ast::{Ast, Bool, Dynamic};
 
 use crate::conflicts::{ComponentId, Role, Z3Oracle};
-use crate::ir::{ContractKind, Expr, ExprKind, Function, Program, Stmt};
+use crate::ir::{ContractKind, Expr, ExprKind, Function, Program, Stmt, one_line};
 pub use concrete::Concrete;
 use events::Frame;
 pub(crate) use exec::{Decision, Instance, PanicCond};
@@ -835,8 +835,4 @@ fn shorten(text: &str, max: usize) -> String {
     let mut cut: String = text.chars().take(max - 1).collect();
     cut.push('…');
     cut
-}
-
-fn one_line(code: &str) -> String {
-    code.split_whitespace().collect::<Vec<_>>().join(" ")
 }

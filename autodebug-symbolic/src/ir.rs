@@ -24,6 +24,7 @@ use autodebug_runtime::protocol::SiteKind;
 
 pub use crate::lower::Error;
 pub use expr::{BinOp, Expr, ExprKind, Lit, Place, Quantifier, UnOp};
+pub(crate) use print::one_line;
 pub(crate) use stmt::loop_target;
 pub use stmt::{AssertKind, Iteration, Stmt};
 

@@ -20,7 +20,7 @@ use super::value::{self, Panic, R, Stop, Val};
 use super::{Concrete, Options};
 use crate::conflicts::ComponentId;
 use crate::ir::{
-    BinOp, Expr, ExprKind, Function, Lit, Place, Program, Quantifier, Site, Type, VarId,
+    BinOp, Expr, ExprKind, Function, Lit, Place, Program, Quantifier, Site, Type, VarId, one_line,
 };
 use crate::semantics::{self, Called, Interp, Quantified, Store};
 
@@ -168,10 +168,6 @@ pub(crate) struct Exec<'p> {
 
 fn site_pos(site: &Site) -> SitePos {
     (site.span.start.line, site.span.start.column, site.kind)
-}
-
-fn one_line(code: &str) -> String {
-    code.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 impl<'p> Exec<'p> {

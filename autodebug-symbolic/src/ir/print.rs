@@ -248,7 +248,8 @@ impl fmt::Display for ShowExpr<'_> {
     }
 }
 
-fn one_line(code: &str) -> String {
+/// `code` on one line, its runs of whitespace single spaces.
+pub(crate) fn one_line(code: &str) -> String {
     code.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

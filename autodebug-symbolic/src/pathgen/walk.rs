@@ -28,7 +28,7 @@ use super::distance::{Event, Kind};
 use crate::encode::value::{self, Stop, Val};
 use crate::ir::{
     BinOp, ContractKind, Expr, ExprKind, Function, Iteration, Place, Program, Quantifier, Stmt,
-    Type, UnOp, VarId,
+    Type, UnOp, VarId, one_line,
 };
 use crate::semantics::{self, Called, Interp, Quantified, Store};
 
@@ -274,10 +274,6 @@ fn outcome_post<'p>(w: &mut Walker<'p, '_>, func: &'p Function) -> Vec<(Bool, St
         }
     }
     out
-}
-
-fn one_line(code: &str) -> String {
-    code.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 struct Walker<'p, 's> {
