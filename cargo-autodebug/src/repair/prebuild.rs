@@ -7,6 +7,13 @@
 //! the cores that localization (one z3 worker) and the search leave idle, and the first
 //! patched build finds the rest done.
 //!
+//! When repair takes the copy while its build still runs, the build is given the run's own
+//! priority back, so that it no longer waits for cores a loaded machine (other tests of a
+//! CI job, another build) never leaves idle; where the system does not let a process raise
+//! a priority it lowered (an unprivileged user: `RLIMIT_NICE`), the build is stopped
+//! instead and the first rebuild builds what is left at the run's priority (what the
+//! prebuild compiled is kept).
+//!
 //! A prebuild nobody takes (no candidate reached a rebuild) is stopped: its process group
 //! is killed, and so it is on an interrupt.
 
@@ -36,6 +43,17 @@ pub struct Prebuild {
 struct Running {
     pgid: Option<i32>,
     stopped: bool,
+    /// What `take` did to a build it found running.
+    hurried: Option<Hurried>,
+}
+
+/// What `take` did to a build it found running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hurried {
+    /// It runs on at the run's priority.
+    Reprioritized,
+    /// It was stopped: the first rebuild builds what is left.
+    Stopped,
 }
 
 impl Prebuild {
@@ -87,13 +105,15 @@ impl Prebuild {
 
     /// The copy, once its build has ended (built or not: a build that failed leaves what it
     /// compiled, and the first rebuild says what failed); `None` if there is none (it could
-    /// not be made) or it was taken already.
+    /// not be made) or it was taken already. A build still running is hurried first (see
+    /// the module's header).
     pub fn take(&self) -> Option<ScratchCopy> {
         let thread = self
             .thread
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()?;
+        hurry(&self.running);
         thread.join().ok().flatten()
     }
 }
@@ -117,6 +137,35 @@ impl Drop for Prebuild {
             let _ = thread.join();
         }
     }
+}
+
+/// Gives the running build (its whole process group) this process's priority; stops it
+/// when the system refuses.
+fn hurry(running: &Mutex<Running>) {
+    let mut running = lock(running);
+    let Some(pgid) = running.pgid else {
+        return;
+    };
+    if own_priority().is_some_and(|nice| set_group_priority(pgid, nice)) {
+        running.hurried = Some(Hurried::Reprioritized);
+        return;
+    }
+    crate::engine::kill_process_group(pgid);
+    running.hurried = Some(Hurried::Stopped);
+}
+
+/// This process's nice value (`None` for -1, which getpriority(2) also returns on an
+/// error: the build is then stopped rather than given a guess).
+fn own_priority() -> Option<libc::c_int> {
+    // SAFETY: getpriority(2) reads no memory of ours.
+    let nice = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    (nice != -1).then_some(nice)
+}
+
+/// Sets the nice value of every process of group `pgid`; false when the system refuses.
+fn set_group_priority(pgid: i32, nice: libc::c_int) -> bool {
+    // SAFETY: setpriority(2) touches no memory of ours.
+    unsafe { libc::setpriority(libc::PRIO_PGRP, pgid as libc::id_t, nice) == 0 }
 }
 
 fn lock(running: &Mutex<Running>) -> std::sync::MutexGuard<'_, Running> {
@@ -173,7 +222,11 @@ fn doubles() {
         let dir = tempfile::tempdir().unwrap();
         let prebuild = start(ws.path(), dir.path());
         let copy = prebuild.take().expect("the place was free");
-        assert_eq!(test_binaries(&copy.target_dir), 1);
+        // Taken at once, the build may have been stopped (where its priority cannot be
+        // raised back): then the patched build below compiles it.
+        if lock(&prebuild.running).hurried != Some(Hurried::Stopped) {
+            assert_eq!(test_binaries(&copy.target_dir), 1);
+        }
         assert!(prebuild.take().is_none(), "taken once");
         let suite = vec![SuiteTest {
             key: TestKey {
@@ -199,6 +252,41 @@ fn doubles() {
         assert!(!faulty.validated, "{faulty:?}");
     }
 
+    /// A build taken while it runs gets the run's priority back: every process of its
+    /// group, the ones it starts later too (they inherit it); where the system refuses (an
+    /// unprivileged user), it is refused for the group alike.
+    #[test]
+    fn a_hurried_build_runs_at_the_run_s_priority() {
+        let mut command = std::process::Command::new("sh");
+        command.args(["-c", "sleep 30 & wait"]);
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        // SAFETY: as in `Prebuild::start`.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+                libc::setpriority(libc::PRIO_PROCESS, 0, NICE);
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().unwrap();
+        let pgid = child.id() as i32;
+        let nice_of =
+            |pid: i32| unsafe { libc::getpriority(libc::PRIO_PROCESS, pid as libc::id_t) };
+        assert_eq!(nice_of(pgid), NICE);
+        let own = own_priority().expect("the test runs at a nice value other than -1");
+        let running = Mutex::new(Running {
+            pgid: Some(pgid),
+            ..Running::default()
+        });
+        hurry(&running);
+        match lock(&running).hurried {
+            Some(Hurried::Reprioritized) => assert_eq!(nice_of(pgid), own),
+            Some(Hurried::Stopped) => assert_ne!(own, NICE),
+            None => panic!("a running build is hurried"),
+        }
+        crate::engine::kill_process_group(pgid);
+        let _ = child.wait();
+    }
+
     /// A prebuild nobody takes is stopped and gives the place back; while another run
     /// holds the place, a prebuild builds a copy of its own instead of waiting.
     #[test]
@@ -210,7 +298,10 @@ fn doubles() {
             !dir.path().join("workspace").exists(),
             "the copy is removed"
         );
-        let held = ScratchCopy::create(ws.path(), dir.path(), &[], Duration::ZERO).unwrap();
+        // Waiting a little: a process another test thread forks holds a copy of the lock's
+        // file until it executes its program.
+        let held =
+            ScratchCopy::create(ws.path(), dir.path(), &[], Duration::from_secs(10)).unwrap();
         assert_eq!(
             held.root,
             dir.path().join("workspace").canonicalize().unwrap()
