@@ -105,34 +105,41 @@ impl FnLowerer<'_, '_> {
         {
             return self.program_call(&sig, None, &args, node, out);
         }
-        // A tuple struct's constructor.
-        if let Some(t) = last_two.last() {
-            let t = if *t == "Self" {
-                self.self_name.clone().unwrap_or_default()
-            } else {
-                t.to_string()
-            };
-            if let Some(def) = self.env.struct_def(&t).cloned()
-                && def.tuple
-                && def.fields.len() == args.len()
-            {
-                let mut fields = Vec::new();
-                for ((fname, fty), arg) in def.fields.iter().zip(&args) {
-                    let value = self.expr(arg, out);
-                    self.inf.unify(fty, &value.ty);
-                    fields.push((fname.clone(), value));
-                }
-                return Expr {
-                    kind: ExprKind::Struct(t.clone(), fields),
-                    ty: Type::Struct(t),
-                };
-            }
+        if let Some(value) = last_two
+            .last()
+            .and_then(|t| self.tuple_struct(t, &args, out))
+        {
+            return value;
         }
         self.opaque(
             node,
             &format!("call of `{}`", segments.join("::")),
             "not a function of this file",
         )
+    }
+
+    /// A call of tuple struct `t`'s constructor (`Self` for the impl's type), when `t` is
+    /// one of the file's with as many fields as `args`.
+    fn tuple_struct(&mut self, t: &str, args: &[&syn::Expr], out: &mut Vec<Stmt>) -> Option<Expr> {
+        let t = if t == "Self" {
+            self.self_name.clone().unwrap_or_default()
+        } else {
+            t.to_string()
+        };
+        let def = self.env.struct_def(&t).cloned()?;
+        if !def.tuple || def.fields.len() != args.len() {
+            return None;
+        }
+        let mut fields = Vec::new();
+        for ((fname, fty), arg) in def.fields.iter().zip(args) {
+            let value = self.expr(arg, out);
+            self.inf.unify(fty, &value.ty);
+            fields.push((fname.clone(), value));
+        }
+        Some(Expr {
+            kind: ExprKind::Struct(t.clone(), fields),
+            ty: Type::Struct(t),
+        })
     }
 
     /// A call of a function of the program. `receiver` is a method's receiver (its value,
