@@ -358,104 +358,34 @@ impl Expr {
         operands!(&mut self.kind, iter_mut)
     }
 
-    /// Calls `f` on this expression and every expression inside it, outer first.
+    /// Calls `f` on this expression and every expression inside it, outer first: its
+    /// operands, then what is inside it but not an operand (a call's places stored back
+    /// to, a quantifier's body).
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
         f(self);
-        match &self.kind {
-            ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Variant(..) | ExprKind::OptionNone => {}
-            ExprKind::Opaque { .. } => {}
-            ExprKind::Unary(_, e)
-            | ExprKind::Cast(e)
-            | ExprKind::Len(e)
-            | ExprKind::Field(e, _)
-            | ExprKind::TupleField(e, _)
-            | ExprKind::OptionSome(e)
-            | ExprKind::IsSome(e)
-            | ExprKind::Unwrap(e)
-            | ExprKind::Old(e) => e.walk(f),
-            ExprKind::Branch(e, _) => e.walk(f),
-            ExprKind::Binary(_, a, b)
-            | ExprKind::Index(a, b)
-            | ExprKind::Push(a, b)
-            | ExprKind::Repeat(a, b) => {
-                a.walk(f);
-                b.walk(f);
-            }
-            ExprKind::Tuple(es) | ExprKind::Array(es) => es.iter().for_each(|e| e.walk(f)),
-            ExprKind::Struct(_, fields) => fields.iter().for_each(|(_, e)| e.walk(f)),
-            ExprKind::If {
-                cond,
-                then,
-                otherwise,
-                ..
-            } => {
-                cond.walk(f);
-                then.walk(f);
-                otherwise.walk(f);
-            }
-            ExprKind::Call { args, outputs, .. } => {
-                args.iter().for_each(|e| e.walk(f));
-                outputs.iter().for_each(|(_, p)| p.walk(f));
-            }
-            ExprKind::Quantifier {
-                start, end, body, ..
-            } => {
-                start.walk(f);
-                end.walk(f);
-                body.walk(f);
-            }
+        for e in self.operands() {
+            e.walk(f);
+        }
+        if let ExprKind::Call { outputs, .. } = &self.kind {
+            outputs.iter().for_each(|(_, p)| p.walk(f));
+        }
+        if let ExprKind::Quantifier { body, .. } = &self.kind {
+            body.walk(f);
         }
     }
 
-    /// Calls `f` on this expression's type and every type inside it (expressions, places).
+    /// Calls `f` on this expression's type and every type inside it (expressions, places),
+    /// in the order of [`Expr::walk`].
     pub fn types_mut(&mut self, f: &mut impl FnMut(&mut Type)) {
         f(&mut self.ty);
-        match &mut self.kind {
-            ExprKind::Lit(_)
-            | ExprKind::Var(_)
-            | ExprKind::Variant(..)
-            | ExprKind::OptionNone
-            | ExprKind::Opaque { .. } => {}
-            ExprKind::Unary(_, e)
-            | ExprKind::Cast(e)
-            | ExprKind::Len(e)
-            | ExprKind::Field(e, _)
-            | ExprKind::TupleField(e, _)
-            | ExprKind::OptionSome(e)
-            | ExprKind::IsSome(e)
-            | ExprKind::Unwrap(e)
-            | ExprKind::Old(e)
-            | ExprKind::Branch(e, _) => e.types_mut(f),
-            ExprKind::Binary(_, a, b)
-            | ExprKind::Index(a, b)
-            | ExprKind::Push(a, b)
-            | ExprKind::Repeat(a, b) => {
-                a.types_mut(f);
-                b.types_mut(f);
-            }
-            ExprKind::Tuple(es) | ExprKind::Array(es) => es.iter_mut().for_each(|e| e.types_mut(f)),
-            ExprKind::Struct(_, fields) => fields.iter_mut().for_each(|(_, e)| e.types_mut(f)),
-            ExprKind::If {
-                cond,
-                then,
-                otherwise,
-                ..
-            } => {
-                cond.types_mut(f);
-                then.types_mut(f);
-                otherwise.types_mut(f);
-            }
-            ExprKind::Call { args, outputs, .. } => {
-                args.iter_mut().for_each(|e| e.types_mut(f));
-                outputs.iter_mut().for_each(|(_, p)| p.types_mut(f));
-            }
-            ExprKind::Quantifier {
-                start, end, body, ..
-            } => {
-                start.types_mut(f);
-                end.types_mut(f);
-                body.types_mut(f);
-            }
+        for e in self.operands_mut() {
+            e.types_mut(f);
+        }
+        if let ExprKind::Call { outputs, .. } = &mut self.kind {
+            outputs.iter_mut().for_each(|(_, p)| p.types_mut(f));
+        }
+        if let ExprKind::Quantifier { body, .. } = &mut self.kind {
+            body.types_mut(f);
         }
     }
 }
