@@ -23,6 +23,15 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+/// What is left of a solver-bound job's budget when one of its parts (a test's search, a
+/// site's synthesizer) starts: the solver steps, which decide and are the same on every
+/// machine, and the time net kept for what steps do not count.
+#[derive(Debug, Clone, Copy)]
+pub struct Left {
+    pub steps: u64,
+    pub time: Duration,
+}
+
 /// The bounds of a worker.
 #[derive(Debug, Clone, Copy)]
 pub struct Bounds {

@@ -33,7 +33,7 @@ use crate::engine::Recorder;
 use crate::model::Evidence;
 use crate::oracle::{Call, End, Expectation, Oracle};
 use crate::trace::{RawTrace, RecordedTrace, workspace_path};
-use crate::worker::{self, Parent, Worker};
+use crate::worker::{self, Left, Parent, Worker};
 
 /// The technique's name in evidence and in the report.
 const NAME: &str = "pathgen";
@@ -225,15 +225,6 @@ impl Technique for PathGeneration {
             ..Localized::default()
         })
     }
-}
-
-/// What is left of the technique's bounds when a test's search starts.
-#[derive(Debug, Clone, Copy)]
-struct Left {
-    /// Solver steps: the bound that decides, the same on every machine.
-    steps: u64,
-    /// The time net.
-    time: Duration,
 }
 
 impl PathGeneration {

@@ -23,7 +23,7 @@ use super::{Candidate, CandidateEdit, CandidateSource, Target};
 use crate::model::Role as TraceRole;
 use crate::oracle::{self, Oracle};
 use crate::trace::RecordedTrace;
-use crate::worker::{Bounds, Worker};
+use crate::worker::{Bounds, Left, Worker};
 use serde::{Deserialize, Serialize};
 
 /// The name of this source in the report.
@@ -253,15 +253,6 @@ const TOTAL_TIME: Duration = Duration::from_secs(120);
 /// Time a site's worker is given beyond the synthesizer's own budget before it counts as
 /// hung (the budget is checked between queries; one query can run past it).
 const WORKER_SLACK: Duration = Duration::from_secs(10);
-
-/// What is left of the source's bounds when a site's synthesizer starts.
-#[derive(Debug, Clone, Copy)]
-struct Left {
-    /// Solver steps: the bound that decides, the same on every machine.
-    steps: u64,
-    /// The time net.
-    time: Duration,
-}
 
 impl<'a> Synthesis<'a> {
     fn next_within(&mut self, target: &Target, max: usize) -> Vec<Candidate> {
