@@ -41,6 +41,11 @@ pub const FUEL_EXIT_CODE: i32 = 86;
 /// Exit status of a process whose runtime configuration (plan, trace path, trace mode, event
 /// cap) is unusable: the run cannot be trusted, so it does not go on.
 pub const CONFIG_EXIT_CODE: i32 = 87;
+/// Exit status of a batch process (see [`ENV_BATCH`]) that libtest was running a requested
+/// test in whose function the build did not wrap (a test a macro writes): its first hook
+/// call ends the process, which would otherwise run the whole test for no run of the
+/// request. The tool runs that test's runs in processes of their own.
+pub const UNWRAPPED_EXIT_CODE: i32 = 88;
 /// Sequences (slices, `Vec`s, arrays) are recorded up to this many elements.
 pub const MAX_SEQ_LEN: usize = 64;
 /// Strings are recorded up to this many characters.

@@ -66,10 +66,15 @@ const GUARDED: u8 = 3;
 /// past its cap) costs little more than an idle one. A batch run in this state counts one
 /// instance per site reached.
 const SITES: u8 = 4;
+/// A batch process (see [`crate::protocol::ENV_BATCH`]) before its first run or between two:
+/// as `IDLE`, except that a hook called on the thread libtest runs one of the request's
+/// tests on means the test's function is not wrapped, and ends the process (see
+/// [`stop_unwrapped_test`]).
+const BETWEEN: u8 = 5;
 
-/// `UNINIT` until the first hook call reads the environment, then `IDLE`, `ACTIVE`, `SITES`
-/// or `GUARDED` (`ACTIVE` may become `SITES` when the trace reaches its cap; the harness
-/// moves between `IDLE` and `ACTIVE` run by run).
+/// `UNINIT` until the first hook call reads the environment, then `IDLE`, `ACTIVE`, `SITES`,
+/// `GUARDED` or `BETWEEN` (`ACTIVE` may become `SITES` when the trace reaches its cap; the
+/// harness moves between `BETWEEN` and `ACTIVE` run by run).
 static STATE: AtomicU8 = AtomicU8::new(UNINIT);
 /// The number of the current run of this process (see [`Site::run`]): 1, or in a batch
 /// process the count of runs begun.
@@ -181,6 +186,10 @@ pub(crate) fn nothing_to_do(site: &'static Site) -> bool {
     match STATE.load(Ordering::Relaxed) {
         IDLE | GUARDED => true,
         SITES => reached_in_run(site),
+        BETWEEN => {
+            stop_unwrapped_test();
+            true
+        }
         _ => false,
     }
 }
@@ -191,7 +200,47 @@ fn active() -> bool {
     match STATE.load(Ordering::Acquire) {
         ACTIVE | SITES => true,
         IDLE | GUARDED => false,
+        BETWEEN => {
+            stop_unwrapped_test();
+            false
+        }
         _ => initialize(),
+    }
+}
+
+/// In a batch process between runs: ends the process with [`crate::protocol::UNWRAPPED_EXIT_CODE`] when this
+/// thread is the one libtest runs a test of the request on (libtest names it after the
+/// test). A wrapped test's hooks come inside its runs, so this is a test the build did not
+/// wrap, whose body would run to its end (a property test: minutes) for no run of the
+/// request. Any other thread (the process's main thread, one a test left running) goes on
+/// as idle. Each thread is looked at once.
+#[cold]
+#[inline(never)]
+fn stop_unwrapped_test() {
+    thread_local! {
+        static LOOKED: Cell<bool> = const { Cell::new(false) };
+    }
+    if LOOKED.with(|looked| looked.replace(true)) {
+        return;
+    }
+    static REQUESTED: OnceLock<std::collections::HashSet<String>> = OnceLock::new();
+    let requested = REQUESTED.get_or_init(|| {
+        env_nonempty(crate::protocol::ENV_BATCH)
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .and_then(|text| crate::json::from_str::<crate::protocol::BatchRequest>(&text).ok())
+            .map(|request| {
+                let mut names: std::collections::HashSet<String> = (request.runs.into_iter())
+                    .filter_map(|run| run.test)
+                    .collect();
+                names.insert(request.test);
+                names
+            })
+            .unwrap_or_default()
+    });
+    let thread = std::thread::current();
+    if let Some(name) = thread.name().filter(|name| requested.contains(*name)) {
+        eprintln!("autodebug: `{name}` is not wrapped: its runs go to processes of their own");
+        std::process::exit(crate::protocol::UNWRAPPED_EXIT_CODE);
     }
 }
 
@@ -243,7 +292,13 @@ fn activate() -> u8 {
     let trace_path = env_nonempty(ENV_TRACE).map(PathBuf::from);
     let plan_path = env_nonempty(ENV_PLAN).map(PathBuf::from);
     if trace_path.is_none() && plan_path.is_none() {
-        return if stack_limit() > 0 { GUARDED } else { IDLE };
+        return if env_nonempty(crate::protocol::ENV_BATCH).is_some() {
+            BETWEEN
+        } else if stack_limit() > 0 {
+            GUARDED
+        } else {
+            IDLE
+        };
     }
     let plan = match &plan_path {
         Some(path) => PlanIndex::load(path).unwrap_or_else(|e| config_error(&e)),
@@ -1092,7 +1147,7 @@ pub(crate) struct RunEnd {
 /// (unless the fuel ran out or a replacement failed: the trace is closed already) and is
 /// closed.
 pub(crate) fn end_run() -> RunEnd {
-    STATE.store(IDLE, Ordering::Release);
+    STATE.store(BETWEEN, Ordering::Release);
     RECORDING.store(false, Ordering::Relaxed);
     let mut plan_failure = None;
     if let Some(mutex) = RECORDER.get() {

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::console::Console;
 use crate::engine::Recorder;
-use crate::engine::batch::Job;
+use crate::engine::batch::{Budget, Job};
 use crate::engine::{self, RunConfig, RunResult};
 use crate::model::{Outcome, Shard, TestId};
 use crate::trace::{self, Coverage};
@@ -36,6 +36,11 @@ impl BaselineResult {
             && self.reruns.iter().all(|o| o.same_kind(&self.first.outcome))
     }
 
+    /// Not run: the baseline's budget was spent before its turn.
+    pub fn left_out(&self) -> bool {
+        self.first.outcome == Outcome::NotRun && self.first.stderr == LEFT_OUT
+    }
+
     /// Failed at least once and passed at least once.
     pub fn flaky(&self) -> bool {
         !self.first.outcome.passed() && self.reruns.iter().any(Outcome::passed)
@@ -43,11 +48,15 @@ impl BaselineResult {
 }
 
 /// Runs the baseline over `tests` (with the runner's engine, environment, timeout, jobs
-/// and scratch directory), failures `reruns` more times.
+/// and scratch directory), failures `reruns` more times. Once it has run for `budget` and
+/// some test failed, the tests not yet run are left out ([`Outcome::NotRun`], no
+/// coverage): the tests that take batches go first, the slow ones of their own process
+/// last.
 pub fn run(
     runner: &Recorder,
     tests: &[TestId],
     reruns: usize,
+    budget: Option<Duration>,
     console: &Console,
 ) -> Result<Vec<BaselineResult>> {
     let Recorder {
@@ -75,12 +84,18 @@ pub fn run(
         });
         progress.tick(&format!("{} {label}", test.display()));
     };
-    let (mut firsts, batched, alone) = batched_runs(runner, tests, &report);
+    let budget = budget.map(Budget::new);
+    let (mut firsts, batched, alone) = batched_runs(runner, tests, budget.as_ref(), &report);
     let alone_runs = engine::run_parallel(
         &alone,
         jobs,
         |&i| -> Result<(RunResult, Coverage)> {
             let test = &tests[i];
+            // A test that failed in a batch runs again whatever the budget.
+            let failed = batched.iter().any(|(j, ..)| *j == i);
+            if !failed && budget.as_ref().is_some_and(Budget::spent) {
+                return Ok((left_out(), Coverage::default()));
+            }
             let coverage_file = engine::scratch_file(scratch, test, "coverage.jsonl");
             let mut env = base_env.to_vec();
             env.push((
@@ -89,6 +104,9 @@ pub fn run(
             ));
             env.push((protocol::ENV_TRACE_MODE.into(), "coverage".into()));
             let result = engine::run_test(engine, test, &RunConfig { timeout, env })?;
+            if let Some(budget) = &budget {
+                budget.note(&result.outcome);
+            }
             let coverage = trace::read_coverage(&coverage_file);
             std::fs::remove_file(&coverage_file).ok();
             Ok((result, coverage))
@@ -200,6 +218,7 @@ const SLICE: usize = 512;
 fn batched_runs(
     runner: &Recorder,
     tests: &[TestId],
+    budget: Option<&Budget>,
     report: &impl Fn(&TestId, &Result<(RunResult, Coverage)>),
 ) -> (
     Vec<Option<Result<(RunResult, Coverage)>>>,
@@ -236,7 +255,7 @@ fn batched_runs(
                 group: None,
             })
             .collect();
-        let Ok(runs) = runner.run_many(&jobs, "coverage") else {
+        let Ok(runs) = crate::engine::batch::run_within(runner, &jobs, "coverage", budget) else {
             // The batches could not be run at all: each test runs alone.
             alone.extend_from_slice(slice);
             continue;
@@ -245,7 +264,12 @@ fn batched_runs(
             let coverage: Coverage = (raw.sites.into_values())
                 .map(|site| (site.key(), site))
                 .collect();
-            if result.outcome.passed() {
+            // Passed, or left out by the budget.
+            if result.outcome == Outcome::NotRun {
+                let first = Ok((left_out(), coverage));
+                report(&tests[i], &first);
+                firsts[i] = Some(first);
+            } else if result.outcome.passed() {
                 let first = Ok((result, coverage));
                 report(&tests[i], &first);
                 firsts[i] = Some(first);
@@ -257,6 +281,19 @@ fn batched_runs(
     }
     alone.sort_unstable();
     (firsts, batched, alone)
+}
+
+/// What a test the budget left out says instead of its output.
+const LEFT_OUT: &str = "not run: the baseline's time budget was spent before its turn";
+
+/// The first run of a test the budget left out.
+fn left_out() -> RunResult {
+    RunResult {
+        outcome: Outcome::NotRun,
+        stdout: String::new(),
+        stderr: LEFT_OUT.to_string(),
+        duration: Duration::ZERO,
+    }
 }
 
 /// A shard's share of the baseline (`--shard K/N --baseline-only`, `baseline.json` in its

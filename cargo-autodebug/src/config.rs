@@ -26,6 +26,9 @@ pub struct Config {
     /// `--repair-timeout`.
     #[serde(deserialize_with = "seconds")]
     pub repair_timeout: Option<f64>,
+    /// `--baseline-timeout` (`0`: every test runs).
+    #[serde(deserialize_with = "budget_seconds")]
+    pub baseline_timeout: Option<f64>,
     /// `--reruns`.
     #[serde(deserialize_with = "count")]
     pub reruns: Option<usize>,
@@ -109,6 +112,7 @@ pub fn merge(command_line: &Options, sources: &[Source]) -> Options {
         take!(
             timeout,
             repair_timeout,
+            baseline_timeout,
             reruns,
             passing_traces,
             max_events,
@@ -333,22 +337,41 @@ fn checked<'de, D: Deserializer<'de>, T>(
 }
 
 fn seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    let (seconds, value) = number_of_seconds(deserializer)?;
+    if seconds <= 0.0 {
+        return Err(serde::de::Error::custom(format!(
+            "expected a positive number of seconds, found {value}"
+        )));
+    }
+    Ok(Some(seconds))
+}
+
+/// A number of seconds, 0 or more.
+fn budget_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    let (seconds, value) = number_of_seconds(deserializer)?;
+    if seconds < 0.0 {
+        return Err(serde::de::Error::custom(format!(
+            "expected a number of seconds, 0 or more, found {value}"
+        )));
+    }
+    Ok(Some(seconds))
+}
+
+/// A finite number, and the value as written.
+fn number_of_seconds<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<(f64, toml::Value), D::Error> {
     let value = toml::Value::deserialize(deserializer)?;
     let seconds = match value {
         toml::Value::Integer(n) => n as f64,
-        toml::Value::Float(x) => x,
+        toml::Value::Float(x) if x.is_finite() => x,
         _ => {
             return Err(serde::de::Error::custom(format!(
                 "expected a number of seconds, found {value}"
             )));
         }
     };
-    if !(seconds > 0.0 && seconds.is_finite()) {
-        return Err(serde::de::Error::custom(format!(
-            "expected a positive number of seconds, found {value}"
-        )));
-    }
-    Ok(Some(seconds))
+    Ok((seconds, value))
 }
 
 fn count<'de, D: Deserializer<'de>, T: TryFrom<i64>>(
@@ -557,7 +580,9 @@ mod tests {
             "{error}"
         );
         assert!(
-            error.contains("= help: the keys are `timeout`, `repair-timeout`, `reruns`"),
+            error.contains(
+                "= help: the keys are `timeout`, `repair-timeout`, `baseline-timeout`, `reruns`"
+            ),
             "{error}"
         );
         assert!(error.trim_end().ends_with("`exclude`"), "{error}");

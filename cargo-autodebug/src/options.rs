@@ -236,6 +236,20 @@ pub struct Options {
     #[arg(help_heading = "Repair", long, value_name = "N", default_value_t = 3)]
     pub max_fixes: usize,
 
+    /// Time budget of the baseline, in seconds, once a test has failed: the tests not run by
+    /// then are left out of the analysis and the fixes' validation, and reported as not run
+    /// (the tests that take batches run first, tests of their own process last; a test
+    /// under way finishes). 0: every test runs.
+    #[arg(
+        help_heading = "Test Runs",
+        long,
+        value_name = "SECS",
+        default_value_t = 60.0,
+        value_parser = non_negative_seconds,
+        allow_negative_numbers = true
+    )]
+    pub baseline_timeout: f64,
+
     /// Time budget of the repair stage, in seconds (a rebuild under way finishes).
     #[arg(
         help_heading = "Repair",
@@ -578,6 +592,11 @@ impl Options {
         Duration::from_secs_f64(self.timeout.max(0.1))
     }
 
+    /// The baseline's budget (`None`: every test runs).
+    pub fn baseline_budget(&self) -> Option<Duration> {
+        (self.baseline_timeout > 0.0).then(|| Duration::from_secs_f64(self.baseline_timeout))
+    }
+
     /// Tests run at once.
     /// The test binaries' arguments after `--` (and the test name before it), read as
     /// libtest reads them.
@@ -799,6 +818,14 @@ fn at_least_one(text: &str) -> Result<usize, String> {
 }
 
 /// A number of seconds greater than zero (`--timeout`).
+fn non_negative_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs >= 0.0 => Ok(secs),
+        Ok(_) => Err("must be a number of seconds, 0 or more".to_string()),
+        Err(_) => Err(format!("`{text}` is not a number of seconds")),
+    }
+}
+
 fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(secs) if secs.is_finite() && secs > 0.0 => Ok(secs),

@@ -121,6 +121,51 @@ pub fn run_many(
     runs: &[Job],
     mode: &str,
 ) -> Result<Vec<(RunResult, RawTrace)>> {
+    run_within(recorder, runs, mode, None)
+}
+
+/// A time the runs of [`run_within`] may take once one of them did not pass: past it, no
+/// process starts and a batch process under way is stopped, and the runs left come back as
+/// [`Outcome::NotRun`] (a run alone under way finishes).
+pub struct Budget {
+    start: Instant,
+    time: Duration,
+    failed: std::sync::atomic::AtomicBool,
+}
+
+impl Budget {
+    /// A budget of `time` from now.
+    pub fn new(time: Duration) -> Budget {
+        Budget {
+            start: Instant::now(),
+            time,
+            failed: Default::default(),
+        }
+    }
+
+    /// Notes a run that did not pass (a run not run does not count).
+    pub fn note(&self, outcome: &Outcome) {
+        if !outcome.passed() && *outcome != Outcome::NotRun {
+            (self.failed).store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// A run did not pass and the time is over.
+    pub fn spent(&self) -> bool {
+        self.failed.load(std::sync::atomic::Ordering::Relaxed) && self.start.elapsed() >= self.time
+    }
+}
+
+/// [`run_many`] within `budget`: the batches first, then the runs that need a process of
+/// their own (tests that take no batch, or that a batch found unwrapped or died in), which
+/// are the slow ones (a property test a macro writes), so that what the budget leaves out
+/// is mostly theirs.
+pub fn run_within(
+    recorder: &Recorder,
+    runs: &[Job],
+    mode: &str,
+    budget: Option<&Budget>,
+) -> Result<Vec<(RunResult, RawTrace)>> {
     if runs.is_empty() {
         return Ok(Vec::new());
     }
@@ -146,26 +191,62 @@ pub fn run_many(
             .max(1);
         chunks.extend((indices.chunks(indices.len().div_ceil(processes))).map(<[usize]>::to_vec));
     }
-    chunks.extend(alone.into_iter().map(|i| vec![i]));
     let results = engine::run_parallel(
         &chunks,
         recorder.jobs,
         |chunk| {
             let jobs: Vec<Job> = chunk.iter().map(|&i| runs[i]).collect();
-            run_chunk(recorder, &jobs, mode)
+            run_chunk(recorder, &jobs, mode, budget)
         },
         |_, _| {},
     );
     let mut all: Vec<Option<(RunResult, RawTrace)>> = (0..runs.len()).map(|_| None).collect();
+    let mut died = Vec::new();
     for (chunk, results) in chunks.iter().zip(results) {
-        for (&i, result) in chunk.iter().zip(results?) {
-            all[i] = Some(result);
+        let (results, died_in) = results?;
+        died.extend(died_in.into_iter().map(|j| chunk[j]));
+        for (&i, result) in chunk.iter().zip(results) {
+            match result {
+                Some(result) => all[i] = Some(result),
+                None => alone.push(i),
+            }
         }
+    }
+    alone.sort_unstable();
+    let singles = engine::run_parallel(
+        &alone,
+        recorder.jobs,
+        |&i| -> Result<(RunResult, RawTrace)> {
+            // A run a batch died in ran already: its outcome is wanted whatever the budget.
+            if !died.contains(&i) && budget.is_some_and(Budget::spent) {
+                return Ok(not_run());
+            }
+            let result = recorder.run(runs[i].test, Some(runs[i].plan), mode)?;
+            if let Some(budget) = budget {
+                budget.note(&result.0.outcome);
+            }
+            Ok(result)
+        },
+        |_, _| {},
+    );
+    for (&i, result) in alone.iter().zip(singles) {
+        all[i] = Some(result?);
     }
     Ok(all
         .into_iter()
-        .map(|r| r.expect("every run is in one chunk"))
+        .map(|r| r.expect("every run is in one chunk or alone"))
         .collect())
+}
+
+/// A run the budget left out.
+fn not_run() -> (RunResult, RawTrace) {
+    let result = RunResult {
+        outcome: Outcome::NotRun,
+        stdout: String::new(),
+        stderr: String::new(),
+        duration: Duration::ZERO,
+    };
+    (result, RawTrace::default())
 }
 
 /// What a batch process did with one of its runs.
@@ -181,15 +262,18 @@ enum Fate {
     /// The process died in the run (a crash, an abort): it is redone in a process of its
     /// own, which gives the outcome a separate process gives.
     Died,
-    /// The process ended before the run began: it goes to the next batch.
+    /// The process ended before the run began (or was stopped at the budget's end): it goes
+    /// to the next batch.
     NotReached,
 }
 
 /// How a batch process ended, and what its standard output said of the tests libtest ran
 /// (see [`Libtest`]).
 struct Ending {
-    /// `None`: killed for making no progress.
+    /// `None`: killed for making no progress, or at the budget's end.
     status: Option<std::process::ExitStatus>,
+    /// Killed at the budget's end.
+    stopped: bool,
     /// The tests libtest started, in order.
     started: Vec<String>,
     /// libtest printed its summary: it ran every test it was given.
@@ -218,8 +302,11 @@ fn fates(names: &[&str], done: &[usize], ending: &Ending) -> Vec<Fate> {
     let first_trailing = (0..names.len()).find(|&j| trailing(j));
     let in_run = ending.started.last().map(String::as_str);
     let ended_in = match ending.status {
+        None if ending.stopped => Fate::NotReached,
         None => Fate::Hung,
         Some(status) if status.success() => Fate::Unwrapped,
+        // The runtime saw a hook of a test it does not drive: the process stopped at once.
+        Some(status) if status.code() == Some(protocol::UNWRAPPED_EXIT_CODE) => Fate::Unwrapped,
         Some(_) => Fate::Died,
     };
     (0..names.len())
@@ -252,15 +339,22 @@ fn fates(names: &[&str], done: &[usize], ending: &Ending) -> Vec<Fate> {
 }
 
 /// Runs `jobs` (tests of one binary) in batches, one process at a time, recovering from
-/// dead batches: the run a batch died in is redone in a process of its own (so it gets the
-/// outcome a separate process gives: a crash, an abort), the run that hung is a timeout,
-/// the runs of a test that did not take the batch get a process each, and the rest goes to
-/// a new batch.
-fn run_chunk(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<(RunResult, RawTrace)>> {
+/// dead batches: the run that hung is a timeout, and the rest goes to a new batch; the runs
+/// that need a process of their own (the one a batch died in, so that it gets the outcome a
+/// separate process gives: a crash, an abort; the runs of a test that did not take the
+/// batch) come back `None`, for the caller to run alone, with the runs a batch died in
+/// named. Once `budget` is spent, the runs left are not run.
+#[allow(clippy::type_complexity)]
+fn run_chunk(
+    recorder: &Recorder,
+    jobs: &[Job],
+    mode: &str,
+    budget: Option<&Budget>,
+) -> Result<(Vec<Option<(RunResult, RawTrace)>>, Vec<usize>)> {
     let mut out: Vec<Option<(RunResult, RawTrace)>> = (0..jobs.len()).map(|_| None).collect();
+    let mut died = Vec::new();
     let mut rest: Vec<usize> = (0..jobs.len()).collect();
     let mut barren = 0;
-    let alone = |j: usize| recorder.run(jobs[j].test, Some(jobs[j].plan), mode);
     let no_batch = |test: &TestId| {
         (recorder.engine.state().no_batch)
             .lock()
@@ -268,21 +362,25 @@ fn run_chunk(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<(RunRe
             .insert((test.binary.clone(), test.name.clone()));
     };
     while !rest.is_empty() {
-        let (batched, single): (Vec<usize>, Vec<usize>) = (rest.iter()).partition(|&&j| {
+        if budget.is_some_and(Budget::spent) {
+            for j in rest {
+                out[j] = Some(not_run());
+            }
+            break;
+        }
+        // The others are the caller's to run alone.
+        rest.retain(|&j| {
             barren < MAX_BARREN_BATCHES && supports_batch(&recorder.engine, jobs[j].test)
         });
-        for j in single {
-            out[j] = Some(alone(j)?);
-        }
-        rest = batched;
         if rest.is_empty() {
             break;
         }
         let batch: Vec<Job> = rest.iter().map(|&j| jobs[j]).collect();
-        let ran = batch_once(recorder, &batch, mode)?;
+        let ran = batch_once(recorder, &batch, mode, budget)?;
+        // A test found unwrapped is progress too: its runs leave the batches for good.
         barren = if ran
             .iter()
-            .any(|r| matches!(r, Ran::Done(..) | Ran::Hung(_)))
+            .any(|r| matches!(r, Ran::Done(..) | Ran::Hung(_) | Ran::Unwrapped))
         {
             0
         } else {
@@ -291,7 +389,12 @@ fn run_chunk(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<(RunRe
         let mut next = Vec::new();
         for (j, ran) in rest.iter().copied().zip(ran) {
             match ran {
-                Ran::Done(result, trace) => out[j] = Some((result, trace)),
+                Ran::Done(result, trace) => {
+                    if let Some(budget) = budget {
+                        budget.note(&result.outcome);
+                    }
+                    out[j] = Some((result, trace));
+                }
                 // What a separate process would have given, without waiting for the
                 // timeout a second time.
                 Ran::Hung(trace) => {
@@ -303,22 +406,19 @@ fn run_chunk(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<(RunRe
                         stderr: String::new(),
                         duration: recorder.timeout,
                     };
+                    if let Some(budget) = budget {
+                        budget.note(&result.outcome);
+                    }
                     out[j] = Some((result, trace));
                 }
-                Ran::Died => out[j] = Some(alone(j)?),
-                Ran::Unwrapped => {
-                    no_batch(jobs[j].test);
-                    next.push(j);
-                }
+                Ran::Died => died.push(j),
+                Ran::Unwrapped => no_batch(jobs[j].test),
                 Ran::NotReached => next.push(j),
             }
         }
         rest = next;
     }
-    Ok(out
-        .into_iter()
-        .map(|r| r.expect("every run was run"))
-        .collect())
+    Ok((out, died))
 }
 
 /// What one batch process gave for one of its runs (see [`Fate`]): a hung run's partial
@@ -332,7 +432,12 @@ enum Ran {
 }
 
 /// Runs one batch process over `jobs`, runs of tests of one binary, sorted by test name.
-fn batch_once(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<Ran>> {
+fn batch_once(
+    recorder: &Recorder,
+    jobs: &[Job],
+    mode: &str,
+    budget: Option<&Budget>,
+) -> Result<Vec<Ran>> {
     let test = jobs[0].test;
     let n = recorder
         .runs
@@ -394,7 +499,7 @@ fn batch_once(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<Ran>>
         command.env_remove(var);
     }
     command.env(protocol::ENV_BATCH, &request_path);
-    let ending = run_watched(recorder, test, &mut command, &results_path)?;
+    let ending = run_watched(recorder, test, &mut command, &results_path, budget)?;
     let results = read_results(&results_path, jobs.len());
     let run_names: Vec<&str> = jobs.iter().map(|job| job.test.name.as_str()).collect();
     let done: Vec<usize> = results.iter().map(|r| r.index).collect();
@@ -444,12 +549,13 @@ fn batch_once(recorder: &Recorder, jobs: &[Job], mode: &str) -> Result<Vec<Ran>>
 
 /// Runs the batch process of `command` (for `test`), its stdout read as it comes (see
 /// [`Libtest`]), killed when neither a result line in `results` nor a test starting came
-/// for the recorder's timeout: how it ended.
+/// for the recorder's timeout, or when `budget` is spent: how it ended.
 fn run_watched(
     recorder: &Recorder,
     test: &TestId,
     command: &mut Command,
     results: &Path,
+    budget: Option<&Budget>,
 ) -> Result<Ending> {
     let (mut child, _group) = (recorder.engine.state().interrupts)
         .spawn(command)
@@ -464,13 +570,18 @@ fn run_watched(
         });
     }
     let results_len = || std::fs::metadata(results).map_or(0, |m| m.len());
-    let status = watch_progress(&mut child, recorder.timeout, || {
-        results_len() + libtest.starts.load(std::sync::atomic::Ordering::Relaxed)
-    })?;
+    let spent = || budget.is_some_and(Budget::spent);
+    let status = watch_progress(
+        &mut child,
+        recorder.timeout,
+        || results_len() + libtest.starts.load(std::sync::atomic::Ordering::Relaxed),
+        spent,
+    )?;
     // The rest of what it printed (a process it left behind may hold the pipe open: not
     // waited for long).
     reader.recv_timeout(Duration::from_secs(2)).ok();
-    Ok(libtest.ending(status, results.exists()))
+    let stopped = status.is_none() && spent();
+    Ok(libtest.ending(status, stopped, results.exists()))
 }
 
 /// Waits for the batch process, killing it when no run has finished for `timeout` (a run
@@ -480,16 +591,20 @@ pub(super) fn watch(
     results: &Path,
     timeout: Duration,
 ) -> Result<Option<std::process::ExitStatus>> {
-    watch_progress(child, timeout, || {
-        std::fs::metadata(results).map_or(0, |m| m.len())
-    })
+    watch_progress(
+        child,
+        timeout,
+        || std::fs::metadata(results).map_or(0, |m| m.len()),
+        || false,
+    )
 }
 
-/// [`watch`] with progress told by `progress` changing.
+/// [`watch`] with progress told by `progress` changing; also killed when `stop` says so.
 fn watch_progress(
     child: &mut Child,
     timeout: Duration,
     progress: impl Fn() -> u64,
+    stop: impl Fn() -> bool,
 ) -> Result<Option<std::process::ExitStatus>> {
     let mut last = 0;
     let mut last_progress = Instant::now();
@@ -505,6 +620,11 @@ fn watch_progress(
             last = now;
             last_progress = Instant::now();
         } else if last_progress.elapsed() >= timeout {
+            crate::engine::kill_group(child);
+            let _ = child.wait();
+            return Ok(None);
+        }
+        if stop() {
             crate::engine::kill_group(child);
             let _ = child.wait();
             return Ok(None);
@@ -564,9 +684,15 @@ impl Libtest {
 
     /// How the process ended, with what was read of its stdout; `took`: it created the
     /// results file.
-    fn ending(&self, status: Option<std::process::ExitStatus>, took: bool) -> Ending {
+    fn ending(
+        &self,
+        status: Option<std::process::ExitStatus>,
+        stopped: bool,
+        took: bool,
+    ) -> Ending {
         Ending {
             status,
+            stopped,
             started: self.started.lock().unwrap().clone(),
             summary: self.summary.load(std::sync::atomic::Ordering::Relaxed),
             took,
@@ -776,7 +902,11 @@ mod tests {
         let status = status.map(|code| std::process::ExitStatus::from_raw(code << 8));
         let libtest = Libtest::default();
         libtest.read(stdout.as_bytes());
-        fates(&names, done, &libtest.ending(status, !done.is_empty()))
+        fates(
+            &names,
+            done,
+            &libtest.ending(status, false, !done.is_empty()),
+        )
     }
 
     #[test]
@@ -1163,7 +1293,7 @@ mod tests {
         let options = crate::options::Options::parse_args(["cargo-autodebug", "-q"]).unwrap();
         let console = crate::console::Console::new(&options);
         let processes = rec.runs.load(std::sync::atomic::Ordering::Relaxed);
-        let baseline = crate::baseline::run(&rec, &tests, 2, &console).unwrap();
+        let baseline = crate::baseline::run(&rec, &tests, 2, None, &console).unwrap();
         // The three tests of the harness binary took one process.
         assert_eq!(
             rec.runs.load(std::sync::atomic::Ordering::Relaxed) - processes,
@@ -1240,6 +1370,79 @@ mod tests {
         };
         let results = rec.run_many(&[job], "coverage").unwrap();
         assert_eq!(results[0].0.outcome.label(), "timeout");
+    }
+
+    #[test]
+    fn a_batch_stops_a_test_it_does_not_drive_at_its_first_hook() {
+        let scratch = tempfile::tempdir().unwrap();
+        let past = scratch.path().join("past-a-hook");
+        let env = [(
+            "FIXTURE_PAST_A_HOOK".to_string(),
+            past.display().to_string(),
+        )];
+        let mut rec = recorder(scratch.path(), Duration::from_secs(60), 1);
+        rec.engine = Engine::new(std::env::temp_dir(), true, Default::default());
+        rec.base_env = &env;
+        let mut tests = ["tests::first_wrapped", "tests::macro_made_counts"]
+            .map(|name| test_id(&fixture().unit, name));
+        for test in &mut tests {
+            test.target = "fixture_harness".into();
+        }
+        let plan = no_plan();
+        let jobs: Vec<Job> = (tests.iter())
+            .map(|test| Job {
+                test,
+                plan: &plan,
+                group: None,
+            })
+            .collect();
+        let results = rec.run_many(&jobs, "coverage").unwrap();
+        let outcomes: Vec<&str> = results.iter().map(|(r, _)| r.outcome.label()).collect();
+        assert_eq!(outcomes, ["passed", "passed"]);
+        // The batch process ended at the unwrapped test's first hook: its body went on past
+        // it once, in the process of its own that recorded it.
+        let lines = std::fs::read_to_string(&past).unwrap();
+        assert_eq!(lines.lines().count(), 1, "{lines:?}");
+        assert!(!results[1].1.sites.is_empty());
+        assert!(!supports_batch(&rec.engine, &tests[1]));
+    }
+
+    #[test]
+    fn a_baseline_whose_budget_is_spent_leaves_out_the_tests_not_run_yet() {
+        let scratch = tempfile::tempdir().unwrap();
+        let past = scratch.path().join("past-a-hook");
+        let env = [(
+            "FIXTURE_PAST_A_HOOK".to_string(),
+            past.display().to_string(),
+        )];
+        let fixture = fixture();
+        let mut counts = test_id(&fixture.unit, "tests::macro_made_counts");
+        counts.target = "fixture_harness".into();
+        // A failing test of a binary that takes batches, and a test that needs a process of
+        // its own (a macro wrote it): it runs after every batch.
+        let tests = [test_id(&fixture.suite, "finds_every_prime"), counts];
+        let options = crate::options::Options::parse_args(["cargo-autodebug", "-q"]).unwrap();
+        let console = crate::console::Console::new(&options);
+        let baseline = |budget: Option<Duration>| {
+            let mut rec = recorder(scratch.path(), Duration::from_secs(60), 1);
+            rec.engine = Engine::new(std::env::temp_dir(), true, Default::default());
+            rec.base_env = &env;
+            crate::baseline::run(&rec, &tests, 1, budget, &console).unwrap()
+        };
+        // A budget spent once a test failed: the other is left out, never run past its
+        // first hook.
+        let spent = baseline(Some(Duration::ZERO));
+        let outcomes: Vec<_> = spent.iter().map(|r| r.first.outcome.label()).collect();
+        assert_eq!(outcomes, ["failed", "not-run"]);
+        assert!(spent[0].deterministic_failure() && !spent[0].left_out());
+        assert!(spent[1].left_out() && spent[1].coverage.is_empty());
+        assert!(!past.exists());
+        // Without one, it runs.
+        let whole = baseline(None);
+        let outcomes: Vec<_> = whole.iter().map(|r| r.first.outcome.label()).collect();
+        assert_eq!(outcomes, ["failed", "passed"]);
+        assert!(!whole[1].coverage.is_empty());
+        assert_eq!(std::fs::read_to_string(&past).unwrap().lines().count(), 1);
     }
 
     #[test]

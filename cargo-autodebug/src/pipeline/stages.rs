@@ -203,7 +203,8 @@ fn baseline_results(
             .filter(|t| shard.owns_test(t))
             .cloned()
             .collect();
-        let results = baseline_run::run(runner, &share, options.reruns, console)
+        // A shard's part is evidence for every shard: all of it runs.
+        let results = baseline_run::run(runner, &share, options.reruns, None, console)
             .or_exit(ExitCode::Software)?;
         report.timing.baseline_s = phase.elapsed().as_secs_f64();
         report.tests.total = share.len();
@@ -221,9 +222,23 @@ fn baseline_results(
         );
         results
     } else {
-        let results = baseline_run::run(runner, tests, options.reruns, console)
+        let budget = options.baseline_budget();
+        let results = baseline_run::run(runner, tests, options.reruns, budget, console)
             .or_exit(ExitCode::Software)?;
         report.timing.baseline_s = phase.elapsed().as_secs_f64();
+        let left_out = results.iter().filter(|r| r.left_out()).count();
+        if left_out > 0 {
+            let note = format!(
+                "the baseline's time budget ({}s, a test having failed) was spent: {left_out} of \
+                 {} tests were not run (tests of their own process, the slow ones, go last) and \
+                 are no evidence for the suspects nor for the fixes' validation; \
+                 --baseline-timeout 0 runs every test",
+                options.baseline_timeout,
+                tests.len()
+            );
+            console.warn(&note);
+            report.notes.push(note);
+        }
         results
     })
 }

@@ -15,7 +15,7 @@ use crate::baseline::BaselineResult;
 use crate::build::{self, TestBinary};
 use crate::copy_tree::ScratchCopy;
 use crate::engine::{self, Engine};
-use crate::model::TestId;
+use crate::model::{Outcome, TestId};
 
 /// A test of the suite, as the scratch build finds it again.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -64,7 +64,9 @@ pub fn suite(
         .iter()
         .map(|result| {
             let passed = result.first.outcome.passed();
-            let out_of_reach = !passed && result.coverage.is_empty() && any_reached;
+            // A test the baseline did not run has nothing to be compared with.
+            let out_of_reach = (!passed && result.coverage.is_empty() && any_reached)
+                || result.first.outcome == Outcome::NotRun;
             SuiteTest {
                 key: key_of(workspace_root, &result.test),
                 display: result.test.display(),
