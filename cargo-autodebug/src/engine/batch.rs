@@ -1446,6 +1446,32 @@ mod tests {
     }
 
     #[test]
+    fn a_passing_test_s_trace_is_capped_at_a_tenth_of_a_failing_one_s() {
+        let scratch = tempfile::tempdir().unwrap();
+        let mut rec = recorder(scratch.path(), Duration::from_secs(60), 1);
+        rec.max_events = 40;
+        let test = test_id(&fixture().suite, "finds_the_middle");
+        let options = crate::options::Options::parse_args(["cargo-autodebug", "-q"]).unwrap();
+        let console = crate::console::Console::new(&options);
+        let recorded = rec
+            .record(&[(test.clone(), crate::model::Role::Passing)], &console)
+            .unwrap();
+        let (summary, passing) = &recorded[0];
+        assert!(summary.truncated && passing.trace.truncated);
+        let events = |trace: &RawTrace| {
+            (trace.events.iter())
+                .filter(|r| !matches!(r, Record::Truncated { .. } | Record::End { .. }))
+                .count()
+        };
+        assert_eq!(events(&passing.trace), 4, "{:?}", passing.trace.events);
+        let recorded = rec
+            .record(&[(test, crate::model::Role::Failing)], &console)
+            .unwrap();
+        let failing = &recorded[0].1.trace;
+        assert!(!failing.truncated && events(failing) > 4, "{failing:?}");
+    }
+
+    #[test]
     fn libtest_binaries_run_one_process_per_plan() {
         let scratch = tempfile::tempdir().unwrap();
         let rec = recorder(scratch.path(), Duration::from_secs(60), 2);

@@ -34,6 +34,10 @@ pub struct Recorder<'a> {
     pub user_columns: Option<&'a dyn UserColumns>,
 }
 
+/// A passing test's trace is capped at this fraction of `--max-events` (see
+/// [`Recorder::cap`]).
+const PASSING_SHARE: u64 = 10;
+
 impl Recorder<'_> {
     /// Records the traces of `tests` (each with its role), writing them under `traces/`.
     pub fn record(
@@ -66,12 +70,35 @@ impl Recorder<'_> {
         plan: Option<&Plan>,
         mode: &str,
     ) -> Result<(RunResult, RawTrace)> {
+        self.run_capped(test, plan, mode, self.max_events)
+    }
+
+    /// The cap on the events of a recorded trace of `role`: `--max-events` for a failing
+    /// test's, a tenth of it for a passing test's. The tool holds every recorded trace
+    /// while it analyses (twenty passing ones, by default): at the whole cap each, a suite
+    /// whose passing tests loop long took gigabytes, for evidence (values seen at a site,
+    /// examples for synthesis) their first events give as well.
+    pub fn cap(&self, role: Role) -> u64 {
+        match role {
+            Role::Failing => self.max_events,
+            _ => (self.max_events / PASSING_SHARE).max(1),
+        }
+    }
+
+    /// [`Recorder::run`] with at most `max_events` events recorded.
+    fn run_capped(
+        &self,
+        test: &TestId,
+        plan: Option<&Plan>,
+        mode: &str,
+        max_events: u64,
+    ) -> Result<(RunResult, RawTrace)> {
         let n = self.runs.fetch_add(1, Ordering::Relaxed);
         let raw_path = super::scratch_file(self.scratch, test, &format!("{n}.trace.jsonl"));
         let mut env = self.base_env.to_vec();
         env.push((protocol::ENV_TRACE.into(), raw_path.display().to_string()));
         env.push((protocol::ENV_TRACE_MODE.into(), mode.into()));
-        env.push((protocol::ENV_MAX_EVENTS.into(), self.max_events.to_string()));
+        env.push((protocol::ENV_MAX_EVENTS.into(), max_events.to_string()));
         let plan_path = super::scratch_file(self.scratch, test, &format!("{n}.plan.json"));
         if let Some(plan) = plan {
             write_json(&plan_path, plan)?;
@@ -127,7 +154,7 @@ impl Recorder<'_> {
         role: Role,
         traces_dir: &Path,
     ) -> Result<(TraceSummary, RecordedTrace)> {
-        let (result, raw) = self.run(test, None, "events")?;
+        let (result, raw) = self.run_capped(test, None, "events", self.cap(role))?;
         let sites = raw
             .sites
             .iter()

@@ -458,7 +458,7 @@ pub fn repair_with(
         recorder: context.rerun,
         baseline: context.baseline,
         suite: &suite,
-        fuel: fuel(context.traces),
+        fuel: fuel(context.traces, context.rerun.max_events),
         fuel_by_test: fuel_by_test(context.traces),
         runs: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
@@ -933,12 +933,20 @@ fn make_fix(
 }
 
 /// Hook calls a run under a candidate may make: a hundred times the longest recorded
-/// trace, and never fewer than ten million (a candidate that makes a loop run away hits
-/// it in well under a second).
-fn fuel(traces: &[RecordedTrace]) -> u64 {
+/// trace (a truncated one counted as `max_events` long, whatever its role's cap), and never
+/// fewer than ten million (a candidate that makes a loop run away hits it in well under a
+/// second).
+fn fuel(traces: &[RecordedTrace], max_events: u64) -> u64 {
     let longest = traces
         .iter()
-        .map(|t| t.trace.events.len() as u64)
+        .map(|t| {
+            let events = t.trace.events.len() as u64;
+            if t.trace.truncated {
+                events.max(max_events)
+            } else {
+                events
+            }
+        })
         .max()
         .unwrap_or(0);
     (100 * longest).max(10_000_000)
