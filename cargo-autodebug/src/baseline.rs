@@ -69,14 +69,10 @@ pub fn run(
     } = runner;
     let (timeout, jobs) = (*timeout, *jobs);
     let progress = console.progress("Running", "baseline", tests.len());
-    let report = |test: &TestId, result: &Result<(RunResult, Coverage)>| {
-        let label = match result {
-            Ok((r, _)) => r.outcome.label(),
-            Err(_) => "error",
-        };
-        let duration_s = result
-            .as_ref()
-            .map_or(0.0, |(r, _)| r.duration.as_secs_f64());
+    // A test's first run, as it ends (`None`: it could not be run).
+    let report = |test: &TestId, result: Option<&RunResult>| {
+        let label = result.map_or("error", |r| r.outcome.label());
+        let duration_s = result.map_or(0.0, |r| r.duration.as_secs_f64());
         console.event(&crate::model::Event::TestResult {
             test: &test.display(),
             outcome: label,
@@ -111,7 +107,7 @@ pub fn run(
             std::fs::remove_file(&coverage_file).ok();
             Ok((result, coverage))
         },
-        |&i, result| report(&tests[i], result),
+        |&i, result| report(&tests[i], result.as_ref().ok().map(|(r, _)| r)),
     );
     progress.finish();
     for (&i, run) in alone.iter().zip(alone_runs) {
@@ -219,7 +215,7 @@ fn batched_runs(
     runner: &Recorder,
     tests: &[TestId],
     budget: Option<&Budget>,
-    report: &impl Fn(&TestId, &Result<(RunResult, Coverage)>),
+    report: &(dyn Fn(&TestId, Option<&RunResult>) + Sync),
 ) -> (
     Vec<Option<Result<(RunResult, Coverage)>>>,
     Vec<(usize, RunResult, Coverage)>,
@@ -255,7 +251,15 @@ fn batched_runs(
                 group: None,
             })
             .collect();
-        let Ok(runs) = crate::engine::batch::run_within(runner, &jobs, "coverage", budget) else {
+        // The tests that passed (or were left out) are reported as their batches end; the
+        // others, once they ran again alone.
+        let done = |j: usize, result: &RunResult| {
+            if result.outcome.passed() || result.outcome == Outcome::NotRun {
+                report(&tests[slice[j]], Some(result));
+            }
+        };
+        let Ok(runs) = crate::engine::batch::run_within(runner, &jobs, "coverage", budget, &done)
+        else {
             // The batches could not be run at all: each test runs alone.
             alone.extend_from_slice(slice);
             continue;
@@ -266,13 +270,9 @@ fn batched_runs(
                 .collect();
             // Passed, or left out by the budget.
             if result.outcome == Outcome::NotRun {
-                let first = Ok((left_out(), coverage));
-                report(&tests[i], &first);
-                firsts[i] = Some(first);
+                firsts[i] = Some(Ok((left_out(), coverage)));
             } else if result.outcome.passed() {
-                let first = Ok((result, coverage));
-                report(&tests[i], &first);
-                firsts[i] = Some(first);
+                firsts[i] = Some(Ok((result, coverage)));
             } else {
                 batched.push((i, result, coverage));
                 alone.push(i);

@@ -121,7 +121,7 @@ pub fn run_many(
     runs: &[Job],
     mode: &str,
 ) -> Result<Vec<(RunResult, RawTrace)>> {
-    run_within(recorder, runs, mode, None)
+    run_within(recorder, runs, mode, None, &|_, _| {})
 }
 
 /// A time the runs of [`run_within`] may take once one of them did not pass: past it, no
@@ -159,12 +159,14 @@ impl Budget {
 /// [`run_many`] within `budget`: the batches first, then the runs that need a process of
 /// their own (tests that take no batch, or that a batch found unwrapped or died in), which
 /// are the slow ones (a property test a macro writes), so that what the budget leaves out
-/// is mostly theirs.
+/// is mostly theirs. `done` hears of each run as it ends (the runs of a batch process when
+/// the process ends), by its index in `runs`.
 pub fn run_within(
     recorder: &Recorder,
     runs: &[Job],
     mode: &str,
     budget: Option<&Budget>,
+    done: &(dyn Fn(usize, &RunResult) + Sync),
 ) -> Result<Vec<(RunResult, RawTrace)>> {
     if runs.is_empty() {
         return Ok(Vec::new());
@@ -196,7 +198,9 @@ pub fn run_within(
         recorder.jobs,
         |chunk| {
             let jobs: Vec<Job> = chunk.iter().map(|&i| runs[i]).collect();
-            run_chunk(recorder, &jobs, mode, budget)
+            run_chunk(recorder, &jobs, mode, budget, &|j, result| {
+                done(chunk[j], result)
+            })
         },
         |_, _| {},
     );
@@ -227,7 +231,11 @@ pub fn run_within(
             }
             Ok(result)
         },
-        |_, _| {},
+        |&i, result| {
+            if let Ok((result, _)) = result {
+                done(i, result);
+            }
+        },
     );
     for (&i, result) in alone.iter().zip(singles) {
         all[i] = Some(result?);
@@ -350,6 +358,7 @@ fn run_chunk(
     jobs: &[Job],
     mode: &str,
     budget: Option<&Budget>,
+    done: &dyn Fn(usize, &RunResult),
 ) -> Result<(Vec<Option<(RunResult, RawTrace)>>, Vec<usize>)> {
     let mut out: Vec<Option<(RunResult, RawTrace)>> = (0..jobs.len()).map(|_| None).collect();
     let mut died = Vec::new();
@@ -364,7 +373,9 @@ fn run_chunk(
     while !rest.is_empty() {
         if budget.is_some_and(Budget::spent) {
             for j in rest {
-                out[j] = Some(not_run());
+                let left = not_run();
+                done(j, &left.0);
+                out[j] = Some(left);
             }
             break;
         }
@@ -393,6 +404,7 @@ fn run_chunk(
                     if let Some(budget) = budget {
                         budget.note(&result.outcome);
                     }
+                    done(j, &result);
                     out[j] = Some((result, trace));
                 }
                 // What a separate process would have given, without waiting for the
@@ -409,6 +421,7 @@ fn run_chunk(
                     if let Some(budget) = budget {
                         budget.note(&result.outcome);
                     }
+                    done(j, &result);
                     out[j] = Some((result, trace));
                 }
                 Ran::Died => died.push(j),
