@@ -71,6 +71,7 @@ impl Console {
         let color = match &options.command {
             Some(crate::options::Command::Init(init)) => init.color.or(options.color),
             Some(crate::options::Command::Merge(merge)) => merge.color.or(options.color),
+            Some(crate::options::Command::Clean(clean)) => clean.color.or(options.color),
             None => options.color,
         };
         let mut console = Console::with(

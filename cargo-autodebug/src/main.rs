@@ -3,6 +3,7 @@
 //! build → baseline → record → oracle → localize → repair → publish.
 mod baseline;
 mod build;
+mod clean;
 mod config;
 mod console;
 mod copy_tree;
@@ -51,6 +52,13 @@ fn main() {
             init::init(&init, &console).or_exit(ExitCode::Usage)
         }
         Some(Command::Merge(merge)) => merge::merge(merge, &options, &console),
+        Some(Command::Clean(clean)) => {
+            let mut clean = clean.clone();
+            clean.manifest_path = clean.manifest_path.or(options.manifest_path.clone());
+            clean.target_dir = clean.target_dir.or(options.target_dir.clone());
+            clean.output = clean.output.or(options.output.clone());
+            clean::clean(&clean, &console)
+        }
         None => {
             // A trace of a deep recursion (a runaway one ends at the runtime's stack bound)
             // nests calls tens of thousands deep, and the techniques that walk the call tree

@@ -429,6 +429,41 @@ pub enum Command {
     /// Combine the output directories of `--shard K/N` runs (all N of them) into one report,
     /// the one an unsharded run would have written.
     Merge(MergeOptions),
+    /// Remove what the tool wrote for this workspace: its part of the target directory
+    /// (`target/autodebug`), the output directory and its `.old`; with `--cache`, the
+    /// per-user cache too.
+    Clean(CleanOptions),
+}
+
+/// Options of `cargo autodebug clean`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CleanOptions {
+    /// Path to the workspace's Cargo.toml [default: the one cargo finds from here].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+
+    /// The target directory the runs were given with `--target-dir` (removed only when it
+    /// is the tool's).
+    #[arg(long, value_name = "DIR")]
+    pub target_dir: Option<PathBuf>,
+
+    /// The output directory the runs were given with `-o` (removed only when it is the
+    /// tool's).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Also remove the per-user cache (the runtime's sources and compiled units, kept
+    /// across workspaces; the next run on any workspace builds them again).
+    #[arg(long)]
+    pub cache: bool,
+
+    /// Say what would be removed, and remove nothing.
+    #[arg(short = 'n', long)]
+    pub dry_run: bool,
+
+    /// Coloring: auto, always, never.
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
 }
 
 /// Options of `cargo autodebug merge`.

@@ -167,7 +167,7 @@ fn not_created(dir: &Path, error: std::io::Error) -> anyhow::Error {
 
 /// Whether `dir` was made by the tool (its `.gitignore` is the tool's): a directory of the
 /// user's that `--output` names is moved aside, never removed.
-fn ours(dir: &Path) -> bool {
+pub fn ours(dir: &Path) -> bool {
     std::fs::read_to_string(dir.join(".gitignore")).is_ok_and(|text| text == GITIGNORE)
 }
 

@@ -107,7 +107,10 @@ impl Session {
             None => None,
         };
         let mut own_dirs = output.own_dirs().to_vec();
-        own_dirs.push(build::target_dir(&user, &options));
+        let target = build::target_dir(&user, &options);
+        // What `cargo autodebug clean` tells the tool's from a directory of the user's.
+        crate::clean::mark_cache_dir(&target);
+        own_dirs.push(target);
         let tree = options
             .apply
             .then(|| repair::apply::tree_state(&user.root, options.allow_dirty, &own_dirs));

@@ -115,6 +115,7 @@ impl UnitCache {
     ) -> Result<usize> {
         std::fs::create_dir_all(&self.dir)
             .with_context(|| format!("could not create {}", self.dir.display()))?;
+        crate::clean::mark_cache_dir(&self.dir);
         let _lock = self.lock(true)?;
         let mut kept = 0;
         for kind in KINDS {

@@ -185,6 +185,11 @@ pub struct Timing {
     /// one ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solver_peak_mb: Option<u64>,
+    /// What the tool's directories held when the run ended, in MiB: its part of the target
+    /// directory (builds, scratch copies) and the output directory (`cargo autodebug clean`
+    /// removes both).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_mb: Option<f64>,
 }
 
 /// The process's peak resident set size in MB, from `/proc/self/status` (Linux).

@@ -99,6 +99,12 @@ pub fn finish(
     report.set_exit(code);
     report.timing.total_s = session.start.elapsed().as_secs_f64();
     report.timing.peak_rss_mb = peak_rss_mb();
+    let target = crate::build::target_dir(&session.user, &session.configured);
+    let bytes = [target.as_path(), output_dir]
+        .map(|dir| crate::clean::size_of(dir).1)
+        .iter()
+        .sum::<u64>();
+    report.timing.disk_mb = Some((bytes as f64 / f64::from(1 << 20) * 10.0).round() / 10.0);
     report.write(output_dir).or_exit(ExitCode::Software)?;
     // The run's own report is there: an interrupt from now on leaves it.
     if let Some(restore) = &session.keep_previous_on_interrupt {

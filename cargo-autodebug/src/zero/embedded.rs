@@ -49,6 +49,7 @@ fn extract(root: &Path) -> Result<()> {
         .context("the runtime directory has no parent")?;
     std::fs::create_dir_all(base)
         .with_context(|| format!("could not create {}", base.display()))?;
+    crate::clean::mark_cache_dir(base);
     let partial = tempfile::Builder::new()
         .prefix(".partial-")
         .tempdir_in(base)
