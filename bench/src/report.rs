@@ -41,6 +41,8 @@ pub struct RepairAccount {
     pub rebuilds: usize,
     pub rebuild_s: f64,
     pub validated: usize,
+    /// Candidates the reruns found plausible (every required test passed under them).
+    pub plausible: usize,
 }
 
 /// The techniques' own accounts (`report.json` `localization`).

@@ -438,6 +438,18 @@ pub struct Row {
     pub fix_validated: f64,
     pub fix_correct: f64,
     pub median_wall_s: f64,
+    /// Each technique's own figure, so that one switched off or broken shows even when the
+    /// merged ranking holds: versions where predicate switching found a critical predicate
+    /// (some ordering), a minimal diagnosis held a fault, path generation found a successful
+    /// run, and the reruns found a candidate plausible.
+    #[serde(default)]
+    pub switching_found: f64,
+    #[serde(default)]
+    pub diagnosis_fault: f64,
+    #[serde(default)]
+    pub pathgen_found: f64,
+    #[serde(default)]
+    pub rerun_plausible: f64,
 }
 
 /// The figures of `row` below their floors in the JSON file `floors` (`{"top5": 75, …}`:
@@ -519,6 +531,10 @@ pub fn row(label: &str, rows: &[&VersionResult]) -> Row {
         fix_validated: pct(rows, |r| r.fix_validated),
         fix_correct: pct(rows, |r| r.fix_correct),
         median_wall_s: median(rows.iter().map(|r| r.wall_s).collect()),
+        switching_found: pct(rows, |r| r.switching.iter().any(|s| s.found)),
+        diagnosis_fault: pct(rows, |r| r.diagnosis.as_ref().is_some_and(|d| d.fault_in)),
+        pathgen_found: pct(rows, |r| r.pathgen.as_ref().is_some_and(|p| p.found)),
+        rerun_plausible: pct(rows, |r| r.repair.as_ref().is_some_and(|a| a.plausible > 0)),
     }
 }
 
@@ -709,6 +725,51 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn each_technique_s_figure_drops_when_it_finds_nothing() {
+        let mut on = v("a", &[FaultClass::RelationalOperator], Some(1.0), 1.0);
+        on.switching = vec![Switching {
+            ordering: "PRIOR".into(),
+            found: true,
+            reruns: Some(3),
+        }];
+        on.diagnosis = Some(Diagnosis {
+            ran: true,
+            fault_in: true,
+            ..Diagnosis::default()
+        });
+        on.pathgen = Some(Pathgen {
+            searched: true,
+            found: true,
+            ..Pathgen::default()
+        });
+        on.repair = Some(crate::report::RepairAccount {
+            plausible: 1,
+            ..Default::default()
+        });
+        let off = v("b", &[FaultClass::RelationalOperator], Some(1.0), 1.0);
+        let both = row("all", &[&on, &off]);
+        let figures = [
+            both.switching_found,
+            both.diagnosis_fault,
+            both.pathgen_found,
+            both.rerun_plausible,
+        ];
+        assert_eq!(figures, [50.0; 4]);
+        let dir = tempfile::tempdir().unwrap();
+        let floors = dir.path().join("floors.json");
+        std::fs::write(
+            &floors,
+            r#"{"switching_found": 50, "diagnosis_fault": 50, "pathgen_found": 50, "rerun_plausible": 50}"#,
+        )
+        .unwrap();
+        assert!(below_floors(&both, &floors).unwrap().is_empty());
+        assert_eq!(
+            below_floors(&row("off", &[&off]), &floors).unwrap().len(),
+            4
+        );
+    }
 
     fn v(id: &str, classes: &[FaultClass], rank: Option<f64>, wall: f64) -> VersionResult {
         VersionResult {

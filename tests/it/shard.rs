@@ -121,7 +121,12 @@ fn shards_merge_into_the_unsharded_report() {
         let from: &[&str] = if k == 1 {
             &[]
         } else {
-            &["--baseline-from", "base-2,base-0", "--baseline-from", "base-1"]
+            &[
+                "--baseline-from",
+                "base-2,base-0",
+                "--baseline-from",
+                "base-1",
+            ]
         };
         let output = common::autodebug_expecting(
             root,
