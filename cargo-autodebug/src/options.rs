@@ -887,12 +887,17 @@ mod libtest_tests {
             (&["--timeout", "soon"][..], "is not a number of seconds"),
             (&["--jobs", "0"][..], "at least 1"),
             (&["-j", "-2"][..], "is not a whole number"),
+            (&["--baseline-timeout", "-1"][..], "0 or more"),
         ] {
             let error = parse(args).unwrap_err();
             assert!(error.contains(says), "{args:?}: {error}");
         }
         let options = parse(&["--timeout", "2.5", "-j", "3"]).unwrap();
         assert_eq!((options.timeout, options.jobs), (2.5, Some(3)));
+        assert_eq!(options.baseline_budget(), Some(Duration::from_secs(60)));
+        // 0: no budget, every test runs.
+        let options = parse(&["--baseline-timeout", "0"]).unwrap();
+        assert_eq!(options.baseline_budget(), None);
     }
 
     fn parse(args: &[&str]) -> anyhow::Result<LibtestArgs> {

@@ -1349,16 +1349,7 @@ mod tests {
             "tests::wrapped_last",
         ]
         .map(unit);
-        let plan = no_plan();
-        let jobs: Vec<Job> = (tests.iter())
-            .map(|test| Job {
-                test,
-                plan: &plan,
-                group: None,
-            })
-            .collect();
-        let results = rec.run_many(&jobs, "coverage").unwrap();
-        let outcomes: Vec<&str> = results.iter().map(|(r, _)| r.outcome.label()).collect();
+        let (results, outcomes) = unplanned_runs(&rec, &tests);
         assert_eq!(outcomes, ["passed"; 5]);
         // Each has the coverage a process of its own gives: the unwrapped ones ran alone.
         for (test, (_, trace)) in tests.iter().zip(&results) {
@@ -1375,14 +1366,27 @@ mod tests {
         // A test that prints as it hangs makes no progress: it times out.
         let mut rec = recorder(scratch.path(), Duration::from_secs(1), 1);
         rec.engine = Engine::new(std::env::temp_dir(), true, Default::default());
-        let hangs = unit("tests::prints_as_it_hangs");
-        let job = Job {
-            test: &hangs,
-            plan: &plan,
-            group: None,
-        };
-        let results = rec.run_many(&[job], "coverage").unwrap();
-        assert_eq!(results[0].0.outcome.label(), "timeout");
+        let (_, outcomes) = unplanned_runs(&rec, &[unit("tests::prints_as_it_hangs")]);
+        assert_eq!(outcomes, ["timeout"]);
+    }
+
+    /// One run of each of `tests` under a plan that asks nothing, in coverage mode: the
+    /// results and their outcomes' labels.
+    fn unplanned_runs(
+        rec: &Recorder,
+        tests: &[TestId],
+    ) -> (Vec<(RunResult, RawTrace)>, Vec<&'static str>) {
+        let plan = no_plan();
+        let jobs: Vec<Job> = (tests.iter())
+            .map(|test| Job {
+                test,
+                plan: &plan,
+                group: None,
+            })
+            .collect();
+        let results = rec.run_many(&jobs, "coverage").unwrap();
+        let outcomes = results.iter().map(|(r, _)| r.outcome.label()).collect();
+        (results, outcomes)
     }
 
     #[test]
@@ -1401,16 +1405,7 @@ mod tests {
         for test in &mut tests {
             test.target = "fixture_harness".into();
         }
-        let plan = no_plan();
-        let jobs: Vec<Job> = (tests.iter())
-            .map(|test| Job {
-                test,
-                plan: &plan,
-                group: None,
-            })
-            .collect();
-        let results = rec.run_many(&jobs, "coverage").unwrap();
-        let outcomes: Vec<&str> = results.iter().map(|(r, _)| r.outcome.label()).collect();
+        let (results, outcomes) = unplanned_runs(&rec, &tests);
         assert_eq!(outcomes, ["passed", "passed"]);
         // The batch process ended at the unwrapped test's first hook: its body went on past
         // it once, in the process of its own that recorded it.
