@@ -92,8 +92,8 @@ pub struct Options {
     )]
     pub passing_traces: usize,
 
-    /// Cap on the events of a failing test's trace, a tenth of it on a passing test's (a
-    /// truncation marker is written past it).
+    /// Cap on the events of one trace (a truncation marker is written past it); of a passing
+    /// test's trace the tool holds the first tenth.
     #[arg(help_heading = "Test Runs", long, value_name = "N", default_value_t = autodebug_runtime::protocol::DEFAULT_MAX_EVENTS)]
     pub max_events: u64,
 

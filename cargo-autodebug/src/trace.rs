@@ -49,8 +49,14 @@ pub struct RawTrace {
     pub sites: BTreeMap<u32, SiteInfo>,
     /// Every record but headers and site declarations, in order.
     pub events: Vec<Record>,
-    /// The event cap was reached.
+    /// The events held are not all the run's: the runtime's cap was reached (its
+    /// `Truncated` record is among the events), or the reader kept only the first ones.
     pub truncated: bool,
+    /// The records of `events` the file held, kept or not (the run's length, which the
+    /// candidates' fuel is counted from).
+    pub written: u64,
+    /// The runtime's cap was reached.
+    pub capped: bool,
     /// The `End` record is there: the process exited normally.
     pub complete: bool,
     /// Lines that could not be read (a process killed mid-write leaves at most one).
@@ -64,6 +70,18 @@ pub struct RawTrace {
 }
 
 impl RawTrace {
+    /// Records the run wrote (kept or not).
+    pub fn length(&self) -> u64 {
+        self.written.max(self.events.len() as u64)
+    }
+
+    /// The run's whole length, when the file held all of it (the runtime's cap not
+    /// reached; the reader may have kept the first events only).
+    pub fn whole_length(&self) -> Option<u64> {
+        let known = !self.capped && (!self.truncated || self.written > 0);
+        known.then(|| self.length())
+    }
+
     /// The `Enter` records of the calls open at event `at` (entered before it and not yet
     /// exited), outermost first.
     pub fn open_calls(&self, at: usize) -> Vec<&Record> {
@@ -108,10 +126,18 @@ impl RawTrace {
     /// version this tool does not know is an error (the instrumented crate's runtime is
     /// newer than the tool).
     pub fn read(path: &Path) -> Result<RawTrace> {
+        RawTrace::read_keeping(path, u64::MAX)
+    }
+
+    /// [`RawTrace::read`], holding only the first `keep` event records (and the `End`
+    /// record): the rest are counted in [`RawTrace::written`] and the trace is
+    /// `truncated`, with a `Truncated` record after the last one kept.
+    pub fn read_keeping(path: &Path, keep: u64) -> Result<RawTrace> {
         let file = std::fs::File::open(path)
             .with_context(|| format!("could not open trace {}", path.display()))?;
         let mut trace = RawTrace::default();
         let mut scopes = DeltaCache::default();
+        let mut kept = 0;
         for line in BufReader::new(file).lines() {
             let line = line.with_context(|| format!("could not read trace {}", path.display()))?;
             if line.trim().is_empty() {
@@ -134,15 +160,30 @@ impl RawTrace {
                     trace.sites.insert(id, site);
                 }
                 Ok(Ok(record)) => {
+                    trace.written += 1;
                     match &record {
-                        Record::Truncated { .. } => trace.truncated = true,
+                        Record::Truncated { .. } => {
+                            trace.capped = true;
+                            // The reader's own marker stands for it.
+                            if !std::mem::replace(&mut trace.truncated, true) {
+                                trace.events.push(record);
+                            }
+                        }
                         Record::End { hits, .. } => {
                             trace.complete = true;
                             trace.hits = hits.iter().map(|h| (h.site, h.instances)).collect();
+                            trace.events.push(record);
                         }
-                        _ => {}
+                        _ if kept < keep => {
+                            kept += 1;
+                            trace.events.push(record);
+                        }
+                        _ => {
+                            if !std::mem::replace(&mut trace.truncated, true) {
+                                trace.events.push(Record::Truncated { events: kept });
+                            }
+                        }
                     }
-                    trace.events.push(record);
                 }
                 // A torn last line, or a delta whose earlier record was unreadable.
                 Ok(Err(_)) | Err(_) => trace.unreadable_lines += 1,

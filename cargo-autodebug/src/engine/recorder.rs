@@ -70,14 +70,16 @@ impl Recorder<'_> {
         plan: Option<&Plan>,
         mode: &str,
     ) -> Result<(RunResult, RawTrace)> {
-        self.run_capped(test, plan, mode, self.max_events)
+        self.run_keeping(test, plan, mode, u64::MAX)
     }
 
-    /// The cap on the events of a recorded trace of `role`: `--max-events` for a failing
-    /// test's, a tenth of it for a passing test's. The tool holds every recorded trace
-    /// while it analyses (twenty passing ones, by default): at the whole cap each, a suite
-    /// whose passing tests loop long took gigabytes, for evidence (values seen at a site,
-    /// examples for synthesis) their first events give as well.
+    /// The events the tool keeps of a recorded trace of `role`: all of a failing test's
+    /// (up to `--max-events`, the runtime's cap), a tenth of that of a passing test's. The
+    /// tool holds every recorded trace while it analyses (twenty passing ones, by
+    /// default): whole, a suite whose passing tests loop long took gigabytes, for evidence
+    /// (values seen at a site, examples for synthesis) their first events give as well.
+    /// The runtime records the whole cap all the same: how long the run was (what the
+    /// candidates' fuel is counted from) is read from the file.
     pub fn cap(&self, role: Role) -> u64 {
         match role {
             Role::Failing => self.max_events,
@@ -85,20 +87,20 @@ impl Recorder<'_> {
         }
     }
 
-    /// [`Recorder::run`] with at most `max_events` events recorded.
-    fn run_capped(
+    /// [`Recorder::run`] with at most `keep` events read back (see [`RawTrace::read_keeping`]).
+    fn run_keeping(
         &self,
         test: &TestId,
         plan: Option<&Plan>,
         mode: &str,
-        max_events: u64,
+        keep: u64,
     ) -> Result<(RunResult, RawTrace)> {
         let n = self.runs.fetch_add(1, Ordering::Relaxed);
         let raw_path = super::scratch_file(self.scratch, test, &format!("{n}.trace.jsonl"));
         let mut env = self.base_env.to_vec();
         env.push((protocol::ENV_TRACE.into(), raw_path.display().to_string()));
         env.push((protocol::ENV_TRACE_MODE.into(), mode.into()));
-        env.push((protocol::ENV_MAX_EVENTS.into(), max_events.to_string()));
+        env.push((protocol::ENV_MAX_EVENTS.into(), self.max_events.to_string()));
         let plan_path = super::scratch_file(self.scratch, test, &format!("{n}.plan.json"));
         if let Some(plan) = plan {
             write_json(&plan_path, plan)?;
@@ -114,7 +116,7 @@ impl Recorder<'_> {
             },
         );
         let raw = if raw_path.exists() {
-            RawTrace::read(&raw_path)
+            RawTrace::read_keeping(&raw_path, keep)
         } else {
             Ok(RawTrace::default())
         };
@@ -154,7 +156,7 @@ impl Recorder<'_> {
         role: Role,
         traces_dir: &Path,
     ) -> Result<(TraceSummary, RecordedTrace)> {
-        let (result, raw) = self.run_capped(test, None, "events", self.cap(role))?;
+        let (result, raw) = self.run_keeping(test, None, "events", self.cap(role))?;
         let sites = raw
             .sites
             .iter()

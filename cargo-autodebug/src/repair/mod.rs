@@ -458,7 +458,7 @@ pub fn repair_with(
         recorder: context.rerun,
         baseline: context.baseline,
         suite: &suite,
-        fuel: fuel(context.traces, context.rerun.max_events),
+        fuel: fuel(context.traces),
         fuel_by_test: fuel_by_test(context.traces),
         runs: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
@@ -933,22 +933,10 @@ fn make_fix(
 }
 
 /// Hook calls a run under a candidate may make: a hundred times the longest recorded
-/// trace (a truncated one counted as `max_events` long, whatever its role's cap), and never
-/// fewer than ten million (a candidate that makes a loop run away hits it in well under a
-/// second).
-fn fuel(traces: &[RecordedTrace], max_events: u64) -> u64 {
-    let longest = traces
-        .iter()
-        .map(|t| {
-            let events = t.trace.events.len() as u64;
-            if t.trace.truncated {
-                events.max(max_events)
-            } else {
-                events
-            }
-        })
-        .max()
-        .unwrap_or(0);
+/// trace (as the runtime wrote it: a passing one's is held in part), and never fewer than
+/// ten million (a candidate that makes a loop run away hits it in well under a second).
+fn fuel(traces: &[RecordedTrace]) -> u64 {
+    let longest = traces.iter().map(|t| t.trace.length()).max().unwrap_or(0);
     (100 * longest).max(10_000_000)
 }
 
@@ -1087,12 +1075,13 @@ const FUEL_FLOOR: u64 = 20_000;
 /// recorded run ended: a fix must let it end as the suite's other runs do, and a candidate
 /// under which it still hangs is refuted in milliseconds instead of at the timeout.
 fn fuel_by_test(traces: &[RecordedTrace]) -> BTreeMap<String, u64> {
+    // Whole as the runtime wrote them (the tool may hold a passing one's first events only).
     let complete = || {
         traces
             .iter()
-            .filter(|t| !t.trace.truncated && !t.trace.coverage)
+            .filter(|t| t.trace.whole_length().is_some() && !t.trace.coverage)
     };
-    let Some(longest) = complete().map(|t| t.trace.events.len() as u64).max() else {
+    let Some(longest) = complete().filter_map(|t| t.trace.whole_length()).max() else {
         return BTreeMap::new();
     };
     let fuel = (FUEL_FACTOR * longest).max(FUEL_FLOOR);
