@@ -114,13 +114,7 @@ fn remove(dirs: &[PathBuf], dry_run: bool, console: &Console) -> Result<(u64, u6
 /// The per-user cache's root (`cargo-autodebug` under `$XDG_CACHE_HOME` or `~/.cache`),
 /// and `$AUTODEBUG_CACHE_DIR` when that names a cache of the tool's elsewhere.
 fn cache_root() -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .map(|d| d.join("cargo-autodebug"))
-        .into_iter()
-        .collect();
+    let mut roots: Vec<PathBuf> = crate::unit_cache::user_cache_root().into_iter().collect();
     if let Some(cache) = crate::unit_cache::UnitCache::locate()
         && !roots.iter().any(|root| cache.dir.starts_with(root))
         && tagged(&cache.dir)

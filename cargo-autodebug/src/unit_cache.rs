@@ -53,6 +53,16 @@ pub fn mismatched_unit(error: &str) -> bool {
 /// Sub-directories of a profile directory that hold units.
 const KINDS: [&str; 3] = [".fingerprint", "build", "deps"];
 
+/// The tool's per-user cache directory: `cargo-autodebug` under `$XDG_CACHE_HOME`, else
+/// under `~/.cache` (`None` when no home is known).
+pub fn user_cache_root() -> Option<PathBuf> {
+    std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|d| d.join("cargo-autodebug"))
+}
+
 /// The per-user cache of the runtime's compiled units.
 #[derive(Debug, Clone)]
 pub struct UnitCache {
@@ -65,12 +75,7 @@ impl UnitCache {
         let dir = match std::env::var_os("AUTODEBUG_CACHE_DIR") {
             Some(dir) if dir.is_empty() => return None,
             Some(dir) => PathBuf::from(dir),
-            None => std::env::var_os("XDG_CACHE_HOME")
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?
-                .join("cargo-autodebug")
-                .join("units"),
+            None => user_cache_root()?.join("units"),
         };
         Some(UnitCache { dir })
     }

@@ -28,11 +28,8 @@ pub fn runtime_dir() -> Result<PathBuf> {
 
 /// Where extracted runtimes go.
 fn cache_base() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .map(|d| d.join("cargo-autodebug").join("runtime"))
+    crate::unit_cache::user_cache_root()
+        .map(|d| d.join("runtime"))
         .unwrap_or_else(|| std::env::temp_dir().join("cargo-autodebug-runtime"))
 }
 
